@@ -1,0 +1,66 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { LoggerModule } from 'nestjs-pino';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Settings, ConfigModule } from '@app/config';
+import { CommonModule, ProblemFilter } from '@app/common';
+import { DatabaseModule } from '@app/database';
+import { RedisModule } from '@app/redis';
+import { IdentityModule } from '@app/identity';
+import { HealthModule } from '@app/health';
+import { AuthModule } from '@app/auth';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Composition only: every feature lives in libs/. */
+@Module({})
+export class AppModule {
+  static forRoot(settings: Settings): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(settings),
+        CommonModule,
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: settings.LogLevel,
+            genReqId: (req: IncomingMessage, res: ServerResponse) => {
+              const incoming = req.headers['x-request-id'];
+              const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+              res.setHeader('x-request-id', id);
+              return id;
+            },
+            customProps: () => ({ instance: settings.InstanceName }),
+            // Secrets never reach a log line.
+            redact: {
+              paths: [
+                'req.headers.authorization',
+                'req.headers.cookie',
+                'req.headers["x-api-key"]',
+                'res.headers["set-cookie"]',
+                '*.password',
+                '*.newPassword',
+                '*.repeatNewPassword',
+              ],
+              censor: '[redacted]',
+            },
+            serializers: {
+              req: (req: { id: unknown; method: unknown; url: unknown }) => ({
+                id: req.id,
+                method: req.method,
+                url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url,
+              }),
+            },
+          },
+        }),
+        DatabaseModule.forRoot(),
+        RedisModule,
+        AuthModule,
+        IdentityModule,
+        HealthModule,
+      ],
+      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
+    };
+  }
+}

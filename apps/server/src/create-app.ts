@@ -1,0 +1,75 @@
+import { ValidationPipe } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import cookieParser from 'cookie-parser';
+import type { NextFunction, Request, Response } from 'express';
+import helmet from 'helmet';
+import { Logger } from 'nestjs-pino';
+import type { Settings } from '@app/config';
+import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, ProblemFilter } from '@app/common';
+import { CredentialResolver } from '@app/auth';
+import { AppModule } from './app.module';
+
+/** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
+export const BODY_LIMIT = '1mb';
+
+/** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
+export async function createApp(settings: Settings): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
+    bufferLogs: true,
+    bodyParser: false,
+  });
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.set('trust proxy', settings.TrustProxy);
+  app.use(helmet());
+  app.use(cookieParser());
+  app.useBodyParser('json', { limit: BODY_LIMIT });
+  app.useBodyParser('urlencoded', { limit: '64kb', extended: false });
+  app.useGlobalPipes(
+    new ValidationPipe({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      transform: true,
+      stopAtFirstError: false,
+    }),
+  );
+  setUpSwagger(app);
+  app.enableShutdownHooks();
+  return app;
+}
+
+/**
+ * The API explorer at /swagger/index.html (document at /swagger/json), with the three security schemes.
+ * Served to authenticated callers only: others get the same 401 problem as any protected route.
+ */
+function setUpSwagger(app: NestExpressApplication): void {
+  const config = new DocumentBuilder()
+    .setTitle('Decisioning operations service')
+    .setDescription('Decisioning pipelines, their telemetry, and authentication, sessions and audit.')
+    .setVersion('1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)
+    .addCookieAuth(COOKIE_SCHEME, { type: 'apiKey', in: 'cookie', name: COOKIE_SCHEME }, COOKIE_SCHEME)
+    .build();
+  const resolver = app.get(CredentialResolver);
+  const filter = new ProblemFilter();
+  app.use(['/swagger', '/swagger/*path'], (req: Request, res: Response, next: NextFunction) => {
+    resolver.resolve(req, res).then(
+      () => next(),
+      (err: unknown) => {
+        const { problem, headers } = filter.toProblem(err, req);
+        res
+          .set(headers)
+          .status(problem.status)
+          .type('application/problem+json')
+          .send(JSON.stringify(problem));
+      },
+    );
+  });
+  SwaggerModule.setup('swagger', app, () => SwaggerModule.createDocument(app, config), {
+    jsonDocumentUrl: 'swagger/json',
+    yamlDocumentUrl: 'swagger/yaml',
+  });
+}

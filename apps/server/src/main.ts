@@ -1,0 +1,34 @@
+import 'reflect-metadata';
+import { loadSettings, SettingError, withEmbeddedSecrets } from '@app/config';
+import { createApp } from './create-app';
+
+async function main(): Promise<void> {
+  let settings;
+  let generated: string[];
+  try {
+    ({ settings, generated } = withEmbeddedSecrets(loadSettings(process.env)));
+  } catch (err) {
+    if (err instanceof SettingError) {
+      // One line naming the setting and what is allowed; never the value (it may be a secret).
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const app = await createApp(settings);
+  const logger = app.get(await import('nestjs-pino').then((m) => m.Logger));
+  if (generated.length) {
+    logger.warn(
+      `${generated.join(' and ')} were generated for this embedded SQLite installation and kept in ${settings.DataDirectory}; production must set them.`,
+    );
+  }
+  await app.listen(settings.Port, '0.0.0.0');
+  process.stdout.write(
+    `\n  Service listening on http://localhost:${settings.Port}  (ready: /api/Ready, explorer: /swagger/index.html)\n\n`,
+  );
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`Start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,28 @@
+/** Jest runs every *.spec.ts (unit and integration) under libs/, apps/ and test/. */
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+    keepClassNames: true,
+    // Resolve @app/* at transform time, so globalSetup (which ignores moduleNameMapper) can use them too.
+    baseUrl: __dirname,
+    paths: { '@app/*': ['libs/*/src'] },
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+module.exports = {
+  rootDir: __dirname,
+  testEnvironment: 'node',
+  testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  moduleNameMapper: {
+    '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+  },
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  maxWorkers: process.env.JEST_MAX_WORKERS ?? 2,
+  testTimeout: 60000,
+  verbose: false,
+};

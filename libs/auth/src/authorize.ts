@@ -1,0 +1,14 @@
+import { Actor, PERMISSION_NAMES, Problems, RouteAccess } from '@app/common';
+
+/**
+ * Decides whether a resolved caller may use a route. Permissions come from the caller's role in the
+ * database (resolved into the Actor), never from token claims.
+ */
+export function authorize(actor: Actor, access: Extract<RouteAccess, { kind: 'authenticated' }>): void {
+  if (access.landlordOnly && !actor.landlord) {
+    throw Problems.forbidden('Only callers of the landlord tenant may use this endpoint.');
+  }
+  if (access.permission !== undefined && !actor.permissions.has(access.permission)) {
+    throw Problems.forbidden(`This endpoint needs the permission ${PERMISSION_NAMES[access.permission]}.`);
+  }
+}

@@ -1,0 +1,143 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from './database-errors';
+import { PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException, ProblemType } from './problem';
+
+const STATUS_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+interface BodyParserError {
+  type?: unknown;
+  status?: unknown;
+  statusCode?: unknown;
+  expose?: unknown;
+}
+
+/** Turns every error into an RFC 9457 problem: no stack trace, no SQL, no secret ever leaves. */
+@Catch()
+export class ProblemFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Problem');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const ctx = host.switchToHttp();
+    const response = ctx.getResponse<Response>();
+    const request = ctx.getRequest<Request>();
+    const { problem, headers } = this.toProblem(exception, request);
+    if (response.headersSent) {
+      response.end();
+      return;
+    }
+    for (const [k, v] of Object.entries(headers)) response.setHeader(k, v);
+    response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  }
+
+  toProblem(
+    exception: unknown,
+    request: Request,
+  ): { problem: ProblemDetails; headers: Record<string, string> } {
+    const instance = request.originalUrl?.split('?')[0];
+    if (exception instanceof ProblemException) {
+      return { problem: exception.toProblem(instance), headers: exception.headers };
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const body = exception.getResponse();
+      const messages =
+        typeof body === 'object' && body !== null && 'message' in body
+          ? (body).message
+          : undefined;
+      if (status === (HttpStatus.BAD_REQUEST as number) && Array.isArray(messages)) {
+        // class-validator messages from the global ValidationPipe
+        const errors = messages.map((m) => String(m));
+        return {
+          problem: {
+            type: ProblemType.validation,
+            title: 'The request is not valid',
+            status,
+            detail: errors.join('; '),
+            errors: errors.map((message) => ({ field: message.split(' ')[0], message })),
+            instance,
+          },
+          headers: {},
+        };
+      }
+      const detail = typeof messages === 'string' ? messages : exception.message;
+      return {
+        problem: {
+          type: ProblemType.blank,
+          title: STATUS_TITLES[status] ?? 'Error',
+          status,
+          detail: safeDetail(detail),
+          instance,
+        },
+        headers: {},
+      };
+    }
+    const bp = (exception ?? {}) as BodyParserError;
+    if (
+      (typeof bp.type === 'string' && bp.type.startsWith('entity.')) ||
+      bp.type === 'charset.unsupported' ||
+      bp.type === 'encoding.unsupported'
+    ) {
+      const status = Number(bp.status ?? bp.statusCode ?? 400);
+      const detail =
+        bp.type === 'entity.too.large'
+          ? 'The request body is larger than allowed.'
+          : bp.type === 'entity.parse.failed'
+            ? 'The request body is not valid JSON.'
+            : 'The request body could not be read.';
+      return {
+        problem: {
+          type: ProblemType.blank,
+          title: STATUS_TITLES[status] ?? 'Bad Request',
+          status,
+          detail,
+          instance,
+        },
+        headers: {},
+      };
+    }
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.error({ err: exception }, 'Database unavailable');
+      return {
+        problem: {
+          type: ProblemType.unavailable,
+          title: 'Service Unavailable',
+          status: 503,
+          detail: 'The database is not answering. Try again shortly.',
+          instance,
+        },
+        headers: { 'Retry-After': '5' },
+      };
+    }
+    this.logger.error({ err: exception }, 'Unhandled error');
+    return {
+      problem: {
+        type: ProblemType.blank,
+        title: 'Internal Server Error',
+        status: 500,
+        detail: 'An unexpected error occurred.',
+        instance,
+      },
+      headers: {},
+    };
+  }
+}
+
+function safeDetail(detail: string): string {
+  // Nest's own messages ("Cannot GET /x") are safe; cap the length regardless.
+  return detail.length > 300 ? `${detail.slice(0, 300)}…` : detail;
+}

@@ -1,0 +1,41 @@
+import { applyDecorators, SetMetadata } from '@nestjs/common';
+import {
+  ApiCookieAuth,
+  ApiBearerAuth,
+  ApiSecurity,
+  ApiForbiddenResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { Permission, PERMISSION_NAMES } from './permissions';
+
+export const ROUTE_ACCESS = 'route-access';
+
+export type RouteAccess =
+  { kind: 'public' } | { kind: 'authenticated'; permission?: Permission; landlordOnly?: boolean };
+
+/** Anonymous route. Every such route must also be on the written list in test/route-audit.spec.ts. */
+export const Public = () => SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
+
+export const API_KEY_SCHEME = 'api-key';
+export const BEARER_SCHEME = 'bearer';
+export const COOKIE_SCHEME = 'authentication-jwt';
+
+/**
+ * One decorator per protected route states its permission (and landlord-only rule) AND its Swagger
+ * security, so the explorer cannot drift from the guard.
+ */
+export function Authenticated(options: { permission?: Permission; landlordOnly?: boolean } = {}) {
+  const access: RouteAccess = { kind: 'authenticated', ...options };
+  const needs = [
+    options.permission !== undefined ? `permission ${PERMISSION_NAMES[options.permission]}` : undefined,
+    options.landlordOnly ? 'the landlord tenant' : undefined,
+  ].filter(Boolean);
+  return applyDecorators(
+    SetMetadata(ROUTE_ACCESS, access),
+    ApiSecurity(API_KEY_SCHEME),
+    ApiBearerAuth(BEARER_SCHEME),
+    ApiCookieAuth(COOKIE_SCHEME),
+    ApiUnauthorizedResponse({ description: 'No valid credential' }),
+    ...(needs.length ? [ApiForbiddenResponse({ description: `Needs ${needs.join(' and ')}` })] : []),
+  );
+}

@@ -1,0 +1,3 @@
+export * from './settings';
+export * from './embedded-secrets';
+export * from './config.module';

@@ -1,0 +1,426 @@
+import { hostname } from 'node:os';
+
+/** Interval unit codes of the spec: s seconds, n minutes, h hours, d days. */
+export type IntervalUnit = 's' | 'n' | 'h' | 'd';
+export type DatabaseProvider = 'sqlite' | 'postgres' | 'mssql';
+
+const UNIT_MS: Record<IntervalUnit, number> = { s: 1000, n: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export function intervalToMilliseconds(unit: IntervalUnit, value: number): number {
+  return UNIT_MS[unit] * value;
+}
+
+/** A setting that could not be accepted; the message names it and says what is allowed. */
+export class SettingError extends Error {
+  constructor(
+    readonly setting: string,
+    readonly allowed: string,
+  ) {
+    super(`Invalid setting ${setting}: ${allowed}`);
+  }
+}
+
+type Kind =
+  | { type: 'boolean' }
+  | { type: 'integer'; min: number; max: number }
+  | { type: 'string'; maxLength?: number; pattern?: RegExp; patternText?: string }
+  | { type: 'enum'; values: readonly string[]; caseInsensitive?: boolean }
+  | { type: 'url'; protocols: readonly string[] };
+
+export interface SettingDefinition {
+  name: string;
+  kind: Kind;
+  /** undefined = optional with no value. */
+  default?: string | number | boolean;
+  /** Never logged, never echoed in an error. */
+  secret?: boolean;
+  /** Other environment names honoured when the main one is unset. */
+  aliases?: string[];
+  description: string;
+}
+
+type Extra = { secret?: boolean; aliases?: string[] };
+
+function bool<N extends string>(name: N, def: boolean, description: string) {
+  return { name, kind: { type: 'boolean' as const }, default: def, description };
+}
+function int<N extends string>(name: N, def: number, min: number, max: number, description: string) {
+  return { name, kind: { type: 'integer' as const, min, max }, default: def, description };
+}
+/** Optional text with no default. */
+function text<N extends string>(name: N, description: string, extra: Extra & { kind?: Kind } = {}) {
+  const { kind, ...rest } = extra;
+  return {
+    name,
+    kind: (kind ?? { type: 'string' as const, maxLength: 16_384 }) as { type: 'string' },
+    description,
+    ...rest,
+  };
+}
+function textWithDefault<N extends string>(name: N, def: string, description: string, extra: Extra = {}) {
+  return { name, kind: { type: 'string' as const, maxLength: 16_384 }, default: def, description, ...extra };
+}
+function choice<N extends string, V extends string>(
+  name: N,
+  values: readonly V[],
+  def: V,
+  description: string,
+) {
+  return { name, kind: { type: 'enum' as const, values, caseInsensitive: true }, default: def, description };
+}
+const UNITS = ['s', 'n', 'h', 'd'] as const;
+
+/**
+ * Every environment setting of the service, under the spec's exact names and with the spec's defaults.
+ * The README's settings table is checked against this list by a test.
+ */
+export const SETTING_DEFINITIONS = [
+  // --- hosting (not named by the spec)
+  int('Port', 5001, 1, 65535, 'HTTP port. `PORT` is honoured when `Port` is unset.'),
+  choice(
+    'DatabaseProvider',
+    ['sqlite', 'postgres', 'mssql'] as const,
+    'sqlite',
+    'Relational database: `sqlite` (embedded, file in DataDirectory), `postgres` or `mssql`.',
+  ),
+  text(
+    'ConnectionString',
+    'Connection URL for `postgres` (postgres://user:pass@host:port/db) or `mssql` (mssql://user:pass@host:port/db?encrypt=true). Ignored for `sqlite`.',
+    {
+      secret: true,
+      aliases: ['DATABASE_URL'],
+    },
+  ),
+  textWithDefault(
+    'DataDirectory',
+    './data',
+    'Folder for the SQLite file and the generated embedded secrets.',
+  ),
+  text(
+    'RedisConnectionString',
+    'Optional Redis URL (redis://host:port/db) for shared publish/subscribe between nodes.',
+    {
+      secret: true,
+    },
+  ),
+  textWithDefault(
+    'InstanceName',
+    hostname(),
+    'Name of this node in telemetry rows (Instance). Defaults to the host name.',
+  ),
+  text(
+    'JwtKey',
+    'HS256 signing key for session tokens, at least 32 characters. Generated once for embedded SQLite; required otherwise.',
+    {
+      secret: true,
+    },
+  ),
+  choice(
+    'LogLevel',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    'info',
+    'Minimum level of the JSON logs.',
+  ),
+  bool(
+    'TrustProxy',
+    false,
+    'Trust X-Forwarded-For / X-Forwarded-Host / X-Forwarded-Proto from a reverse proxy.',
+  ),
+  bool('RunMigrations', true, 'Run database migrations at start-up.'),
+  text(
+    'BootstrapAdministratorPassword',
+    'Password of the first Administrator on an empty database; generated and printed once when unset.',
+    {
+      secret: true,
+    },
+  ),
+  int('Argon2MemoryKiB', 19_456, 19_456, 4_194_304, 'Argon2id memory per hash in KiB (at least 19 MiB).'),
+  int('Argon2Iterations', 2, 2, 100, 'Argon2id iterations (at least 2).'),
+  int('Argon2Parallelism', 1, 1, 16, 'Argon2id lanes per hash.'),
+  int('PasswordMinimumLength', 12, 8, 1024, 'Shortest password accepted when a password is set.'),
+  int(
+    'PasswordMaximumLength',
+    128,
+    8,
+    1024,
+    'Longest password accepted when a password is set (sign-in refuses more than 1024 before hashing).',
+  ),
+  // --- the spec's settings
+  text(
+    'ApiHmacKey',
+    'Secret for API key checksums (HMAC-SHA256), at least 32 characters. Generated once for embedded SQLite; required otherwise.',
+    {
+      secret: true,
+    },
+  ),
+  bool('OAuthAuthentication', false, 'Sign in through OpenID Connect (authorization code with PKCE).'),
+  bool('NegotiateAuthentication', false, 'Sign in through Negotiate (Kerberos).'),
+  bool(
+    'EnableMultifactorAuthentication',
+    false,
+    'One-time passcode after Username/Password or Negotiate sign-in.',
+  ),
+  text('OAuthAuthority', 'OpenID Provider issuer URL.'),
+  text('OAuthClientId', 'OpenID Connect client id.'),
+  text('OAuthClientSecret', 'OpenID Connect client secret.', { secret: true }),
+  bool('OAuthForceGet', false, 'Use GET/query-string callbacks instead of form_post.'),
+  text(
+    'OAuthForceRedirect',
+    'Local URL to redirect to after OpenID Connect sign-in, ignoring the propagated one.',
+  ),
+  text(
+    'MultifactorAuthenticationEndpoint',
+    'Second-factor endpoint; defaults to {base_url}/api/mfa, the bundled mock.',
+  ),
+  textWithDefault(
+    'MultifactorAuthenticationApplicationId',
+    'ServiceApplication',
+    'Second-factor provider application id.',
+  ),
+  textWithDefault(
+    'MultifactorAuthenticationClientKey',
+    'ShippedDefaultClientKey',
+    'Second-factor provider client key; the mock only answers while it is at its shipped default.',
+    { secret: true },
+  ),
+  bool(
+    'OutboundHttpMfaAmCertificateBypass',
+    false,
+    'Disable certificate validation for the second-factor endpoint only.',
+  ),
+  text(
+    'OutboundHttpMfaAmCertificateThumbprint',
+    'Pin the second-factor endpoint to one certificate by SHA-1 thumbprint (hex).',
+    {
+      kind: { type: 'string', pattern: /^[0-9A-Fa-f:]{40,59}$/, patternText: 'a SHA-1 thumbprint in hex' },
+    },
+  ),
+  int('PasswordAttempts', 3, 1, 1000, 'Consecutive wrong passwords allowed; one more locks the account.'),
+  bool(
+    'SessionCookie',
+    true,
+    'authentication-jwt is a browser-session cookie; otherwise it expires with the token.',
+  ),
+  choice(
+    'SessionAbsoluteLifetimeInterval',
+    UNITS,
+    'n',
+    'Unit of the absolute session lifetime: s, n (minutes), h, d.',
+  ),
+  int('SessionAbsoluteLifetimeIntervalValue', 720, 1, 1_000_000, 'Count of the absolute session lifetime.'),
+  choice('RevokedSessionCheckInterval', UNITS, 's', 'Unit of the streaming-connection session re-check.'),
+  int(
+    'RevokedSessionCheckIntervalValue',
+    30,
+    1,
+    1_000_000,
+    'Count of the streaming-connection session re-check.',
+  ),
+  bool(
+    'PasswordAsymmetricEncryption',
+    false,
+    'The browser encrypts the password with RSA-OAEP; both keys below are then required.',
+  ),
+  text('PasswordAsymmetricEncryptionPublicKey', 'RSA public key (PEM).'),
+  text('PasswordAsymmetricEncryptionPrivateKey', 'RSA private key (PEM).', { secret: true }),
+  bool('CsrfOriginCheck', true, 'Cookie-authenticated writes must be provably same-origin.'),
+  bool(
+    'EnableOpenTelemetry',
+    false,
+    'Export metrics (Prometheus scrape endpoint, and OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set).',
+  ),
+  int(
+    'ArchiverWarnThresholdMilliseconds',
+    10_000,
+    0,
+    86_400_000,
+    'An Archiver stage slower than this raises an ArchiverWarning.',
+  ),
+  int(
+    'CaseCreationWarnThresholdMilliseconds',
+    10_000,
+    0,
+    86_400_000,
+    'A case creation stage slower than this raises a CaseCreationWarning.',
+  ),
+] as const;
+
+type Definitions = typeof SETTING_DEFINITIONS;
+type ValueOf<K> = K extends { type: 'boolean' }
+  ? boolean
+  : K extends { type: 'integer' }
+    ? number
+    : K extends { type: 'enum'; values: readonly (infer V)[] }
+      ? V
+      : string;
+type SettingName = Definitions[number]['name'];
+type DefinitionOf<N extends SettingName> = Extract<Definitions[number], { name: N }>;
+
+/** The validated settings. Optional settings with no default are undefined. */
+export type SettingValues = {
+  [N in SettingName]: DefinitionOf<N> extends { default: unknown }
+    ? ValueOf<DefinitionOf<N>['kind']>
+    : ValueOf<DefinitionOf<N>['kind']> | undefined;
+};
+
+export interface DerivedSettings {
+  /** SessionAbsoluteLifetimeInterval/Value in milliseconds. */
+  sessionAbsoluteLifetimeMs: number;
+  /** RevokedSessionCheckInterval/Value in milliseconds. */
+  revokedSessionCheckMs: number;
+}
+
+export type Settings = Readonly<SettingValues & DerivedSettings>;
+
+function describeAllowed(kind: Kind): string {
+  switch (kind.type) {
+    case 'boolean':
+      return 'allowed values are True or False (any case)';
+    case 'integer':
+      return `allowed values are whole numbers from ${kind.min} to ${kind.max}`;
+    case 'enum':
+      return `allowed values are ${kind.values.join(', ')}`;
+    case 'url':
+      return `allowed values are URLs with scheme ${kind.protocols.join(', ')}`;
+    case 'string':
+      return kind.patternText
+        ? `allowed values are ${kind.patternText}`
+        : `allowed values are text of at most ${kind.maxLength ?? 16384} characters`;
+  }
+}
+
+function parseValue(def: SettingDefinition, raw: string): string | number | boolean {
+  const k = def.kind;
+  const fail = (): never => {
+    throw new SettingError(def.name, describeAllowed(k));
+  };
+  switch (k.type) {
+    case 'boolean': {
+      const v = raw.trim().toLowerCase();
+      if (v === 'true') return true;
+      if (v === 'false') return false;
+      return fail();
+    }
+    case 'integer': {
+      const v = raw.trim();
+      if (!/^-?\d{1,16}$/.test(v)) return fail();
+      const n = Number(v);
+      if (!Number.isSafeInteger(n) || n < k.min || n > k.max) return fail();
+      return n;
+    }
+    case 'enum': {
+      const v = k.caseInsensitive ? raw.trim().toLowerCase() : raw.trim();
+      if (!k.values.includes(v)) return fail();
+      return v;
+    }
+    case 'url': {
+      try {
+        const u = new URL(raw);
+        if (!k.protocols.includes(u.protocol.replace(/:$/, ''))) return fail();
+      } catch {
+        return fail();
+      }
+      return raw;
+    }
+    case 'string': {
+      if (k.maxLength !== undefined && raw.length > k.maxLength) return fail();
+      if (k.pattern && !k.pattern.test(raw)) return fail();
+      return raw;
+    }
+  }
+}
+
+/**
+ * Reads and validates every setting from the environment. Throws SettingError naming the first bad
+ * setting. Empty strings count as unset.
+ */
+export function loadSettings(
+  env: NodeJS.ProcessEnv,
+  definitions: readonly SettingDefinition[] = SETTING_DEFINITIONS,
+): Settings {
+  const out: Record<string, string | number | boolean | undefined> = {};
+  for (const def of definitions) {
+    let raw = env[def.name];
+    for (const alias of [...(def.aliases ?? []), ...(def.name === 'Port' ? ['PORT'] : [])]) {
+      if (raw === undefined || raw === '') raw = env[alias];
+    }
+    out[def.name] = raw === undefined || raw === '' ? def.default : parseValue(def, raw);
+  }
+  const s = out as unknown as SettingValues;
+  crossCheck(s);
+  return Object.freeze({
+    ...s,
+    sessionAbsoluteLifetimeMs: intervalToMilliseconds(
+      s.SessionAbsoluteLifetimeInterval,
+      s.SessionAbsoluteLifetimeIntervalValue,
+    ),
+    revokedSessionCheckMs: intervalToMilliseconds(
+      s.RevokedSessionCheckInterval,
+      s.RevokedSessionCheckIntervalValue,
+    ),
+  });
+}
+
+function crossCheck(s: SettingValues): void {
+  if (s.PasswordAsymmetricEncryption) {
+    // spec: Password transport hardening 2 — refuse to start when either key is missing.
+    if (!s.PasswordAsymmetricEncryptionPublicKey)
+      throw new SettingError(
+        'PasswordAsymmetricEncryptionPublicKey',
+        'required when PasswordAsymmetricEncryption is True',
+      );
+    if (!s.PasswordAsymmetricEncryptionPrivateKey)
+      throw new SettingError(
+        'PasswordAsymmetricEncryptionPrivateKey',
+        'required when PasswordAsymmetricEncryption is True',
+      );
+  }
+  if (s.OAuthAuthentication && s.NegotiateAuthentication) {
+    // spec: Identity schemes 1 — mutually exclusive.
+    throw new SettingError('NegotiateAuthentication', 'cannot be True while OAuthAuthentication is True');
+  }
+  if (s.OAuthAuthentication) {
+    for (const name of ['OAuthAuthority', 'OAuthClientId'] as const) {
+      if (!s[name]) throw new SettingError(name, 'required when OAuthAuthentication is True');
+    }
+  }
+  if (s.DatabaseProvider !== 'sqlite') {
+    if (!s.ConnectionString)
+      throw new SettingError('ConnectionString', `required when DatabaseProvider is ${s.DatabaseProvider}`);
+    const scheme = s.DatabaseProvider === 'postgres' ? ['postgres', 'postgresql'] : ['mssql', 'sqlserver'];
+    let protocol = '';
+    try {
+      protocol = new URL(s.ConnectionString).protocol.replace(/:$/, '');
+    } catch {
+      /* reported below */
+    }
+    if (!scheme.includes(protocol))
+      throw new SettingError(
+        'ConnectionString',
+        `allowed values are URLs with scheme ${scheme.join(' or ')}`,
+      );
+    for (const name of ['JwtKey', 'ApiHmacKey'] as const) {
+      if (!s[name]) throw new SettingError(name, `required when DatabaseProvider is ${s.DatabaseProvider}`);
+    }
+  }
+  for (const name of ['JwtKey', 'ApiHmacKey'] as const) {
+    const v = s[name];
+    if (v !== undefined && v.length < 32)
+      throw new SettingError(name, 'allowed values are secrets of at least 32 characters');
+  }
+  if (s.RedisConnectionString) {
+    let protocol = '';
+    try {
+      protocol = new URL(s.RedisConnectionString).protocol;
+    } catch {
+      /* reported below */
+    }
+    if (protocol !== 'redis:' && protocol !== 'rediss:')
+      throw new SettingError('RedisConnectionString', 'allowed values are URLs with scheme redis or rediss');
+  }
+}
+
+/** Names of the settings that must never appear in a log line or an error body. */
+export const SECRET_SETTING_NAMES: readonly string[] = (SETTING_DEFINITIONS as readonly SettingDefinition[])
+  .filter((d) => d.secret)
+  .map((d) => d.name);

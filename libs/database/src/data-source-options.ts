@@ -1,0 +1,70 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DataSourceOptions, MixedList, EntitySchema, MigrationInterface } from 'typeorm';
+import type { DatabaseProvider } from '@app/config';
+import { applyPortableColumnTypes } from './portable-columns';
+
+export interface DatabaseTarget {
+  provider: DatabaseProvider;
+  /** postgres:// or mssql:// URL; unused for sqlite. */
+  connectionString?: string;
+  /** Folder of the SQLite file. */
+  dataDirectory: string;
+  /** Full path of the SQLite file; default DataDirectory/service.sqlite. */
+  sqliteFile?: string;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+type EntityList = MixedList<Function | string | EntitySchema>;
+type MigrationList = MixedList<(new () => MigrationInterface) | string>;
+
+/** TypeORM options for one of the three databases. Never logs the connection string. */
+export function dataSourceOptions(
+  target: DatabaseTarget,
+  entities: EntityList,
+  migrations: MigrationList,
+): DataSourceOptions {
+  applyPortableColumnTypes(target.provider);
+  const common = { entities, migrations, migrationsRun: false, synchronize: false, logging: false as const };
+  switch (target.provider) {
+    case 'sqlite': {
+      const file = target.sqliteFile ?? join(resolve(target.dataDirectory), 'service.sqlite');
+      mkdirSync(resolve(file, '..'), { recursive: true, mode: 0o700 });
+      return {
+        ...common,
+        type: 'better-sqlite3',
+        database: file,
+        // WAL lets readers (grids) run while the flushes write; busy_timeout waits out short write locks.
+        prepareDatabase: (db: { pragma: (s: string) => unknown }) => {
+          db.pragma('journal_mode = WAL');
+          db.pragma('synchronous = NORMAL');
+          db.pragma('busy_timeout = 5000');
+        },
+      };
+    }
+    case 'postgres':
+      return {
+        ...common,
+        type: 'postgres',
+        url: target.connectionString,
+        extra: { max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
+      };
+    case 'mssql': {
+      const url = new URL(target.connectionString ?? '');
+      return {
+        ...common,
+        type: 'mssql',
+        host: url.hostname,
+        port: url.port ? Number(url.port) : 1433,
+        username: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: url.pathname.replace(/^\//, ''),
+        options: {
+          encrypt: url.searchParams.get('encrypt') !== 'false',
+          trustServerCertificate: url.searchParams.get('trustServerCertificate') === 'true',
+        },
+        pool: { max: 10 },
+      };
+    }
+  }
+}

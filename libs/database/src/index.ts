@@ -1,0 +1,5 @@
+export * from './portable-columns';
+export * from './data-source-options';
+export * from './migration-helpers';
+export * from './migrations';
+export * from './database.module';

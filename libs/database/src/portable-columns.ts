@@ -1,0 +1,94 @@
+import { Column, ColumnOptions, getMetadataArgsStorage, TableColumnOptions } from 'typeorm';
+import type { DatabaseProvider } from '@app/config';
+
+/**
+ * Column kinds that mean the same on SQLite, PostgreSQL and SQL Server. Entities and migrations both name
+ * a kind, and this file alone decides the concrete type per dialect, so one migration set serves all three.
+ */
+export type PortableKind = 'string' | 'text' | 'integer' | 'bigint' | 'boolean' | 'timestamp' | 'double';
+
+const TYPES: Record<PortableKind, Record<DatabaseProvider, { type: string; length?: string }>> = {
+  string: { postgres: { type: 'varchar' }, sqlite: { type: 'varchar' }, mssql: { type: 'nvarchar' } },
+  text: { postgres: { type: 'text' }, sqlite: { type: 'text' }, mssql: { type: 'nvarchar', length: 'MAX' } },
+  integer: { postgres: { type: 'integer' }, sqlite: { type: 'integer' }, mssql: { type: 'int' } },
+  bigint: { postgres: { type: 'bigint' }, sqlite: { type: 'bigint' }, mssql: { type: 'bigint' } },
+  boolean: { postgres: { type: 'boolean' }, sqlite: { type: 'boolean' }, mssql: { type: 'bit' } },
+  // UTC instants: timestamptz keeps the offset on PostgreSQL; TypeORM stores SQLite datetimes as UTC text.
+  timestamp: {
+    postgres: { type: 'timestamptz' },
+    sqlite: { type: 'datetime' },
+    mssql: { type: 'datetime2' },
+  },
+  double: {
+    postgres: { type: 'double precision' },
+    sqlite: { type: 'double precision' },
+    mssql: { type: 'float' },
+  },
+};
+
+/** bigint comes back from pg as a string; counters here stay well inside 2^53. */
+const bigintTransformer = {
+  to: (v: number | null | undefined) => v,
+  from: (v: string | number | null) => (v === null || v === undefined ? v : Number(v)),
+};
+
+const registered = new Map<object, Map<string, PortableKind>>();
+
+export function providerOf(type: string): DatabaseProvider {
+  if (type === 'postgres') return 'postgres';
+  if (type === 'mssql') return 'mssql';
+  if (type === 'better-sqlite3' || type === 'sqlite') return 'sqlite';
+  throw new Error(`Unsupported database type ${type}`);
+}
+
+/** Entity column of a portable kind. `length` applies to 'string'. */
+export function PortableColumn(
+  kind: PortableKind,
+  options: Omit<ColumnOptions, 'type'> = {},
+): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) => {
+    const name = String(propertyKey);
+    let byProp = registered.get(target.constructor);
+    if (!byProp) registered.set(target.constructor, (byProp = new Map<string, PortableKind>()));
+    byProp.set(name, kind);
+    const extra: ColumnOptions = kind === 'bigint' ? { transformer: bigintTransformer } : {};
+    Column({ ...options, ...extra, type: TYPES[kind].postgres.type as ColumnOptions['type'] })(
+      target,
+      propertyKey,
+    );
+  };
+}
+
+/**
+ * Rewrites the column types of every portable column for one dialect. Call right before a DataSource is
+ * initialised: TypeORM copies the types into its own metadata then, so DataSources of different dialects
+ * may be initialised one after another in one process.
+ */
+export function applyPortableColumnTypes(provider: DatabaseProvider): void {
+  for (const column of getMetadataArgsStorage().columns) {
+    const target = column.target;
+    if (typeof target !== 'function') continue;
+    const kind = registered.get(target)?.get(column.propertyName);
+    if (!kind) continue;
+    const t = TYPES[kind][provider];
+    column.options.type = t.type as ColumnOptions['type'];
+    if (t.length) column.options.length = t.length;
+    else if (kind === 'text') delete column.options.length;
+  }
+}
+
+/** Migration column of a portable kind, for the dialect of the running query runner. */
+export function portableColumn(
+  provider: DatabaseProvider,
+  kind: PortableKind,
+  name: string,
+  options: Omit<TableColumnOptions, 'name' | 'type'> = {},
+): TableColumnOptions {
+  const t = TYPES[kind][provider];
+  return {
+    ...options,
+    name,
+    type: t.type,
+    ...(t.length ? { length: t.length } : {}),
+  };
+}

@@ -1,0 +1,101 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { SETTINGS, Settings } from '@app/config';
+import { ALL_PERMISSIONS, Clock } from '@app/common';
+import { RoleRegistry, TenantRegistry, UserRegistry } from './entities';
+import { IdentityRepository } from './identity.repository';
+import { normalizeUserName } from './names';
+import { PasswordHasher } from './password-hasher';
+
+export const BOOTSTRAP_ADMINISTRATOR = 'Administrator';
+
+/**
+ * First start on an empty database: the landlord tenant, an administrator role holding every permission,
+ * and user Administrator whose password is expired, so the first sign-in must change it.
+ */
+@Injectable()
+export class BootstrapService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Bootstrap');
+
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ensureLandlord();
+  }
+
+  /** Returns the generated password when one was generated (and printed), else undefined. */
+  async ensureLandlord(): Promise<string | undefined> {
+    if ((await this.repo.countTenants()) > 0) return undefined;
+    const generated = this.settings.BootstrapAdministratorPassword
+      ? undefined
+      : randomBytes(18).toString('base64url');
+    const password = this.settings.BootstrapAdministratorPassword ?? generated ?? '';
+    const hash = await this.hasher.hash(password);
+    const created = await this.repo.transaction(async (tx) => {
+      if ((await tx.countTenants()) > 0) return false; // another node got there first
+      const now = new Date(this.clock.now());
+      const audit = {
+        CreatedDate: now,
+        CreatedUser: 'Bootstrap',
+        UpdatedDate: null,
+        UpdatedUser: null,
+        DeletedDate: null,
+        DeletedUser: null,
+      };
+      const tenant = await tx.saveTenant(
+        Object.assign(new TenantRegistry(), {
+          Guid: randomUUID(),
+          Name: 'Landlord',
+          Landlord: true,
+          ...audit,
+        }),
+      );
+      const role = await tx.saveRole(
+        Object.assign(new RoleRegistry(), {
+          Guid: randomUUID(),
+          TenantRegistryId: tenant.Id,
+          Name: 'Administrator',
+          ...audit,
+        }),
+      );
+      await tx.replacePermissions(role.Id, [...ALL_PERMISSIONS]);
+      await tx.saveUser(
+        Object.assign(new UserRegistry(), {
+          Guid: randomUUID(),
+          TenantRegistryId: tenant.Id,
+          RoleRegistryId: role.Id,
+          Name: BOOTSTRAP_ADMINISTRATOR,
+          NormalizedName: normalizeUserName(BOOTSTRAP_ADMINISTRATOR),
+          Email: null,
+          PasswordHash: hash,
+          PasswordExpiryDate: now, // must change at first sign-in
+          PasswordCreatedDate: now,
+          FailedPasswordCount: 0,
+          PasswordLocked: false,
+          PasswordLockedDate: null,
+          Active: true,
+          LastLoginDate: null,
+          WirePasswordHash: false,
+          TokensValidFrom: null,
+          ...audit,
+        }),
+      );
+      return true;
+    });
+    if (!created) return undefined;
+    this.logger.log('Created the landlord tenant, the Administrator role and user Administrator');
+    if (generated) {
+      // Printed once, to the console only, on purpose: it is the only way a new user learns it.
+      process.stdout.write(
+        `\n  First start: user ${BOOTSTRAP_ADMINISTRATOR}, one-time password: ${generated}\n` +
+          '  The password is expired: the first sign-in must choose a new one.\n\n',
+      );
+    }
+    return generated;
+  }
+}

@@ -1,0 +1,46 @@
+import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { PortableColumn } from '@app/database';
+import { TenantRegistry } from './tenant-registry.entity';
+
+@Entity('RoleRegistry')
+export class RoleRegistry {
+  @PrimaryGeneratedColumn('increment', {
+    name: 'Id',
+    type: 'integer',
+    primaryKeyConstraintName: 'PK_RoleRegistry',
+  })
+  Id!: number;
+
+  @Index('IX_RoleRegistry_Guid', { unique: true })
+  @PortableColumn('string', { name: 'Guid', length: 36 })
+  Guid!: string;
+
+  @Index('IX_RoleRegistry_TenantRegistryId')
+  @PortableColumn('integer', { name: 'TenantRegistryId' })
+  TenantRegistryId!: number;
+
+  @ManyToOne(() => TenantRegistry, { nullable: false })
+  @JoinColumn({ name: 'TenantRegistryId', foreignKeyConstraintName: 'FK_RoleRegistry_TenantRegistry' })
+  Tenant?: TenantRegistry;
+
+  @PortableColumn('string', { name: 'Name', length: 256 })
+  Name!: string;
+
+  @PortableColumn('timestamp', { name: 'CreatedDate' })
+  CreatedDate!: Date;
+
+  @PortableColumn('string', { name: 'CreatedUser', length: 256 })
+  CreatedUser!: string;
+
+  @PortableColumn('timestamp', { name: 'UpdatedDate', nullable: true })
+  UpdatedDate!: Date | null;
+
+  @PortableColumn('string', { name: 'UpdatedUser', length: 256, nullable: true })
+  UpdatedUser!: string | null;
+
+  @PortableColumn('timestamp', { name: 'DeletedDate', nullable: true })
+  DeletedDate!: Date | null;
+
+  @PortableColumn('string', { name: 'DeletedUser', length: 256, nullable: true })
+  DeletedUser!: string | null;
+}

@@ -1,0 +1,97 @@
+import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { PortableColumn } from '@app/database';
+import { RoleRegistry } from './role-registry.entity';
+import { TenantRegistry } from './tenant-registry.entity';
+
+@Entity('UserRegistry')
+@Index('IX_UserRegistry_NormalizedName', ['NormalizedName'], { unique: true, where: '"DeletedDate" IS NULL' })
+export class UserRegistry {
+  @PrimaryGeneratedColumn('increment', {
+    name: 'Id',
+    type: 'integer',
+    primaryKeyConstraintName: 'PK_UserRegistry',
+  })
+  Id!: number;
+
+  @Index('IX_UserRegistry_Guid', { unique: true })
+  @PortableColumn('string', { name: 'Guid', length: 36 })
+  Guid!: string;
+
+  @Index('IX_UserRegistry_TenantRegistryId')
+  @PortableColumn('integer', { name: 'TenantRegistryId' })
+  TenantRegistryId!: number;
+
+  @ManyToOne(() => TenantRegistry, { nullable: false })
+  @JoinColumn({ name: 'TenantRegistryId', foreignKeyConstraintName: 'FK_UserRegistry_TenantRegistry' })
+  Tenant?: TenantRegistry;
+
+  @Index('IX_UserRegistry_RoleRegistryId')
+  @PortableColumn('integer', { name: 'RoleRegistryId' })
+  RoleRegistryId!: number;
+
+  @ManyToOne(() => RoleRegistry, { nullable: false })
+  @JoinColumn({ name: 'RoleRegistryId', foreignKeyConstraintName: 'FK_UserRegistry_RoleRegistry' })
+  Role?: RoleRegistry;
+
+  /** As entered; unique case-insensitively among non-deleted users through NormalizedName. */
+  @PortableColumn('string', { name: 'Name', length: 256 })
+  Name!: string;
+
+  /** Lower-cased Name (Unicode NFKC then toLowerCase), the key of sign-in look-ups. */
+  @PortableColumn('string', { name: 'NormalizedName', length: 256 })
+  NormalizedName!: string;
+
+  @PortableColumn('string', { name: 'Email', length: 320, nullable: true })
+  Email!: string | null;
+
+  /** Argon2id PHC string; null when the user signs in only through OpenID Connect or Negotiate. */
+  @PortableColumn('string', { name: 'PasswordHash', length: 512, nullable: true })
+  PasswordHash!: string | null;
+
+  @PortableColumn('timestamp', { name: 'PasswordExpiryDate', nullable: true })
+  PasswordExpiryDate!: Date | null;
+
+  @PortableColumn('timestamp', { name: 'PasswordCreatedDate', nullable: true })
+  PasswordCreatedDate!: Date | null;
+
+  @PortableColumn('integer', { name: 'FailedPasswordCount' })
+  FailedPasswordCount!: number;
+
+  @PortableColumn('boolean', { name: 'PasswordLocked' })
+  PasswordLocked!: boolean;
+
+  @PortableColumn('timestamp', { name: 'PasswordLockedDate', nullable: true })
+  PasswordLockedDate!: Date | null;
+
+  @PortableColumn('boolean', { name: 'Active' })
+  Active!: boolean;
+
+  @PortableColumn('timestamp', { name: 'LastLoginDate', nullable: true })
+  LastLoginDate!: Date | null;
+
+  /** spec: Password transport hardening 1 — the browser sends SHA-256(password + userName). */
+  @PortableColumn('boolean', { name: 'WirePasswordHash' })
+  WirePasswordHash!: boolean;
+
+  /** spec: UserRegistry.TokensValidFrom — every session started before it is refused. Only moves forward. */
+  @PortableColumn('timestamp', { name: 'TokensValidFrom', nullable: true })
+  TokensValidFrom!: Date | null;
+
+  @PortableColumn('timestamp', { name: 'CreatedDate' })
+  CreatedDate!: Date;
+
+  @PortableColumn('string', { name: 'CreatedUser', length: 256 })
+  CreatedUser!: string;
+
+  @PortableColumn('timestamp', { name: 'UpdatedDate', nullable: true })
+  UpdatedDate!: Date | null;
+
+  @PortableColumn('string', { name: 'UpdatedUser', length: 256, nullable: true })
+  UpdatedUser!: string | null;
+
+  @PortableColumn('timestamp', { name: 'DeletedDate', nullable: true })
+  DeletedDate!: Date | null;
+
+  @PortableColumn('string', { name: 'DeletedUser', length: 256, nullable: true })
+  DeletedUser!: string | null;
+}

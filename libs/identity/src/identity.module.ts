@@ -1,0 +1,30 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { BootstrapService } from './bootstrap.service';
+import { IDENTITY_ENTITIES } from './entities';
+import {
+  RoleRegistryController,
+  TenantRegistryController,
+  UserRegistryController,
+} from './identity.controller';
+import { IdentityRepository } from './identity.repository';
+import { PasswordHasher, PasswordPolicy } from './password-hasher';
+import { RoleService } from './role.service';
+import { TenantService } from './tenant.service';
+import { UserService } from './user.service';
+
+@Module({
+  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
+  controllers: [TenantRegistryController, RoleRegistryController, UserRegistryController],
+  providers: [
+    IdentityRepository,
+    PasswordHasher,
+    PasswordPolicy,
+    TenantService,
+    RoleService,
+    UserService,
+    BootstrapService,
+  ],
+  exports: [PasswordHasher, PasswordPolicy, TenantService, RoleService, UserService, BootstrapService],
+})
+export class IdentityModule {}

@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import * as argon2 from 'argon2';
+import { SETTINGS, Settings } from '@app/config';
+import { Problems } from '@app/common';
+
+/** Refused before hashing so a huge body cannot buy Argon2 time (sign-in issue). */
+export const MAX_PASSWORD_INPUT_LENGTH = 1024;
+
+/**
+ * Argon2id hashing. argon2 runs in the libuv thread pool, so hashes run off the event loop on every core.
+ */
+@Injectable()
+export class PasswordHasher {
+  private readonly options: argon2.Options & { raw?: false };
+  private dummy?: Promise<string>;
+
+  constructor(@Inject(SETTINGS) settings: Settings) {
+    this.options = {
+      type: argon2.argon2id,
+      memoryCost: settings.Argon2MemoryKiB,
+      timeCost: settings.Argon2Iterations,
+      parallelism: settings.Argon2Parallelism,
+    };
+  }
+
+  hash(password: string): Promise<string> {
+    return argon2.hash(password, this.options);
+  }
+
+  async verify(hash: string, password: string): Promise<boolean> {
+    try {
+      return await argon2.verify(hash, password);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Same cost as a real verification, for unknown users, so timing does not reveal which names exist. */
+  async verifyDummy(password: string): Promise<false> {
+    this.dummy ??= this.hash('dummy-password-for-timing-equalisation');
+    await this.verify(await this.dummy, password);
+    return false;
+  }
+}
+
+/** Password rules for a password being set: length bounds from settings. */
+@Injectable()
+export class PasswordPolicy {
+  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+
+  /** Throws a 400 problem naming the field when the password does not meet the rules. */
+  check(field: string, password: string): void {
+    const min = this.settings.PasswordMinimumLength;
+    const max = Math.min(this.settings.PasswordMaximumLength, MAX_PASSWORD_INPUT_LENGTH);
+    if (typeof password !== 'string' || password.length < min || password.length > max) {
+      throw Problems.badParameter(field, `${field} must be ${min} to ${max} characters long.`);
+    }
+  }
+}

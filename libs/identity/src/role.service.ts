@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Actor, ALL_PERMISSIONS, Clock, PERMISSION_NAMES, Permission, Problems } from '@app/common';
+import type { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';
+import { RoleRegistry, TenantRegistry } from './entities';
+import { IdentityRepository } from './identity.repository';
+import { toRoleDto } from './mappers';
+
+/** Roles belong to one tenant. A tenant administrator sees only their tenant's; the landlord sees all. */
+@Injectable()
+export class RoleService {
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  permissions(): PermissionDto[] {
+    return ALL_PERMISSIONS.map((id) => ({ id, name: PERMISSION_NAMES[id] }));
+  }
+
+  private async visibleRole(
+    actor: Actor,
+    guid: string,
+  ): Promise<{ role: RoleRegistry; tenant: TenantRegistry }> {
+    const role = await this.repo.findRoleByGuid(guid);
+    if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId))
+      throw Problems.notFound('role');
+    const tenant = await this.repo.findTenantById(role.TenantRegistryId);
+    if (!tenant) throw Problems.notFound('role');
+    return { role, tenant };
+  }
+
+  private async dto(role: RoleRegistry, tenantGuid: string): Promise<RoleDto> {
+    const perms = await this.repo.permissionsOf([role.Id]);
+    return toRoleDto(role, tenantGuid, perms.get(role.Id) ?? []);
+  }
+
+  async list(actor: Actor): Promise<RoleDto[]> {
+    const roles = await this.repo.listRoles(actor.landlord ? undefined : actor.tenantId);
+    const perms = await this.repo.permissionsOf(roles.map((r) => r.Id));
+    const tenants = new Map((await this.repo.listTenants()).map((t) => [t.Id, t.Guid]));
+    return roles.map((r) => toRoleDto(r, tenants.get(r.TenantRegistryId) ?? '', perms.get(r.Id) ?? []));
+  }
+
+  async get(actor: Actor, guid: string): Promise<RoleDto> {
+    const { role, tenant } = await this.visibleRole(actor, guid);
+    return this.dto(role, tenant.Guid);
+  }
+
+  async create(actor: Actor, dto: CreateRoleDto): Promise<RoleDto> {
+    let tenantId = actor.tenantId;
+    let tenantGuid = actor.tenantGuid;
+    if (dto.tenantGuid && dto.tenantGuid !== actor.tenantGuid) {
+      const tenant = actor.landlord ? await this.repo.findTenantByGuid(dto.tenantGuid) : null;
+      if (!tenant) throw Problems.notFound('tenant');
+      tenantId = tenant.Id;
+      tenantGuid = tenant.Guid;
+    }
+    const permissions = [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b);
+    return this.repo.transaction(async (tx) => {
+      const role = await tx.saveRole(
+        Object.assign(new RoleRegistry(), {
+          Guid: randomUUID(),
+          TenantRegistryId: tenantId,
+          Name: dto.name.trim(),
+          CreatedDate: new Date(this.clock.now()),
+          CreatedUser: actor.userName,
+          UpdatedDate: null,
+          UpdatedUser: null,
+          DeletedDate: null,
+          DeletedUser: null,
+        }),
+      );
+      await tx.replacePermissions(role.Id, permissions);
+      return toRoleDto(role, tenantGuid, permissions);
+    });
+  }
+
+  async update(actor: Actor, guid: string, dto: UpdateRoleDto): Promise<RoleDto> {
+    const { role, tenant } = await this.visibleRole(actor, guid);
+    return this.repo.transaction(async (tx) => {
+      if (dto.name !== undefined) role.Name = dto.name.trim();
+      role.UpdatedDate = new Date(this.clock.now());
+      role.UpdatedUser = actor.userName;
+      await tx.saveRole(role);
+      if (dto.permissions !== undefined) {
+        await tx.replacePermissions(
+          role.Id,
+          [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
+        );
+      }
+      const perms = await tx.permissionsOf([role.Id]);
+      return toRoleDto(role, tenant.Guid, perms.get(role.Id) ?? []);
+    });
+  }
+
+  async delete(actor: Actor, guid: string): Promise<void> {
+    const { role } = await this.visibleRole(actor, guid);
+    if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0) {
+      throw Problems.conflict('The role still has users; move them to another role first.');
+    }
+    role.DeletedDate = new Date(this.clock.now());
+    role.DeletedUser = actor.userName;
+    await this.repo.saveRole(role);
+  }
+}

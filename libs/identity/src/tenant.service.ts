@@ -1,0 +1,68 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Actor, Clock, Problems } from '@app/common';
+import type { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
+import { TenantRegistry } from './entities';
+import { IdentityRepository } from './identity.repository';
+import { toTenantDto } from './mappers';
+
+/** Tenants are managed by the landlord only (the route is landlord-only; checked here again). */
+@Injectable()
+export class TenantService {
+  constructor(
+    private readonly repo: IdentityRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  private assertLandlord(actor: Actor): void {
+    if (!actor.landlord) throw Problems.forbidden('Only the landlord tenant manages tenants.');
+  }
+
+  async list(actor: Actor): Promise<TenantDto[]> {
+    this.assertLandlord(actor);
+    return (await this.repo.listTenants()).map(toTenantDto);
+  }
+
+  async get(actor: Actor, guid: string): Promise<TenantDto> {
+    this.assertLandlord(actor);
+    const t = await this.repo.findTenantByGuid(guid);
+    if (!t) throw Problems.notFound('tenant');
+    return toTenantDto(t);
+  }
+
+  async create(actor: Actor, dto: CreateTenantDto): Promise<TenantDto> {
+    this.assertLandlord(actor);
+    const t = Object.assign(new TenantRegistry(), {
+      Guid: randomUUID(),
+      Name: dto.name.trim(),
+      Landlord: false, // exactly one landlord, made by bootstrap
+      CreatedDate: new Date(this.clock.now()),
+      CreatedUser: actor.userName,
+      UpdatedDate: null,
+      UpdatedUser: null,
+      DeletedDate: null,
+      DeletedUser: null,
+    });
+    return toTenantDto(await this.repo.saveTenant(t));
+  }
+
+  async update(actor: Actor, guid: string, dto: UpdateTenantDto): Promise<TenantDto> {
+    this.assertLandlord(actor);
+    const t = await this.repo.findTenantByGuid(guid);
+    if (!t) throw Problems.notFound('tenant');
+    t.Name = dto.name.trim();
+    t.UpdatedDate = new Date(this.clock.now());
+    t.UpdatedUser = actor.userName;
+    return toTenantDto(await this.repo.saveTenant(t));
+  }
+
+  async delete(actor: Actor, guid: string): Promise<void> {
+    this.assertLandlord(actor);
+    const t = await this.repo.findTenantByGuid(guid);
+    if (!t) throw Problems.notFound('tenant');
+    if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
+    t.DeletedDate = new Date(this.clock.now());
+    t.DeletedUser = actor.userName;
+    await this.repo.saveTenant(t);
+  }
+}

@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions, MIGRATIONS } from '@app/database';
+import { startPostgresServer, PostgresServer } from './postgres-server';
+import { startRedisServer, RedisServer } from './redis-server';
+
+export const TEMPLATE_DATABASE = 'service_template';
+
+declare global {
+  var __testServers: { pg?: PostgresServer; redis?: RedisServer } | undefined;
+}
+
+/**
+ * Once per Jest run: a throwaway PostgreSQL and Redis (or DATABASE_URL / REDIS_URL when set), and a
+ * template database with every migration applied, which each test file clones.
+ */
+export default async function globalSetup(): Promise<void> {
+  const servers: { pg?: PostgresServer; redis?: RedisServer } = {};
+  globalThis.__testServers = servers;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    servers.pg = await startPostgresServer();
+    adminUrl = servers.pg.url;
+  }
+  let redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) {
+    servers.redis = await startRedisServer();
+    redisUrl = servers.redis.url;
+  }
+  const template = `${TEMPLATE_DATABASE}_${process.pid}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS "${template}"`);
+  await admin.query(`CREATE DATABASE "${template}"`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${template}`;
+  const ds = new DataSource(
+    dataSourceOptions(
+      { provider: 'postgres', connectionString: url.toString(), dataDirectory: '' },
+      [],
+      MIGRATIONS,
+    ),
+  );
+  await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await ds.destroy();
+  process.env.TEST_PG_ADMIN_URL = adminUrl;
+  process.env.TEST_PG_TEMPLATE = template;
+  process.env.TEST_REDIS_URL = redisUrl;
+}

@@ -1,0 +1,51 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
+import { loadSettings, Settings } from '@app/config';
+import { createApp } from '../../apps/server/src/create-app';
+import { createPostgresDatabase, createSqliteDirectory, TestProvider } from './databases';
+
+export interface TestApp {
+  app: NestExpressApplication;
+  /** http://127.0.0.1:port */
+  url: string;
+  settings: Settings;
+  close(): Promise<void>;
+}
+
+export const TEST_JWT_KEY = 'test-jwt-key-0123456789abcdefghijklmnopqrstuvwxyz';
+export const TEST_API_HMAC_KEY = 'test-api-hmac-key-0123456789abcdefghijklmnopqrstuvwxyz';
+export const TEST_ADMIN_PASSWORD = 'Bootstrap-Password-123!';
+
+/**
+ * Boots the whole application on a free port against a fresh database of the given provider.
+ * `env` overrides settings by their spec names.
+ */
+export async function startTestApp(
+  provider: TestProvider,
+  env: Record<string, string> = {},
+  options: { connectionString?: string; dataDirectory?: string } = {},
+): Promise<TestApp> {
+  const connectionString =
+    provider === 'postgres' ? (options.connectionString ?? (await createPostgresDatabase())) : undefined;
+  const settings = loadSettings({
+    DatabaseProvider: provider,
+    ...(connectionString ? { ConnectionString: connectionString } : {}),
+    DataDirectory: options.dataDirectory ?? createSqliteDirectory(),
+    JwtKey: TEST_JWT_KEY,
+    ApiHmacKey: TEST_API_HMAC_KEY,
+    BootstrapAdministratorPassword: TEST_ADMIN_PASSWORD,
+    LogLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    Argon2MemoryKiB: '19456',
+    Argon2Iterations: '2',
+    ...env,
+  });
+  const app = await createApp(settings);
+  await app.listen(0, '127.0.0.1');
+  const port = (app.getHttpServer().address() as AddressInfo).port;
+  return {
+    app,
+    url: `http://127.0.0.1:${port}`,
+    settings,
+    close: () => app.close(),
+  };
+}
