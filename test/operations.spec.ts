@@ -51,7 +51,13 @@ describe.each(TEST_PROVIDERS)('operations on %s', (provider) => {
       .set('content-type', 'application/json')
       .send(JSON.stringify({ x: 'a'.repeat(1_100_000) }));
     expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ status: 413 });
+    expect(res.body).toMatchObject({ status: 413, detail: 'The request body is larger than allowed.' });
+    // just under the limit is read (and then refused for lack of a credential)
+    const under = await request(t.url)
+      .post('/api/UserRegistry')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ x: 'a'.repeat(1_000_000) }));
+    expect(under.status).toBe(401);
   });
 
   it('sends the helmet security headers', async () => {

@@ -3,11 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
+import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
-import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, ProblemFilter } from '@app/common';
+import { API_KEY_SCHEME, BEARER_SCHEME, bodyParserProblem, COOKIE_SCHEME, ProblemFilter } from '@app/common';
 import { CredentialResolver } from '@app/auth';
 import { AppModule } from './app.module';
 
@@ -19,14 +20,20 @@ export async function createApp(settings: Settings): Promise<NestExpressApplicat
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
     bufferLogs: true,
     bodyParser: false,
+    // Throw instead of process.exit(1): main.ts reports and exits; tests see the error.
+    abortOnError: false,
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
   app.use(helmet());
   app.use(cookieParser());
-  app.useBodyParser('json', { limit: BODY_LIMIT });
-  app.useBodyParser('urlencoded', { limit: '64kb', extended: false });
+  // Our own parsers, so their errors become problems with our wording before Nest rewraps them.
+  for (const parser of [json({ limit: BODY_LIMIT }), urlencoded({ limit: '64kb', extended: false })]) {
+    app.use((req: Request, res: Response, next: NextFunction) =>
+      parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err) ?? err) : undefined)),
+    );
+  }
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
@@ -36,7 +43,6 @@ export async function createApp(settings: Settings): Promise<NestExpressApplicat
     }),
   );
   setUpSwagger(app);
-  app.enableShutdownHooks();
   return app;
 }
 

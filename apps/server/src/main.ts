@@ -22,6 +22,24 @@ async function main(): Promise<void> {
       `${generated.join(' and ')} were generated for this embedded SQLite installation and kept in ${settings.DataDirectory}; production must set them.`,
     );
   }
+  // Graceful shutdown: stop accepting, finish in-flight requests, run the modules' shutdown hooks (final
+  // flushes, pools closed), then exit 0. A second signal, or 25 s, forces the exit.
+  let closing = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (closing) process.exit(1);
+      closing = true;
+      logger.log(`${signal} received, shutting down`);
+      setTimeout(() => process.exit(1), 25_000).unref();
+      app.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          logger.error({ err }, 'Shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
   await app.listen(settings.Port, '0.0.0.0');
   process.stdout.write(
     `\n  Service listening on http://localhost:${settings.Port}  (ready: /api/Ready, explorer: /swagger/index.html)\n\n`,

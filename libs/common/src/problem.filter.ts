@@ -23,7 +23,26 @@ interface BodyParserError {
   type?: unknown;
   status?: unknown;
   statusCode?: unknown;
-  expose?: unknown;
+}
+
+/** A body-parser error (malformed JSON, too large, bad charset) as a problem; undefined for other errors. */
+export function bodyParserProblem(error: unknown): ProblemException | undefined {
+  const bp = (error ?? {}) as BodyParserError;
+  if (typeof bp.type !== 'string') return undefined;
+  if (
+    !bp.type.startsWith('entity.') &&
+    !['charset.unsupported', 'encoding.unsupported', 'parameters.too.many'].includes(bp.type)
+  ) {
+    return undefined;
+  }
+  const status = Number(bp.status ?? bp.statusCode ?? 400);
+  const detail =
+    bp.type === 'entity.too.large'
+      ? 'The request body is larger than allowed.'
+      : bp.type === 'entity.parse.failed'
+        ? 'The request body is not valid JSON.'
+        : 'The request body could not be read.';
+  return new ProblemException(status, STATUS_TITLES[status] ?? 'Bad Request', detail);
 }
 
 /** Turns every error into an RFC 9457 problem: no stack trace, no SQL, no secret ever leaves. */
@@ -56,9 +75,7 @@ export class ProblemFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const body = exception.getResponse();
       const messages =
-        typeof body === 'object' && body !== null && 'message' in body
-          ? (body).message
-          : undefined;
+        typeof body === 'object' && body !== null && 'message' in body ? body.message : undefined;
       if (status === (HttpStatus.BAD_REQUEST as number) && Array.isArray(messages)) {
         // class-validator messages from the global ValidationPipe
         const errors = messages.map((m) => String(m));
@@ -86,30 +103,8 @@ export class ProblemFilter implements ExceptionFilter {
         headers: {},
       };
     }
-    const bp = (exception ?? {}) as BodyParserError;
-    if (
-      (typeof bp.type === 'string' && bp.type.startsWith('entity.')) ||
-      bp.type === 'charset.unsupported' ||
-      bp.type === 'encoding.unsupported'
-    ) {
-      const status = Number(bp.status ?? bp.statusCode ?? 400);
-      const detail =
-        bp.type === 'entity.too.large'
-          ? 'The request body is larger than allowed.'
-          : bp.type === 'entity.parse.failed'
-            ? 'The request body is not valid JSON.'
-            : 'The request body could not be read.';
-      return {
-        problem: {
-          type: ProblemType.blank,
-          title: STATUS_TITLES[status] ?? 'Bad Request',
-          status,
-          detail,
-          instance,
-        },
-        headers: {},
-      };
-    }
+    const bodyProblem = bodyParserProblem(exception);
+    if (bodyProblem) return { problem: bodyProblem.toProblem(instance), headers: {} };
     if (isDatabaseUnavailable(exception)) {
       this.logger.error({ err: exception }, 'Database unavailable');
       return {

@@ -1,0 +1,74 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { EMBEDDED_SECRETS_FILE } from '@app/config';
+import { createSqliteDirectory } from './support/databases';
+import { freePort } from './support/free-port';
+import { spawnServer, waitFor } from './support/spawn-server';
+
+/** The real entry point, as `npm start` runs it, in a child process. */
+describe('start-up', () => {
+  it.each([
+    ['PasswordAttempts', 'abc'],
+    ['SessionAbsoluteLifetimeInterval', 'x'],
+    ['DatabaseProvider', 'oracle'],
+    ['SessionCookie', 'yes'],
+    ['Port', '70000'],
+  ])('refuses %s=%s with exit code 1 and one line naming the setting', async (name, value) => {
+    const server = spawnServer({ [name]: value, DataDirectory: createSqliteDirectory() });
+    expect(await server.exited).toBe(1);
+    const lines = server.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(name);
+    expect(lines[0]).toMatch(/allowed/);
+  });
+
+  it('refuses PasswordAsymmetricEncryption=True without its keys, naming the missing key', async () => {
+    const server = spawnServer({
+      PasswordAsymmetricEncryption: 'TRUE',
+      DataDirectory: createSqliteDirectory(),
+    });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('PasswordAsymmetricEncryptionPublicKey');
+  });
+
+  it('never echoes a secret value in the error line', async () => {
+    const secret = 'postgres://user:SuperSecret123@127.0.0.1:1/x';
+    const server = spawnServer({
+      DatabaseProvider: 'postgres',
+      ConnectionString: secret,
+      DataDirectory: createSqliteDirectory(),
+    });
+    expect(await server.exited).toBe(1);
+    expect(server.output()).toContain('JwtKey');
+    expect(server.output()).not.toContain('SuperSecret123');
+  });
+
+  it('starts on embedded SQLite with no settings, prints the URL and the one-time password once, keeps generated secrets at 0600, and stops on SIGTERM', async () => {
+    const dir = createSqliteDirectory();
+    const port = await freePort();
+    const first = spawnServer({ DataDirectory: dir, Port: String(port) });
+    await waitFor(() => first.output().includes('Service listening'), 30_000, 'the service to listen');
+    const res = await fetch(`http://127.0.0.1:${port}/api/Ready`);
+    expect(res.status).toBe(200);
+    expect(first.output()).toContain(`http://localhost:${port}`);
+    const password = /one-time password: (\S+)/.exec(first.output())?.[1];
+    expect(password).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(first.output()).toMatch(/JwtKey and ApiHmacKey were generated .* production must set them/);
+    const secretsFile = join(dir, EMBEDDED_SECRETS_FILE);
+    expect(statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const secrets = readFileSync(secretsFile, 'utf8');
+    // The generated secrets never reach the console.
+    for (const v of Object.values(JSON.parse(secrets) as Record<string, string>))
+      expect(first.output()).not.toContain(v);
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    // Second start: same secrets, no new password printed (the database is not empty).
+    const second = spawnServer({ DataDirectory: dir, Port: String(port) });
+    await waitFor(() => second.output().includes('Service listening'), 30_000, 'the second start');
+    expect(second.output()).not.toContain('one-time password');
+    expect(readFileSync(secretsFile, 'utf8')).toBe(secrets);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+  });
+});
