@@ -1,0 +1,67 @@
+import { ColumnStatistics } from '../statistics';
+import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
+import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
+import { assembleStatistics } from './statistics-parsing';
+
+/**
+ * SQL Server: PERCENTILE_CONT … OVER () for the median, STDEV for the deviation, FOR JSON for the buckets.
+ * Supported by code path; no SQL Server runs on this project's machines, so it is untested here.
+ */
+export class MssqlDialect implements SqlDialect {
+  readonly provider = 'mssql' as const;
+  quote(id: string): string {
+    return `[${id}]`;
+  }
+  params(): Params {
+    return new Params((i) => `@${i - 1}`);
+  }
+  instant(d: Date): unknown {
+    return d;
+  }
+  selectLimited(columns: string, from: string, where: string, orderBy: string, n: number): string {
+    return `SELECT TOP (${Math.trunc(n)}) ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy}`;
+  }
+  like(column: string, p: string): string {
+    return `LOWER(${column}) LIKE ${p} ESCAPE '\\'`;
+  }
+  sample(id: string, seed: string, threshold: string): string {
+    return `((CAST(${id} AS bigint) % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + CAST(${seed} AS bigint)) % ${SAMPLE_MODULUS} < CAST(${threshold} AS bigint)`;
+  }
+  statistics(inner: string, count: number): string {
+    const aggs: string[] = ['COUNT(*) AS n'];
+    const meds: string[] = [];
+    const hists: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const v = `CAST(v${i} AS float)`;
+      aggs.push(
+        `MIN(${v}) AS min${i}`,
+        `MAX(${v}) AS max${i}`,
+        `AVG(${v}) AS mean${i}`,
+        `STDEV(${v}) AS sd${i}`,
+      );
+      meds.push(`PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY ${v}) OVER () AS med${i}`);
+      hists.push(
+        `(SELECT b, COUNT(*) AS c FROM (SELECT CASE WHEN a.max${i} = a.min${i} THEN 9 ELSE CASE WHEN FLOOR((${v} - a.min${i}) / (a.max${i} - a.min${i}) * 10) > 9 THEN 9 ELSE CAST(FLOOR((${v} - a.min${i}) / (a.max${i} - a.min${i}) * 10) AS int) END END AS b FROM s) x GROUP BY b FOR JSON PATH) AS h${i}`,
+      );
+    }
+    return `WITH s AS (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s), m AS (SELECT DISTINCT ${meds.join(', ')} FROM s) SELECT a.*, m.*, ${hists.join(', ')} FROM a LEFT JOIN m ON 1 = 1`;
+  }
+  parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
+    const n = Number(row.n);
+    return Array.from({ length: count }, (_, i) =>
+      assembleStatistics(
+        n,
+        row[`min${i}`],
+        row[`max${i}`],
+        row[`mean${i}`],
+        row[`med${i}`],
+        toNumber(row[`sd${i}`]),
+        row[`h${i}`],
+      ),
+    );
+  }
+  readDate(value: unknown): string | null {
+    if (value === null || value === undefined) return null;
+    return (value instanceof Date ? value : new Date(textOf(value))).toISOString();
+  }
+}

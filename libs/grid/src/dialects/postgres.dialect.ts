@@ -1,0 +1,62 @@
+import { ColumnStatistics } from '../statistics';
+import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
+import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
+import { assembleStatistics } from './statistics-parsing';
+
+export class PostgresDialect implements SqlDialect {
+  readonly provider = 'postgres' as const;
+  quote(id: string): string {
+    return `"${id}"`;
+  }
+  params(): Params {
+    return new Params((i) => `$${i}`);
+  }
+  instant(d: Date): unknown {
+    return d;
+  }
+  selectLimited(columns: string, from: string, where: string, orderBy: string, n: number): string {
+    return `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy} LIMIT ${Math.trunc(n)}`;
+  }
+  like(column: string, p: string): string {
+    return `LOWER(${column}) LIKE ${p} ESCAPE '\\'`;
+  }
+  sample(id: string, seed: string, threshold: string): string {
+    return `((${id} % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + ${seed}::bigint) % ${SAMPLE_MODULUS} < ${threshold}::bigint`;
+  }
+  statistics(inner: string, count: number): string {
+    const aggs: string[] = ['count(*) AS n'];
+    const hists: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const v = `v${i}::float8`;
+      aggs.push(
+        `min(${v}) AS min${i}`,
+        `max(${v}) AS max${i}`,
+        `avg(${v}) AS mean${i}`,
+        `stddev_samp(${v}) AS sd${i}`,
+        `percentile_cont(0.5) WITHIN GROUP (ORDER BY ${v}) AS med${i}`,
+      );
+      hists.push(
+        `(SELECT json_agg(json_build_array(b, c)) FROM (SELECT LEAST(9, FLOOR((${v} - a.min${i}) / NULLIF(a.max${i} - a.min${i}, 0) * 10))::int AS b, count(*) AS c FROM s GROUP BY 1) h) AS h${i}`,
+      );
+    }
+    return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${hists.join(', ')} FROM a`;
+  }
+  parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
+    const n = Number(row.n);
+    return Array.from({ length: count }, (_, i) =>
+      assembleStatistics(
+        n,
+        row[`min${i}`],
+        row[`max${i}`],
+        row[`mean${i}`],
+        row[`med${i}`],
+        toNumber(row[`sd${i}`]),
+        row[`h${i}`],
+      ),
+    );
+  }
+  readDate(value: unknown): string | null {
+    if (value === null || value === undefined) return null;
+    return (value instanceof Date ? value : new Date(textOf(value))).toISOString();
+  }
+}

@@ -1,0 +1,56 @@
+import type { DatabaseProvider } from '@app/config';
+import type { ColumnStatistics } from '../statistics';
+
+/** Collects parameters and hands out the dialect's placeholders. */
+export class Params {
+  readonly values: unknown[] = [];
+  constructor(private readonly placeholder: (index: number) => string) {}
+  add(value: unknown): string {
+    this.values.push(value);
+    return this.placeholder(this.values.length);
+  }
+}
+
+/**
+ * The SQL that differs between databases, for the grid engine. Every identifier passed in was checked
+ * against the grid definition's allow-list; every value goes through Params.
+ */
+export interface SqlDialect {
+  readonly provider: DatabaseProvider;
+  quote(identifier: string): string;
+  params(): Params;
+  /** How an instant is bound for comparison with a timestamp column. */
+  instant(d: Date): unknown;
+  /** SELECT … FROM … WHERE … ORDER BY … limited to n rows. */
+  selectLimited(columns: string, from: string, where: string, orderBy: string, n: number): string;
+  /** Case-insensitive substring match of a column against an already escaped lower-case pattern. */
+  like(column: string, patternPlaceholder: string): string;
+  /** The consistent-sample predicate on the id column. */
+  sample(idColumn: string, seedPlaceholder: string, thresholdPlaceholder: string): string;
+  /**
+   * ONE statement computing the statistics of columns v0…vN-1 of the inner query (already capped), returning a
+   * single row; parse it with parseStatistics.
+   */
+  statistics(inner: string, count: number): string;
+  parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[];
+  /** A raw value of a date column as an ISO 8601 string. */
+  readDate(value: unknown): string | null;
+}
+
+/** Escapes LIKE wildcards so %, _ and \ match themselves (ESCAPE '\'). */
+export function likePattern(search: string): string {
+  return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Text of a raw database value. */
+export function textOf(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
+  return JSON.stringify(v);
+}
+
+export function toNumber(v: unknown): number | null {
+  if (v === null || v === undefined) return null;
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? n : null;
+}

@@ -1,0 +1,67 @@
+import { ColumnStatistics } from '../statistics';
+import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
+import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
+import { assembleStatistics } from './statistics-parsing';
+
+/**
+ * SQLite has no percentile or deviation aggregates: the median comes from the ordered middle rows and the
+ * deviation from a second pass over the differences to the mean (sum of squares), in the same statement.
+ */
+export class SqliteDialect implements SqlDialect {
+  readonly provider = 'sqlite' as const;
+  quote(id: string): string {
+    return `"${id}"`;
+  }
+  params(): Params {
+    return new Params(() => '?');
+  }
+  instant(d: Date): unknown {
+    // TypeORM stores SQLite datetimes as UTC text 'YYYY-MM-DD HH:MM:SS.SSS'; compare like with like.
+    return d.toISOString().replace('T', ' ').replace('Z', '');
+  }
+  selectLimited(columns: string, from: string, where: string, orderBy: string, n: number): string {
+    return `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy} LIMIT ${Math.trunc(n)}`;
+  }
+  like(column: string, p: string): string {
+    return `LOWER(${column}) LIKE ${p} ESCAPE '\\'`;
+  }
+  sample(id: string, seed: string, threshold: string): string {
+    return `((${id} % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + ${seed}) % ${SAMPLE_MODULUS} < ${threshold}`;
+  }
+  statistics(inner: string, count: number): string {
+    const aggs: string[] = ['count(*) AS n'];
+    const extra: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const v = `CAST(v${i} AS REAL)`;
+      aggs.push(`min(${v}) AS min${i}`, `max(${v}) AS max${i}`, `avg(${v}) AS mean${i}`);
+      extra.push(
+        `(SELECT sum((${v} - a.mean${i}) * (${v} - a.mean${i})) FROM s) AS ss${i}`,
+        `(SELECT avg(x) FROM (SELECT ${v} AS x, row_number() OVER (ORDER BY ${v}) AS r FROM s) WHERE r IN ((a.n + 1) / 2, (a.n + 2) / 2)) AS med${i}`,
+        `(SELECT json_group_array(json_array(b, c)) FROM (SELECT MIN(9, CAST((${v} - a.min${i}) / NULLIF(a.max${i} - a.min${i}, 0) * 10 AS INTEGER)) AS b, count(*) AS c FROM s GROUP BY 1)) AS h${i}`,
+      );
+    }
+    return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${extra.join(', ')} FROM a`;
+  }
+  parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
+    const n = Number(row.n);
+    return Array.from({ length: count }, (_, i) => {
+      const ss = toNumber(row[`ss${i}`]);
+      const sd = n > 1 && ss !== null ? Math.sqrt(ss / (n - 1)) : null;
+      return assembleStatistics(
+        n,
+        row[`min${i}`],
+        row[`max${i}`],
+        row[`mean${i}`],
+        row[`med${i}`],
+        sd,
+        row[`h${i}`],
+      );
+    });
+  }
+  readDate(value: unknown): string | null {
+    if (value === null || value === undefined) return null;
+    if (value instanceof Date) return value.toISOString();
+    const s = textOf(value);
+    return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`).toISOString();
+  }
+}

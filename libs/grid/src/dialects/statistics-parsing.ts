@@ -1,0 +1,38 @@
+import { ColumnStatistics, emptyStatistics, HISTOGRAM_BUCKETS, histogramBounds } from '../statistics';
+import { toNumber } from './sql-dialect';
+
+/** Builds one column's statistics from the aggregate values and [bucket, count] pairs the SQL returned. */
+export function assembleStatistics(
+  n: number,
+  min: unknown,
+  max: unknown,
+  mean: unknown,
+  median: unknown,
+  standardDeviation: number | null,
+  buckets: unknown,
+): ColumnStatistics {
+  if (n === 0) return emptyStatistics();
+  const lo = toNumber(min);
+  const hi = toNumber(max);
+  const counts = new Array<number>(HISTOGRAM_BUCKETS).fill(0);
+  const pairs = (typeof buckets === 'string' ? JSON.parse(buckets) : (buckets ?? [])) as unknown[];
+  for (const pair of pairs) {
+    const [b, c]: unknown[] = Array.isArray(pair)
+      ? (pair as unknown[])
+      : [(pair as { b: unknown }).b, (pair as { c: unknown }).c];
+    const bucket =
+      b === null || b === undefined
+        ? HISTOGRAM_BUCKETS - 1
+        : Math.min(HISTOGRAM_BUCKETS - 1, Math.max(0, Number(b)));
+    counts[bucket] += Number(c);
+  }
+  return {
+    count: n,
+    min: lo,
+    max: hi,
+    mean: toNumber(mean),
+    median: toNumber(median),
+    standardDeviation: n === 1 ? 0 : standardDeviation,
+    histogram: histogramBounds(lo, hi, counts),
+  };
+}

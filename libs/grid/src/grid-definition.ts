@@ -1,0 +1,59 @@
+/** What a grid declares about itself; the engine does all parsing, filtering, sorting and statistics. */
+
+export type ColumnKind = 'number' | 'string' | 'date' | 'boolean' | 'guid';
+
+export interface GridColumn {
+  /** Name in the row JSON and the value accepted by sortField (case-insensitive). */
+  name: string;
+  /** Database column (allow-listed identifier). */
+  column: string;
+  kind: ColumnKind;
+}
+
+export type GridFilter =
+  | { param: string; column: string; type: 'integer'; min: number; max: number }
+  | { param: string; column: string; type: 'guid' };
+
+export interface GridDefinition {
+  /** Route name, e.g. ArchiverStagePerformanceCounter. */
+  name: string;
+  table: string;
+  /** Identity column used for tie-breaks, sampling and change detection. */
+  idColumn: string;
+  /** from/to apply to it; default order is newest first on it. */
+  timeColumn: string;
+  columns: GridColumn[];
+  filters: GridFilter[];
+  /** Columns `search` matches (case-insensitive substring). */
+  searchColumns: string[];
+  /** Row JSON names of the statistics columns (must be number columns). */
+  statistics: string[];
+  /** False: sortField/sortDirection are ignored (CaptureQueueHealth). */
+  sortable: boolean;
+  /** Extra readable members of each row, computed from the row (stageName beside stageId). */
+  decorate?: (row: Record<string, unknown>) => Record<string, unknown>;
+}
+
+const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
+
+/** Definitions are code, but every identifier that reaches SQL is still checked against an allow-list shape. */
+export function validateDefinition(d: GridDefinition): GridDefinition {
+  const ids = [
+    d.table,
+    d.idColumn,
+    d.timeColumn,
+    ...d.columns.map((c) => c.column),
+    ...d.filters.map((f) => f.column),
+    ...d.searchColumns,
+  ];
+  for (const id of ids)
+    if (!IDENTIFIER.test(id)) throw new Error(`Grid ${d.name}: ${id} is not a plain identifier`);
+  const names = new Set(d.columns.map((c) => c.name));
+  for (const s of d.statistics) {
+    const col = d.columns.find((c) => c.name === s);
+    if (!col || col.kind !== 'number')
+      throw new Error(`Grid ${d.name}: statistics column ${s} is not a number column`);
+  }
+  if (names.size !== d.columns.length) throw new Error(`Grid ${d.name}: duplicate column names`);
+  return d;
+}

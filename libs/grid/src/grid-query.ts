@@ -1,0 +1,163 @@
+import { Problems } from '@app/common';
+import type { GridDefinition } from './grid-definition';
+import { SAMPLE_SEED_MAX } from './sampling';
+
+export const MAX_TAKE = 100_000;
+export const DEFAULT_TAKE = 100;
+export const DEFAULT_WINDOW_MS = 3_600_000;
+export const MAX_SEARCH_LENGTH = 256;
+
+/** A grid request after validation: everything here is safe to turn into parameters. */
+export interface GridQuery {
+  from: Date;
+  to: Date;
+  /** True when from/to were not given (they follow the clock). */
+  fromDefaulted: boolean;
+  toDefaulted: boolean;
+  filters: { column: string; value: number | string }[];
+  search: string | null;
+  take: number;
+  samplePercentage: number | null;
+  sampleSeed: number | null;
+  /** Database column and direction. */
+  sort: { column: string; direction: 'ASC' | 'DESC' } | null;
+}
+
+type RawQuery = Record<string, unknown>;
+
+/** A query parameter given once, as text; repeating a parameter is refused rather than guessed. */
+function single(q: RawQuery, name: string): string | undefined {
+  const v = q[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw Problems.badParameter(name, `${name} must be given once, as text.`);
+  return v;
+}
+
+// ISO 8601 instant with a mandatory offset (Z or ±hh:mm); date and time both required.
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+
+export function parseInstant(name: string, raw: string): Date {
+  const m = INSTANT.exec(raw.trim());
+  if (!m) {
+    throw Problems.badParameter(
+      name,
+      `${name} must be an ISO 8601 instant with an offset, e.g. 2026-01-31T13:45:00Z.`,
+    );
+  }
+  const [, y, mo, d, h, mi, s] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysInMonth ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s ?? 0) > 59
+  ) {
+    throw Problems.badParameter(name, `${name} is not a real date and time.`);
+  }
+  const date = new Date(raw.trim());
+  if (Number.isNaN(date.getTime())) throw Problems.badParameter(name, `${name} is not a real date and time.`);
+  return date;
+}
+
+function parseInteger(name: string, raw: string): number {
+  if (!/^[+-]?\d{1,15}$/.test(raw.trim()))
+    throw Problems.badParameter(name, `${name} must be a whole number.`);
+  return Number(raw.trim());
+}
+
+function parseNumber(name: string, raw: string): number {
+  const t = raw.trim();
+  // Plain decimal notation only: no NaN, Infinity, hex, percent signs or trailing text.
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t))
+    throw Problems.badParameter(name, `${name} must be a number.`);
+  const n = Number(t);
+  if (!Number.isFinite(n)) throw Problems.badParameter(name, `${name} must be a finite number.`);
+  return n;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Validates a grid request against the grid's declaration. Every refusal is a 400 naming the parameter. */
+export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): GridQuery {
+  const fromRaw = single(q, 'from');
+  const toRaw = single(q, 'to');
+  const to = toRaw !== undefined ? parseInstant('to', toRaw) : new Date(now);
+  const from = fromRaw !== undefined ? parseInstant('from', fromRaw) : new Date(now - DEFAULT_WINDOW_MS);
+  if (from.getTime() > to.getTime()) throw Problems.badParameter('from', 'from must not be after to.');
+
+  const filters: GridQuery['filters'] = [];
+  for (const f of def.filters) {
+    const raw = single(q, f.param);
+    if (raw === undefined || raw === '') continue;
+    if (f.type === 'integer') {
+      const v = parseInteger(f.param, raw);
+      if (v < f.min || v > f.max)
+        throw Problems.badParameter(f.param, `${f.param} must be from ${f.min} to ${f.max}.`);
+      filters.push({ column: f.column, value: v });
+    } else {
+      if (!GUID.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);
+      filters.push({ column: f.column, value: raw.trim().toLowerCase() });
+    }
+  }
+
+  let search: string | null = null;
+  const searchRaw = single(q, 'search');
+  if (searchRaw !== undefined && searchRaw !== '' && def.searchColumns.length) {
+    if (searchRaw.length > MAX_SEARCH_LENGTH) {
+      throw Problems.badParameter('search', `search must be at most ${MAX_SEARCH_LENGTH} characters.`);
+    }
+    search = searchRaw;
+  }
+
+  const takeRaw = single(q, 'take');
+  let take = DEFAULT_TAKE;
+  if (takeRaw !== undefined && takeRaw !== '') {
+    // 1e9 is a whole number too; 1.5, 10abc, NaN are not.
+    const n = parseNumber('take', takeRaw);
+    if (!Number.isInteger(n)) throw Problems.badParameter('take', 'take must be a whole number.');
+    take = Math.min(MAX_TAKE, Math.max(1, n));
+  }
+
+  const spRaw = single(q, 'samplePercentage');
+  const samplePercentage =
+    spRaw === undefined || spRaw === ''
+      ? null
+      : Math.min(100, Math.max(0, parseNumber('samplePercentage', spRaw)));
+  const seedRaw = single(q, 'sampleSeed');
+  let sampleSeed: number | null = null;
+  if (seedRaw !== undefined && seedRaw !== '') {
+    sampleSeed = parseInteger('sampleSeed', seedRaw);
+    if (sampleSeed < 0 || sampleSeed > SAMPLE_SEED_MAX) {
+      throw Problems.badParameter('sampleSeed', `sampleSeed must be from 0 to ${SAMPLE_SEED_MAX}.`);
+    }
+  }
+
+  let sort: GridQuery['sort'] = null;
+  if (def.sortable) {
+    const field = single(q, 'sortField');
+    const col = field
+      ? def.columns.find((c) => c.name.toLowerCase() === field.trim().toLowerCase())
+      : undefined;
+    const dir = single(q, 'sortDirection');
+    if (col) sort = { column: col.column, direction: dir?.trim().toLowerCase() === 'asc' ? 'ASC' : 'DESC' };
+  }
+
+  return {
+    from,
+    to,
+    fromDefaulted: fromRaw === undefined,
+    toDefaulted: toRaw === undefined,
+    filters,
+    search,
+    take,
+    samplePercentage,
+    sampleSeed,
+    sort,
+  };
+}
