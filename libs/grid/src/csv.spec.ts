@@ -1,0 +1,14 @@
+import { csvCell, csvChunks, csvLine } from './csv';
+
+describe('CSV', () => {
+  it('quotes per RFC 4180', () => {
+    expect(csvLine(['a', 'b,c', 'd"e', 'f\ng', 1, null, true])).toBe('a,"b,c","d""e","f\ng",1,,true\r\n');
+  });
+  it.each(['=SUM(A1)', '+1', '-1+2', '@cmd', '\tx', '\rx'])('neutralises a formula-looking cell %p', (v) => {
+    expect(csvCell(v).replace(/^"|"$/g, '').startsWith("'")).toBe(true);
+  });
+  it('keeps negative numbers as numbers (only text is neutralised)', () => expect(csvCell(-5)).toBe('-5'));
+  it('streams a header row first', () => {
+    expect([...csvChunks(['a', 'b'], [{ a: 1, b: 'x' }, { a: 2, b: '=y' }])].join('')).toBe("a,b\r\n1,x\r\n2,'=y\r\n");
+  });
+});
