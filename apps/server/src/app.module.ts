@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
+import { ApiKeysModule } from '@app/api-keys';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -58,6 +59,7 @@ export class AppModule {
         RedisModule,
         AuthModule,
         IdentityModule,
+        ApiKeysModule,
         HealthModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

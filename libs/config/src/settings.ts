@@ -145,6 +145,13 @@ export const SETTING_DEFINITIONS = [
     1024,
     'Longest password accepted when a password is set (sign-in refuses more than 1024 before hashing).',
   ),
+  int(
+    'ApiKeyCacheRefreshIntervalMilliseconds',
+    60_000,
+    100,
+    3_600_000,
+    'Full reload of the in-memory active API key set (Redis messages apply changes at once in between).',
+  ),
   // --- the spec's settings
   text(
     'ApiHmacKey',

@@ -9,6 +9,16 @@ describe('CSV', () => {
   });
   it('keeps negative numbers as numbers (only text is neutralised)', () => expect(csvCell(-5)).toBe('-5'));
   it('streams a header row first', () => {
-    expect([...csvChunks(['a', 'b'], [{ a: 1, b: 'x' }, { a: 2, b: '=y' }])].join('')).toBe("a,b\r\n1,x\r\n2,'=y\r\n");
+    expect(
+      [
+        ...csvChunks(
+          ['a', 'b'],
+          [
+            { a: 1, b: 'x' },
+            { a: 2, b: '=y' },
+          ],
+        ),
+      ].join(''),
+    ).toBe("a,b\r\n1,x\r\n2,'=y\r\n");
   });
 });

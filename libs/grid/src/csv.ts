@@ -23,7 +23,11 @@ export function csvLine(values: readonly unknown[]): string {
 }
 
 /** Yields the CSV text in chunks of about `chunkRows` rows: header first. */
-export function* csvChunks(header: readonly string[], rows: readonly Record<string, unknown>[], chunkRows = 1000): Generator<string> {
+export function* csvChunks(
+  header: readonly string[],
+  rows: readonly Record<string, unknown>[],
+  chunkRows = 1000,
+): Generator<string> {
   yield csvLine(header);
   for (let i = 0; i < rows.length; i += chunkRows) {
     let chunk = '';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ActorService } from './actor.service';
 import { BootstrapService } from './bootstrap.service';
 import { IDENTITY_ENTITIES } from './entities';
 import {
@@ -17,6 +18,7 @@ import { UserService } from './user.service';
   imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
   controllers: [TenantRegistryController, RoleRegistryController, UserRegistryController],
   providers: [
+    ActorService,
     IdentityRepository,
     PasswordHasher,
     PasswordPolicy,
@@ -25,6 +27,14 @@ import { UserService } from './user.service';
     UserService,
     BootstrapService,
   ],
-  exports: [PasswordHasher, PasswordPolicy, TenantService, RoleService, UserService, BootstrapService],
+  exports: [
+    ActorService,
+    PasswordHasher,
+    PasswordPolicy,
+    TenantService,
+    RoleService,
+    UserService,
+    BootstrapService,
+  ],
 })
 export class IdentityModule {}

@@ -96,6 +96,9 @@ export class IdentityRepository {
   findUserById(id: number): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { Id: id, DeletedDate: IsNull() } });
   }
+  findUsersByIds(ids: number[]): Promise<UserRegistry[]> {
+    return ids.length ? this.users.find({ where: { Id: In(ids) } }) : Promise.resolve([]);
+  }
   findUserByNormalizedName(normalizedName: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { NormalizedName: normalizedName, DeletedDate: IsNull() } });
   }

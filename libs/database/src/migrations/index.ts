@@ -1,4 +1,5 @@
 import { Identity1763800000000 } from './1763800000000-identity';
+import { ApiKeys1763800004000 } from './1763800004000-api-keys';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
-export const MIGRATIONS = [Identity1763800000000];
+export const MIGRATIONS = [Identity1763800000000, ApiKeys1763800004000];

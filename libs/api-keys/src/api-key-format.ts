@@ -1,0 +1,62 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * API key format, version 1 (see docs/api-keys.md):
+ *
+ *   key  = base64url( random[32] ‖ userGuid[16] ‖ version[1] ‖ HMAC-SHA256(ApiHmacKey, random ‖ userGuid ‖ version)[32] )
+ *
+ * 81 bytes → 108 URL-safe characters (A–Z a–z 0–9 - _), no padding. 256 random bits come first, so the first
+ * eight characters (the display identifier stored for audit) differ from key to key. The checksum is verified
+ * in constant time before any look-up; the key is stored only as SHA-256(key) in hex.
+ */
+export const API_KEY_VERSION = 1;
+const RANDOM = 32;
+const GUID = 16;
+const MAC = 32;
+const BODY = RANDOM + GUID + 1;
+const TOTAL = BODY + MAC;
+export const API_KEY_LENGTH = Math.ceil((TOTAL * 4) / 3); // 108
+export const DISPLAY_IDENTIFIER_LENGTH = 8;
+const KEY_SHAPE = new RegExp(`^[A-Za-z0-9_-]{${API_KEY_LENGTH}}$`);
+
+function guidToBytes(guid: string): Buffer {
+  const hex = guid.replace(/-/g, '');
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error('not a GUID');
+  return Buffer.from(hex, 'hex');
+}
+
+function bytesToGuid(b: Buffer): string {
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function mac(hmacKey: string, body: Buffer): Buffer {
+  return createHmac('sha256', hmacKey).update(body).digest();
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export interface NewApiKey {
+  key: string;
+  displayIdentifier: string;
+  hash: string;
+}
+
+export function generateApiKey(userGuid: string, hmacKey: string): NewApiKey {
+  const body = Buffer.concat([randomBytes(RANDOM), guidToBytes(userGuid), Buffer.from([API_KEY_VERSION])]);
+  const key = Buffer.concat([body, mac(hmacKey, body)]).toString('base64url');
+  return { key, displayIdentifier: key.slice(0, DISPLAY_IDENTIFIER_LENGTH), hash: hashApiKey(key) };
+}
+
+/** The user GUID a key claims, when its shape, version and checksum are right; otherwise null. */
+export function verifyApiKey(key: string, hmacKey: string): { userGuid: string } | null {
+  if (key.length !== API_KEY_LENGTH || !KEY_SHAPE.test(key)) return null;
+  const raw = Buffer.from(key, 'base64url');
+  if (raw.length !== TOTAL || raw.toString('base64url') !== key) return null;
+  const body = raw.subarray(0, BODY);
+  if (body[BODY - 1] !== API_KEY_VERSION) return null;
+  if (!timingSafeEqual(raw.subarray(BODY), mac(hmacKey, body))) return null;
+  return { userGuid: bytesToGuid(body.subarray(RANDOM, RANDOM + GUID)) };
+}

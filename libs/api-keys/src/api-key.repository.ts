@@ -1,0 +1,38 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, Repository } from 'typeorm';
+import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
+
+@Injectable()
+export class ApiKeyRepository {
+  constructor(@InjectRepository(UserRegistryApiKey) private readonly keys: Repository<UserRegistryApiKey>) {}
+
+  insert(key: UserRegistryApiKey): Promise<UserRegistryApiKey> {
+    return this.keys.save(key);
+  }
+
+  listForUser(userId: number): Promise<UserRegistryApiKey[]> {
+    return this.keys.find({ where: { UserRegistryId: userId }, order: { Id: 'ASC' } });
+  }
+
+  findByGuid(guid: string): Promise<UserRegistryApiKey | null> {
+    return this.keys.findOne({ where: { Guid: guid } });
+  }
+
+  /** Every key not revoked: the cache's full reload. */
+  listActive(): Promise<Pick<UserRegistryApiKey, 'Guid' | 'KeyHash' | 'UserRegistryId'>[]> {
+    return this.keys.find({
+      select: { Guid: true, KeyHash: true, UserRegistryId: true },
+      where: { RevokedDate: IsNull() },
+    });
+  }
+
+  /** Soft revoke; true when this call revoked it. */
+  async revoke(guid: string, when: Date, by: string): Promise<boolean> {
+    const r = await this.keys.update(
+      { Guid: guid, RevokedDate: IsNull() },
+      { RevokedDate: when, RevokedUser: by },
+    );
+    return (r.affected ?? 0) > 0;
+  }
+}

@@ -1,0 +1,120 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import Redis from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import { SETTINGS, Settings } from '@app/config';
+import { Actor, Clock, Problems } from '@app/common';
+import { ActorService } from '@app/identity';
+import { REDIS } from '@app/redis';
+import { API_KEY_CHANNEL, ApiKeyCache, ApiKeyMessage } from './api-key-cache';
+import { generateApiKey, hashApiKey, verifyApiKey } from './api-key-format';
+import { ApiKeyRepository } from './api-key.repository';
+import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
+
+/** The one outward reason for every API-key failure (spec: API keys 4). */
+export const KEY_NOT_FOUND = 'Key Not Found';
+
+@Injectable()
+export class ApiKeyService {
+  private readonly logger = new Logger('ApiKeys');
+
+  constructor(
+    private readonly repo: ApiKeyRepository,
+    private readonly cache: ApiKeyCache,
+    private readonly actors: ActorService,
+    private readonly clock: Clock,
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(REDIS) private readonly redis: Redis | null,
+  ) {}
+
+  /**
+   * Validates an x-api-key value in memory: shape and HMAC checksum first (constant time; a bad checksum
+   * never reaches the cache or the database), then the active-key set. Every failure is the same 401.
+   */
+  validate(key: string): Actor {
+    const claimed = verifyApiKey(key, this.settings.ApiHmacKey ?? '');
+    const entry = claimed ? this.cache.lookup(hashApiKey(key)) : undefined;
+    if (!claimed || !entry || entry.actor.userGuid !== claimed.userGuid) {
+      throw Problems.unauthenticated('The API key was not accepted.', { reason: KEY_NOT_FOUND });
+    }
+    return entry.actor;
+  }
+
+  async create(actor: Actor, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid);
+    const generated = generateApiKey(user.guid, this.settings.ApiHmacKey ?? '');
+    const row = await this.repo.insert(
+      Object.assign(new UserRegistryApiKey(), {
+        Guid: randomUUID(),
+        UserRegistryId: user.id,
+        Name: dto.name.trim(),
+        Description: dto.description?.trim() || null,
+        KeyHash: generated.hash,
+        DisplayIdentifier: generated.displayIdentifier,
+        CreatedDate: new Date(this.clock.now()),
+        CreatedUser: actor.userName,
+        RevokedDate: null,
+        RevokedUser: null,
+      }),
+    );
+    await this.cache.applyKey(row.Guid);
+    await this.publish('created', row.Guid);
+    this.logger.log(
+      { keyGuid: row.Guid, displayIdentifier: row.DisplayIdentifier, user: user.name },
+      'API key created',
+    );
+    return { ...toDto(row, user.guid), key: generated.key };
+  }
+
+  async list(actor: Actor, userGuid: string): Promise<ApiKeyDto[]> {
+    const user = await this.actors.userInOwnTenant(actor, userGuid);
+    return (await this.repo.listForUser(user.id)).map((k) => toDto(k, user.guid));
+  }
+
+  async revoke(actor: Actor, keyGuid: string): Promise<void> {
+    const key = await this.repo.findByGuid(keyGuid);
+    if (!key) throw Problems.notFound('API key');
+    const users = await this.actors.actorsFor([key.UserRegistryId], 'api-key');
+    // The owner must be in the caller's tenant; a key of a deactivated user can still be revoked.
+    const owner = users.get(key.UserRegistryId);
+    if (owner ? owner.tenantId !== actor.tenantId : !(await this.ownerInTenant(actor, key.UserRegistryId))) {
+      throw Problems.notFound('API key');
+    }
+    await this.repo.revoke(keyGuid, new Date(this.clock.now()), actor.userName);
+    await this.cache.applyKey(keyGuid);
+    await this.publish('revoked', keyGuid);
+    this.logger.log({ keyGuid, displayIdentifier: key.DisplayIdentifier }, 'API key revoked');
+  }
+
+  private async ownerInTenant(actor: Actor, userId: number): Promise<boolean> {
+    return this.actors.isUserInTenant(userId, actor.tenantId);
+  }
+
+  private async publish(event: ApiKeyMessage['event'], keyGuid: string): Promise<void> {
+    if (!this.redis) return;
+    const msg: ApiKeyMessage = { v: 1, event, keyGuid, origin: this.settings.InstanceName };
+    try {
+      await this.redis.publish(API_KEY_CHANNEL, JSON.stringify(msg));
+    } catch (err) {
+      // Publish/subscribe is best effort; the periodic reload still bounds revocation (spec: API keys 3).
+      this.logger.warn(
+        { err, keyGuid },
+        'Could not publish the API key change; other nodes apply it at their next refresh',
+      );
+    }
+  }
+}
+
+function toDto(k: UserRegistryApiKey, userGuid: string): ApiKeyDto {
+  return {
+    guid: k.Guid,
+    userRegistryGuid: userGuid,
+    name: k.Name,
+    description: k.Description,
+    displayIdentifier: k.DisplayIdentifier,
+    createdDate: k.CreatedDate.toISOString(),
+    createdUser: k.CreatedUser,
+    revokedDate: k.RevokedDate ? k.RevokedDate.toISOString() : null,
+    revokedUser: k.RevokedUser,
+  };
+}

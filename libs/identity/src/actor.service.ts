@@ -1,0 +1,50 @@
+import { Injectable } from '@nestjs/common';
+import { Actor, CredentialKind, Permission, Problems, isPermission } from '@app/common';
+import { IdentityRepository } from './identity.repository';
+
+/** What other features may know of users: Actors built from the database, and tenant-scoped references. */
+@Injectable()
+export class ActorService {
+  constructor(private readonly repo: IdentityRepository) {}
+
+  /**
+   * Actors of the given users, built from their role's permissions and tenant. A user who is deleted,
+   * inactive or password-locked gets no Actor (absent from the map).
+   */
+  async actorsFor(userIds: readonly number[], credential: CredentialKind): Promise<Map<number, Actor>> {
+    const out = new Map<number, Actor>();
+    if (!userIds.length) return out;
+    const users = await this.repo.findUsersByIds([...new Set(userIds)]);
+    const usable = users.filter((u) => u.Active && !u.PasswordLocked && u.DeletedDate === null);
+    const perms = await this.repo.permissionsOf([...new Set(usable.map((u) => u.RoleRegistryId))]);
+    const tenants = new Map((await this.repo.listTenants()).map((t) => [t.Id, t]));
+    for (const u of usable) {
+      const tenant = tenants.get(u.TenantRegistryId);
+      if (!tenant) continue; // a deleted tenant's users cannot act
+      out.set(u.Id, {
+        userId: u.Id,
+        userGuid: u.Guid,
+        userName: u.Name,
+        tenantId: tenant.Id,
+        tenantGuid: tenant.Guid,
+        landlord: tenant.Landlord,
+        permissions: new Set<Permission>((perms.get(u.RoleRegistryId) ?? []).filter(isPermission)),
+        credential,
+      });
+    }
+    return out;
+  }
+
+  /** Whether the user (deleted or not) belongs to the tenant. */
+  async isUserInTenant(userId: number, tenantId: number): Promise<boolean> {
+    const [u] = await this.repo.findUsersByIds([userId]);
+    return u?.TenantRegistryId === tenantId;
+  }
+
+  /** A user of the caller's OWN tenant (even for the landlord), or the 404 problem used for "none". */
+  async userInOwnTenant(actor: Actor, userGuid: string): Promise<{ id: number; guid: string; name: string }> {
+    const u = await this.repo.findUserByGuid(userGuid);
+    if (!u || u.TenantRegistryId !== actor.tenantId) throw Problems.notFound('user');
+    return { id: u.Id, guid: u.Guid, name: u.Name };
+  }
+}
