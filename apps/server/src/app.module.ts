@@ -4,7 +4,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Settings, ConfigModule } from '@app/config';
-import { CommonModule, ProblemFilter } from '@app/common';
+import { Clock, CommonModule, ProblemFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
@@ -16,12 +16,13 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Composition only: every feature lives in libs/. */
 @Module({})
 export class AppModule {
-  static forRoot(settings: Settings): DynamicModule {
+  /** `overrides.clock`: a replacement time source, for tests. */
+  static forRoot(settings: Settings, overrides: { clock?: Clock } = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(settings),
-        CommonModule,
+        CommonModule.forRoot(overrides.clock),
         LoggerModule.forRoot({
           pinoHttp: {
             level: settings.LogLevel,

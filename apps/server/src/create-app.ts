@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
-import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, ProblemFilter } from '@app/common';
+import { API_KEY_SCHEME, BEARER_SCHEME, Clock, COOKIE_SCHEME, ProblemFilter } from '@app/common';
 import { CredentialResolver } from '@app/auth';
 import { AppModule } from './app.module';
 
@@ -15,8 +15,11 @@ import { AppModule } from './app.module';
 export const BODY_LIMIT = '1mb';
 
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
-export async function createApp(settings: Settings): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
+export async function createApp(
+  settings: Settings,
+  overrides: { clock?: Clock } = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings, overrides), {
     bufferLogs: true,
     bodyParser: false,
   });

@@ -7,6 +7,7 @@ import {
   TenantRegistryController,
   UserRegistryController,
 } from './identity.controller';
+import { IdentityAuthService } from './identity-auth.service';
 import { IdentityRepository } from './identity.repository';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { RoleService } from './role.service';
@@ -24,7 +25,16 @@ import { UserService } from './user.service';
     RoleService,
     UserService,
     BootstrapService,
+    IdentityAuthService,
   ],
-  exports: [PasswordHasher, PasswordPolicy, TenantService, RoleService, UserService, BootstrapService],
+  exports: [
+    IdentityAuthService,
+    PasswordHasher,
+    PasswordPolicy,
+    TenantService,
+    RoleService,
+    UserService,
+    BootstrapService,
+  ],
 })
 export class IdentityModule {}

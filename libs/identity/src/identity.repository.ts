@@ -102,4 +102,94 @@ export class IdentityRepository {
   saveUser(u: UserRegistry): Promise<UserRegistry> {
     return this.users.save(u);
   }
+
+  // ---- sign-in and sessions (atomic, conditional updates: concurrent attempts never lose a count)
+
+  /**
+   * One more consecutive wrong password, in ONE statement, only while the account is not locked; the
+   * increment that makes the count exceed `allowed` also sets PasswordLocked. Returns false when the
+   * account was already locked (nothing counted).
+   */
+  async countFailedPassword(userId: number, allowed: number, now: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({
+        FailedPasswordCount: () => '"FailedPasswordCount" + 1',
+        PasswordLocked: () =>
+          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :locked ELSE "PasswordLocked" END',
+        PasswordLockedDate: () =>
+          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :now ELSE "PasswordLockedDate" END',
+      })
+      .where('"Id" = :userId AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL', {
+        userId,
+        unlocked: false,
+      })
+      .setParameters({ allowed, locked: true, now })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * A successful sign-in: resets the count and stamps LastLoginDate, only if the user can still sign in
+   * (active, not locked, not deleted) and the password is still the one verified. False otherwise.
+   */
+  async completeSignIn(userId: number, verifiedHash: string, now: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({ FailedPasswordCount: 0, LastLoginDate: now })
+      .where(
+        '"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
+        { userId, verifiedHash, active: true, unlocked: false },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Replaces the password (if it is still `oldHash`), ends every earlier session and signs in. */
+  async replacePassword(
+    userId: number,
+    oldHash: string,
+    newHash: string,
+    now: Date,
+    updatedUser: string,
+  ): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({
+        PasswordHash: newHash,
+        PasswordCreatedDate: now,
+        PasswordExpiryDate: null,
+        TokensValidFrom: now,
+        FailedPasswordCount: 0,
+        LastLoginDate: now,
+        UpdatedDate: now,
+        UpdatedUser: updatedUser,
+      })
+      .where(
+        '"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
+        { userId, oldHash, active: true, unlocked: false },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The user with tenant for a session check; deleted users and users of deleted tenants are absent. */
+  findSessionUser(userGuid: string): Promise<UserRegistry | null> {
+    return this.users.findOne({
+      where: { Guid: userGuid, DeletedDate: IsNull(), Tenant: { DeletedDate: IsNull() } },
+      relations: { Tenant: true },
+    });
+  }
+
+  async permissionIdsOfRole(roleId: number): Promise<number[]> {
+    const rows = await this.rolePermissions.find({
+      select: { PermissionId: true },
+      where: { RoleRegistryId: roleId },
+      order: { PermissionId: 'ASC' },
+    });
+    return rows.map((r) => r.PermissionId);
+  }
 }

@@ -7,3 +7,4 @@ export * from './user.service';
 export * from './bootstrap.service';
 export * from './password-hasher';
 export * from './names';
+export * from './identity-auth.service';
