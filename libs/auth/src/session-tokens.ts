@@ -56,7 +56,7 @@ export class SessionTokens {
       iat: Math.floor(now / 1000),
       exp: Math.floor(expiresAt / 1000),
     };
-    const token = jwt.sign(payload, this.key, { algorithm: 'HS256', noTimestamp: true });
+    const token = jwt.sign(payload, this.key, { algorithm: 'HS256' });
     return { token, expiresAt: payload.exp * 1000, sessionStartedAt };
   }
 
