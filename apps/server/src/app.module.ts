@@ -1,4 +1,4 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
@@ -13,11 +13,16 @@ import { AuthModule } from '@app/auth';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+export interface AppOverrides {
+  clock?: Clock;
+  imports?: Type[];
+}
+
 /** Composition only: every feature lives in libs/. */
 @Module({})
 export class AppModule {
-  /** `overrides.clock`: a replacement time source, for tests. */
-  static forRoot(settings: Settings, overrides: { clock?: Clock } = {}): DynamicModule {
+  /** `overrides`: a replacement time source and extra modules, for tests and benchmarks. */
+  static forRoot(settings: Settings, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
@@ -60,6 +65,7 @@ export class AppModule {
         AuthModule,
         IdentityModule,
         HealthModule,
+        ...(overrides.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };

@@ -7,9 +7,9 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
-import { API_KEY_SCHEME, BEARER_SCHEME, Clock, COOKIE_SCHEME, ProblemFilter } from '@app/common';
+import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, ProblemFilter } from '@app/common';
 import { CredentialResolver } from '@app/auth';
-import { AppModule } from './app.module';
+import { AppModule, AppOverrides } from './app.module';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
 export const BODY_LIMIT = '1mb';
@@ -17,7 +17,7 @@ export const BODY_LIMIT = '1mb';
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
 export async function createApp(
   settings: Settings,
-  overrides: { clock?: Clock } = {},
+  overrides: AppOverrides = {},
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings, overrides), {
     bufferLogs: true,

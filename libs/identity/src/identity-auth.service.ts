@@ -81,21 +81,10 @@ export class IdentityAuthService {
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
   async sessionUser(userGuid: string): Promise<SessionUser | null> {
-    const u = await this.repo.findSessionUser(userGuid);
-    if (!u || !u.Tenant) return null;
-    const permissions = (await this.repo.permissionIdsOfRole(u.RoleRegistryId)).filter(isPermission);
-    return {
-      id: u.Id,
-      guid: u.Guid,
-      name: u.Name,
-      tenantId: u.TenantRegistryId,
-      tenantGuid: u.Tenant.Guid,
-      landlord: u.Tenant.Landlord,
-      active: u.Active,
-      passwordLocked: u.PasswordLocked,
-      tokensValidFrom: u.TokensValidFrom ? u.TokensValidFrom.getTime() : null,
-      permissions: new Set(permissions),
-    };
+    const row = await this.repo.findSessionUser(userGuid);
+    if (!row) return null;
+    const { permissionIds, ...rest } = row;
+    return { ...rest, permissions: new Set(permissionIds.filter(isPermission)) };
   }
 
   /**

@@ -3,6 +3,58 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository } from 'typeorm';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
+const SESSION_USER_SQL = `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
+  u."TenantRegistryId" AS "tenantId", t."Guid" AS "tenantGuid", t."Landlord" AS "landlord",
+  u."Active" AS "active", u."PasswordLocked" AS "passwordLocked", u."TokensValidFrom" AS "tokensValidFrom",
+  p."PermissionId" AS "permissionId"
+FROM "UserRegistry" u
+INNER JOIN "TenantRegistry" t ON t."Id" = u."TenantRegistryId" AND t."DeletedDate" IS NULL
+LEFT JOIN "RoleRegistryPermission" p ON p."RoleRegistryId" = u."RoleRegistryId"
+WHERE u."Guid" = :userGuid AND u."DeletedDate" IS NULL`;
+
+interface RawSessionRow {
+  id: number | string;
+  guid: string;
+  name: string;
+  tenantId: number | string;
+  tenantGuid: string;
+  landlord: unknown;
+  active: unknown;
+  passwordLocked: unknown;
+  tokensValidFrom: unknown;
+  permissionId: number | string | null;
+}
+
+export interface SessionUserRow {
+  id: number;
+  guid: string;
+  name: string;
+  tenantId: number;
+  tenantGuid: string;
+  landlord: boolean;
+  active: boolean;
+  passwordLocked: boolean;
+  /** ms since epoch */
+  tokensValidFrom: number | null;
+  permissionIds: number[];
+}
+
+/** Booleans come back as true/false (PostgreSQL, SQL Server) or 1/0 (SQLite). */
+function rawBoolean(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
+/** Instants come back as Date (PostgreSQL, SQL Server) or as TypeORM's UTC text (SQLite). */
+function rawInstant(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'string') {
+    const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return null;
+}
+
 /** Every query of the identity feature. Soft-deleted rows are invisible unless asked for. */
 @Injectable()
 export class IdentityRepository {
@@ -176,20 +228,29 @@ export class IdentityRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The user with tenant for a session check; deleted users and users of deleted tenants are absent. */
-  findSessionUser(userGuid: string): Promise<UserRegistry | null> {
-    return this.users.findOne({
-      where: { Guid: userGuid, DeletedDate: IsNull(), Tenant: { DeletedDate: IsNull() } },
-      relations: { Tenant: true },
+  /**
+   * The session check of EVERY authenticated JWT request, so it is one parameterised statement (user, tenant
+   * and the role's permissions, one row per permission) instead of several ORM queries. Deleted users and
+   * users of deleted tenants give no rows.
+   */
+  async findSessionUser(userGuid: string): Promise<SessionUserRow | null> {
+    const [sql, parameters] = this.dataSource.driver.escapeQueryWithParameters(SESSION_USER_SQL, {
+      userGuid,
     });
-  }
-
-  async permissionIdsOfRole(roleId: number): Promise<number[]> {
-    const rows = await this.rolePermissions.find({
-      select: { PermissionId: true },
-      where: { RoleRegistryId: roleId },
-      order: { PermissionId: 'ASC' },
-    });
-    return rows.map((r) => r.PermissionId);
+    const rows: RawSessionRow[] = await this.dataSource.query(sql, parameters);
+    if (!rows.length) return null;
+    const first = rows[0];
+    return {
+      id: Number(first.id),
+      guid: first.guid,
+      name: first.name,
+      tenantId: Number(first.tenantId),
+      tenantGuid: first.tenantGuid,
+      landlord: rawBoolean(first.landlord),
+      active: rawBoolean(first.active),
+      passwordLocked: rawBoolean(first.passwordLocked),
+      tokensValidFrom: rawInstant(first.tokensValidFrom),
+      permissionIds: rows.filter((r) => r.permissionId !== null).map((r) => Number(r.permissionId)),
+    };
   }
 }
