@@ -1,9 +1,10 @@
+import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
 import { PasswordHasher, UserRegistry, BOOTSTRAP_ADMINISTRATOR } from '@app/identity';
 import { Permission } from '@app/common';
-import { startTestApp, TestApp, TEST_ADMIN_PASSWORD } from '../support/test-app';
+import { startTestApp, TestApp, TEST_ADMIN_PASSWORD, TEST_JWT_KEY } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
 import { cookieValue, loginRows, setCookiesOf, signIn } from '../support/auth';
@@ -238,10 +239,43 @@ describe('X-Forwarded-For and the sign-in switches', () => {
           .post('/api/Authentication/WirePasswordHash')
           .send({ userName: u.name })
           .expect(404);
+        // A session of this service (as OpenID Connect would issue) still cannot change a password here.
+        const now = Date.now();
+        const token = jwt.sign(
+          { sub: u.guid, sst: now, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 600 },
+          TEST_JWT_KEY,
+          { algorithm: 'HS256' },
+        );
+        await request(t.url)
+          .post('/api/Authentication/ChangePassword')
+          .set('Authorization', `Bearer ${token}`)
+          .send({
+            password: u.password,
+            newPassword: 'A-new-long-password-1',
+            repeatNewPassword: 'A-new-long-password-1',
+          })
+          .expect(404);
         expect(await loginRows(t.app, u.name)).toEqual([]);
       } finally {
         await t.close();
       }
+    }
+  });
+
+  it('marks the cookies Secure when the request came over HTTPS (through a trusted proxy)', async () => {
+    const t = await startTestApp('sqlite', { TrustProxy: 'True' });
+    try {
+      const u = await createUser(t.app);
+      const res = await request(t.url)
+        .post(SIGN_IN)
+        .set('X-Forwarded-Proto', 'https')
+        .send({ userName: u.name, password: u.password })
+        .expect(200);
+      const cookies = setCookiesOf(res);
+      expect(cookies).toHaveLength(2);
+      for (const c of cookies) expect(c).toMatch(/;\s*Secure/i);
+    } finally {
+      await t.close();
     }
   });
 
