@@ -2,14 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Actor, ALL_PERMISSIONS, Permission } from '@app/common';
-import {
-  RoleService,
-  TenantService,
-  UserService,
-  TenantRegistry,
-  UserRegistry,
-  BOOTSTRAP_ADMINISTRATOR,
-} from '@app/identity';
+import { RoleService, TenantService, UserService, TenantRegistry, UserRegistry, BOOTSTRAP_ADMINISTRATOR } from '@app/identity';
 
 /** The bootstrap Administrator as an Actor (landlord, every permission), read from the database. */
 export async function landlordActor(app: INestApplicationContext): Promise<Actor> {
@@ -44,30 +37,17 @@ export interface CreatedUser {
  */
 export async function createUser(
   app: INestApplicationContext,
-  options: {
-    permissions?: readonly Permission[];
-    tenantGuid?: string;
-    name?: string;
-    password?: string;
-  } = {},
+  options: { permissions?: readonly Permission[]; tenantGuid?: string; name?: string; password?: string } = {},
 ): Promise<CreatedUser> {
   const landlord = await landlordActor(app);
   const tenantGuid =
-    options.tenantGuid ??
-    (await app.get(TenantService).create(landlord, { name: `Tenant ${randomBytes(3).toString('hex')}` }))
-      .guid;
+    options.tenantGuid ?? (await app.get(TenantService).create(landlord, { name: `Tenant ${randomBytes(3).toString('hex')}` })).guid;
   const role = await app
     .get(RoleService)
-    .create(landlord, {
-      name: `Role ${randomBytes(3).toString('hex')}`,
-      permissions: [...(options.permissions ?? [])],
-      tenantGuid,
-    });
+    .create(landlord, { name: `Role ${randomBytes(3).toString('hex')}`, permissions: [...(options.permissions ?? [])], tenantGuid });
   const name = options.name ?? `user-${randomBytes(4).toString('hex')}`;
   const password = options.password ?? `Pw-${randomBytes(9).toString('base64url')}`;
-  const user = await app
-    .get(UserService)
-    .create(landlord, { name, roleGuid: role.guid, password, passwordExpired: false });
+  const user = await app.get(UserService).create(landlord, { name, roleGuid: role.guid, password, passwordExpired: false });
   const ds = app.get(DataSource);
   const row = await ds.getRepository(UserRegistry).findOneByOrFail({ Guid: user.guid });
   const tenant = await ds.getRepository(TenantRegistry).findOneByOrFail({ Guid: tenantGuid });

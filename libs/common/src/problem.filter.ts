@@ -56,7 +56,9 @@ export class ProblemFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const body = exception.getResponse();
       const messages =
-        typeof body === 'object' && body !== null && 'message' in body ? body.message : undefined;
+        typeof body === 'object' && body !== null && 'message' in body
+          ? (body).message
+          : undefined;
       if (status === (HttpStatus.BAD_REQUEST as number) && Array.isArray(messages)) {
         // class-validator messages from the global ValidationPipe
         const errors = messages.map((m) => String(m));

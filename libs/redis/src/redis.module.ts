@@ -44,11 +44,7 @@ export function createRedisClient(url: string, sink: CacheEventSink, name: strin
   const endpoint = redisEndpoint(url);
   for (const event of ['connect', 'ready', 'close', 'reconnecting', 'end'] as const) {
     client.on(event, (arg: unknown) =>
-      sink.connectionEvent(
-        event,
-        endpoint,
-        typeof arg === 'string' || typeof arg === 'number' ? String(arg) : null,
-      ),
+      sink.connectionEvent(event, endpoint, typeof arg === 'string' || typeof arg === 'number' ? String(arg) : null),
     );
   }
   client.on('error', (err: Error) => sink.connectionEvent('error', endpoint, err.message));
