@@ -1,5 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, Problems, ProblemType } from '@app/common';
+import { ProblemException, Problems } from '@app/common';
 
 /** Problem types of authentication, documented in docs/authentication.md. */
 export const AuthProblemType = {
@@ -41,5 +41,4 @@ export const AuthProblems = {
       AuthProblemType.csrfOrigin,
     ),
   disabled: () => Problems.notFound('endpoint'),
-  blank: ProblemType.blank,
 };
