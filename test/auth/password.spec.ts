@@ -6,7 +6,7 @@ import { BOOTSTRAP_ADMINISTRATOR, UserRegistry } from '@app/identity';
 import { startTestApp, TestApp, TEST_ADMIN_PASSWORD } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
-import { loginRows, logoutRows, signIn } from '../support/auth';
+import { cookieValue, loginRows, logoutRows, setCookiesOf, signIn } from '../support/auth';
 
 const SIGN_IN = '/api/Authentication/ByUserNamePassword';
 const CHANGE = '/api/Authentication/ChangePassword';
@@ -101,6 +101,23 @@ describe.each(TEST_PROVIDERS)('password change on %s', (provider) => {
     });
     expect(cuts[0].SessionStartedDate?.toISOString()).toBe(a.body.sessionStartedAt);
     expect((await loginRows(t.app, u.name)).map((r) => r.Failed)).toEqual([false, false, false]);
+  });
+
+  it('ChangePassword over a cookie answers only the new session cookies', async () => {
+    const u = await createUser(t.app);
+    const a = await signIn(t.url, u.name, u.password);
+    const newPassword = 'Cookie-changed-password-1';
+    const res = await request(t.url)
+      .post(CHANGE)
+      .set('Cookie', a.cookie)
+      .set('Sec-Fetch-Site', 'same-origin')
+      .send({ password: u.password, newPassword, repeatNewPassword: newPassword })
+      .expect(200);
+    const cookies = setCookiesOf(res);
+    expect(cookies).toHaveLength(2);
+    expect(cookieValue(cookies, 'authentication-jwt')).toBe(res.body.token);
+    await request(t.url).get(SESSION).set('Cookie', a.cookie).expect(401);
+    await request(t.url).get(SESSION).set('Cookie', `authentication-jwt=${res.body.token}`).expect(200);
   });
 
   it('ChangePassword with a wrong current password is a counted failure', async () => {

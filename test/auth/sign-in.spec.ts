@@ -97,7 +97,8 @@ describe.each(TEST_PROVIDERS)('username and password sign-in on %s', (provider) 
     const u = await createUser(t.app);
     expect((await post({ userName: u.name }).expect(401)).body).toMatchObject(GENERIC);
     expect((await post({ userName: u.name, password: '' }).expect(401)).body).toMatchObject(GENERIC);
-    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([6, 6]);
+    expect((await post({ userName: u.name, password: null }).expect(401)).body).toMatchObject(GENERIC);
+    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([6, 6, 6]);
   });
 
   it('writes FailureTypeId 4 with a distinct problem when the password is right but expired', async () => {

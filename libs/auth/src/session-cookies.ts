@@ -24,6 +24,8 @@ export class SessionCookies {
   }
 
   set(req: Request, res: Response, issued: IssuedToken): void {
+    // A request that replaces its session (password change over a cookie) answers only the new cookies.
+    this.dropPending(res);
     const lifetime: CookieOptions = this.settings.SessionCookie
       ? {}
       : { expires: new Date(issued.expiresAt) };
@@ -38,5 +40,12 @@ export class SessionCookies {
   clear(req: Request, res: Response): void {
     res.clearCookie(JWT_COOKIE, { ...this.base(req), httpOnly: true });
     res.clearCookie(EXPIRY_COOKIE, { ...this.base(req), httpOnly: false });
+  }
+
+  private dropPending(res: Response): void {
+    const pending = res.getHeader('Set-Cookie');
+    if (!Array.isArray(pending)) return;
+    const kept = pending.filter((c) => !c.startsWith(`${JWT_COOKIE}=`) && !c.startsWith(`${EXPIRY_COOKIE}=`));
+    if (kept.length !== pending.length) res.setHeader('Set-Cookie', kept);
   }
 }

@@ -23,11 +23,12 @@ import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
 import { IssuedToken, SessionTokens } from './session-tokens';
 
+/** Optional fields may arrive as JSON null; null means "not supplied". */
 export interface SignInRequest {
   userName: string;
-  password?: string;
-  newPassword?: string;
-  repeatNewPassword?: string;
+  password?: string | null;
+  newPassword?: string | null;
+  repeatNewPassword?: string | null;
 }
 
 const WIRE_HASH = /^[0-9a-f]{64}$/i;
@@ -74,9 +75,9 @@ export class SignInService {
   ): Promise<SignedInDto> {
     this.ensureEnabled();
     const user = await this.identity.findSignInUser(body.userName);
-    const supplied = body.password === undefined || body.password === '' ? undefined : body.password;
+    const supplied = body.password ?? undefined;
     // Decode before anything is decided, so every branch costs about one Argon2 verification.
-    const candidate = supplied === undefined ? undefined : this.transport.decode(supplied);
+    const candidate = supplied === undefined || supplied === '' ? undefined : this.transport.decode(supplied);
     const fail = async (failureType: FailureType): Promise<never> => {
       await this.logins.record(request, {
         userName: body.userName,
@@ -112,8 +113,13 @@ export class SignInService {
     }
 
     let issued: IssuedToken;
-    if (body.newPassword !== undefined) {
-      const newPassword = this.checkNewPassword(user, candidate, body.newPassword, body.repeatNewPassword);
+    if (body.newPassword !== undefined && body.newPassword !== null) {
+      const newPassword = this.checkNewPassword(
+        user,
+        candidate,
+        body.newPassword,
+        body.repeatNewPassword ?? undefined,
+      );
       const newHash = await this.hasher.hash(newPassword);
       if (!(await this.identity.replacePassword(user.id, hash, newHash, now, user.name))) {
         return fail(await this.stateFailure(body.userName));
