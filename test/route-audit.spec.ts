@@ -11,6 +11,9 @@ import { startTestApp, TestApp } from './support/test-app';
  */
 const ANONYMOUS_ROUTES = new Set<string>([
   'GET /api/Ready', // readiness probe
+  'POST /api/Authentication/ByUserNamePassword', // sign-in creates a credential (spec: Credentials 2)
+  'POST /api/Authentication/WirePasswordHash', // which password form the browser must send
+  'GET /api/Authentication/PasswordPublicKey', // RSA key for password transport
 ]);
 
 interface Route {

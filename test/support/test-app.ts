@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { loadSettings, Settings } from '@app/config';
+import type { Clock } from '@app/common';
 import { createApp } from '../../apps/server/src/create-app';
 import { createPostgresDatabase, createSqliteDirectory, TestProvider } from './databases';
 
@@ -23,7 +24,7 @@ export const TEST_ADMIN_PASSWORD = 'Bootstrap-Password-123!';
 export async function startTestApp(
   provider: TestProvider,
   env: Record<string, string> = {},
-  options: { connectionString?: string; dataDirectory?: string } = {},
+  options: { connectionString?: string; dataDirectory?: string; clock?: Clock } = {},
 ): Promise<TestApp> {
   const connectionString =
     provider === 'postgres' ? (options.connectionString ?? (await createPostgresDatabase())) : undefined;
@@ -39,7 +40,7 @@ export async function startTestApp(
     Argon2Iterations: '2',
     ...env,
   });
-  const app = await createApp(settings);
+  const app = await createApp(settings, { clock: options.clock });
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   return {

@@ -1,28 +1,33 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Settings, ConfigModule } from '@app/config';
-import { CommonModule, ProblemFilter } from '@app/common';
+import { Clock, CommonModule, ProblemFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
-import { ApiKeysModule } from '@app/api-keys';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface AppOverrides {
+  clock?: Clock;
+  imports?: Type[];
+}
 
 /** Composition only: every feature lives in libs/. */
 @Module({})
 export class AppModule {
-  static forRoot(settings: Settings): DynamicModule {
+  /** `overrides`: a replacement time source and extra modules, for tests and benchmarks. */
+  static forRoot(settings: Settings, overrides: AppOverrides = {}): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(settings),
-        CommonModule,
+        CommonModule.forRoot(overrides.clock),
         LoggerModule.forRoot({
           pinoHttp: {
             level: settings.LogLevel,
@@ -59,8 +64,8 @@ export class AppModule {
         RedisModule,
         AuthModule,
         IdentityModule,
-        ApiKeysModule,
         HealthModule,
+        ...(overrides.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };

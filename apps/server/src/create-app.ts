@@ -10,14 +10,17 @@ import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
 import { API_KEY_SCHEME, BEARER_SCHEME, bodyParserProblem, COOKIE_SCHEME, ProblemFilter } from '@app/common';
 import { CredentialResolver } from '@app/auth';
-import { AppModule } from './app.module';
+import { AppModule, AppOverrides } from './app.module';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
 export const BODY_LIMIT = '1mb';
 
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
-export async function createApp(settings: Settings): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
+export async function createApp(
+  settings: Settings,
+  overrides: AppOverrides = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings, overrides), {
     bufferLogs: true,
     bodyParser: false,
     // Throw instead of process.exit(1): main.ts reports and exits; tests see the error.

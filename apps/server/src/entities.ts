@@ -1,5 +1,6 @@
 import { IDENTITY_ENTITIES } from '@app/identity';
+import { AUDIT_ENTITIES } from '@app/audit';
 import { UserRegistryApiKey } from '@app/api-keys';
 
 /** Every entity of the service: used by the drift test and by tools that need the whole schema. */
-export const ALL_ENTITIES = [...IDENTITY_ENTITIES, UserRegistryApiKey];
+export const ALL_ENTITIES = [...IDENTITY_ENTITIES, ...AUDIT_ENTITIES, UserRegistryApiKey];

@@ -1,3 +1,4 @@
+import './thread-pool';
 import 'reflect-metadata';
 import { loadSettings, SettingError, withEmbeddedSecrets } from '@app/config';
 import { createApp } from './create-app';

@@ -1,13 +1,33 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AuditModule } from '@app/audit';
+import { IdentityModule } from '@app/identity';
+import { ApiKeysModule } from '@app/api-keys';
+import { ApiKeyServiceValidator } from './api-key-service-validator';
+import { ApiKeyValidator } from './api-key-validator';
 import { AuthGuard } from './auth.guard';
-import { CredentialResolver, DenyAllCredentialResolver } from './credential-resolver';
+import { AuthenticationController } from './authentication.controller';
+import { CredentialResolver } from './credential-resolver';
+import { PasswordTransport } from './password-transport';
+import { SessionCookies } from './session-cookies';
+import { SessionCredentialResolver } from './session-credential-resolver';
+import { SessionTokens } from './session-tokens';
+import { SessionUserReader } from './session-user-reader';
+import { SignInService } from './sign-in.service';
 
 @Module({
+  imports: [IdentityModule, AuditModule, ApiKeysModule],
+  controllers: [AuthenticationController],
   providers: [
-    { provide: CredentialResolver, useClass: DenyAllCredentialResolver },
+    { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
+    { provide: CredentialResolver, useClass: SessionCredentialResolver },
     { provide: APP_GUARD, useClass: AuthGuard },
+    SessionTokens,
+    SessionUserReader,
+    SessionCookies,
+    PasswordTransport,
+    SignInService,
   ],
-  exports: [CredentialResolver],
+  exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies],
 })
 export class AuthModule {}

@@ -18,4 +18,6 @@ export interface Actor {
   credential: CredentialKind;
   /** Session start (ms since epoch) for JWT credentials. */
   sessionStartedAt?: number;
+  /** Expiry (ms since epoch) of the token this request is answered with, for JWT credentials. */
+  tokenExpiresAt?: number;
 }

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from './clock';
 
 @Global()
@@ -6,4 +6,14 @@ import { Clock, SystemClock } from './clock';
   providers: [{ provide: Clock, useClass: SystemClock }],
   exports: [Clock],
 })
-export class CommonModule {}
+export class CommonModule {
+  /** `clock`: a replacement time source (tests pass a ManualClock to move time without sleeping). */
+  static forRoot(clock?: Clock): DynamicModule {
+    return {
+      module: CommonModule,
+      global: true,
+      providers: [clock ? { provide: Clock, useValue: clock } : { provide: Clock, useClass: SystemClock }],
+      exports: [Clock],
+    };
+  }
+}

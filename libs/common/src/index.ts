@@ -7,4 +7,5 @@ export * from './actor';
 export * from './route-access';
 export * from './clock';
 export * from './request-context';
+export * from './client-address';
 export * from './common.module';

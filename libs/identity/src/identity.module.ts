@@ -8,6 +8,7 @@ import {
   TenantRegistryController,
   UserRegistryController,
 } from './identity.controller';
+import { IdentityAuthService } from './identity-auth.service';
 import { IdentityRepository } from './identity.repository';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { RoleService } from './role.service';
@@ -26,9 +27,11 @@ import { UserService } from './user.service';
     RoleService,
     UserService,
     BootstrapService,
+    IdentityAuthService,
   ],
   exports: [
     ActorService,
+    IdentityAuthService,
     PasswordHasher,
     PasswordPolicy,
     TenantService,

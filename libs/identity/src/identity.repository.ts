@@ -3,6 +3,58 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository } from 'typeorm';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
+const SESSION_USER_SQL = `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
+  u."TenantRegistryId" AS "tenantId", t."Guid" AS "tenantGuid", t."Landlord" AS "landlord",
+  u."Active" AS "active", u."PasswordLocked" AS "passwordLocked", u."TokensValidFrom" AS "tokensValidFrom",
+  p."PermissionId" AS "permissionId"
+FROM "UserRegistry" u
+INNER JOIN "TenantRegistry" t ON t."Id" = u."TenantRegistryId" AND t."DeletedDate" IS NULL
+LEFT JOIN "RoleRegistryPermission" p ON p."RoleRegistryId" = u."RoleRegistryId"
+WHERE u."Guid" = :userGuid AND u."DeletedDate" IS NULL`;
+
+interface RawSessionRow {
+  id: number | string;
+  guid: string;
+  name: string;
+  tenantId: number | string;
+  tenantGuid: string;
+  landlord: unknown;
+  active: unknown;
+  passwordLocked: unknown;
+  tokensValidFrom: unknown;
+  permissionId: number | string | null;
+}
+
+export interface SessionUserRow {
+  id: number;
+  guid: string;
+  name: string;
+  tenantId: number;
+  tenantGuid: string;
+  landlord: boolean;
+  active: boolean;
+  passwordLocked: boolean;
+  /** ms since epoch */
+  tokensValidFrom: number | null;
+  permissionIds: number[];
+}
+
+/** Booleans come back as true/false (PostgreSQL, SQL Server) or 1/0 (SQLite). */
+function rawBoolean(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
+/** Instants come back as Date (PostgreSQL, SQL Server) or as TypeORM's UTC text (SQLite). */
+function rawInstant(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'string') {
+    const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return null;
+}
+
 /** Every query of the identity feature. Soft-deleted rows are invisible unless asked for. */
 @Injectable()
 export class IdentityRepository {
@@ -104,5 +156,104 @@ export class IdentityRepository {
   }
   saveUser(u: UserRegistry): Promise<UserRegistry> {
     return this.users.save(u);
+  }
+
+  // ---- sign-in and sessions (atomic, conditional updates: concurrent attempts never lose a count)
+
+  /**
+   * One more consecutive wrong password, in ONE statement, only while the account is not locked; the
+   * increment that makes the count exceed `allowed` also sets PasswordLocked. Returns false when the
+   * account was already locked (nothing counted).
+   */
+  async countFailedPassword(userId: number, allowed: number, now: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({
+        FailedPasswordCount: () => '"FailedPasswordCount" + 1',
+        PasswordLocked: () =>
+          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :locked ELSE "PasswordLocked" END',
+        PasswordLockedDate: () =>
+          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :now ELSE "PasswordLockedDate" END',
+      })
+      .where('"Id" = :userId AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL', {
+        userId,
+        unlocked: false,
+      })
+      .setParameters({ allowed, locked: true, now })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * A successful sign-in: resets the count and stamps LastLoginDate, only if the user can still sign in
+   * (active, not locked, not deleted) and the password is still the one verified. False otherwise.
+   */
+  async completeSignIn(userId: number, verifiedHash: string, now: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({ FailedPasswordCount: 0, LastLoginDate: now })
+      .where(
+        '"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
+        { userId, verifiedHash, active: true, unlocked: false },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Replaces the password (if it is still `oldHash`), ends every earlier session and signs in. */
+  async replacePassword(
+    userId: number,
+    oldHash: string,
+    newHash: string,
+    now: Date,
+    updatedUser: string,
+  ): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({
+        PasswordHash: newHash,
+        PasswordCreatedDate: now,
+        PasswordExpiryDate: null,
+        TokensValidFrom: now,
+        FailedPasswordCount: 0,
+        LastLoginDate: now,
+        UpdatedDate: now,
+        UpdatedUser: updatedUser,
+      })
+      .where(
+        '"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
+        { userId, oldHash, active: true, unlocked: false },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * The session check of EVERY authenticated JWT request, so it is one parameterised statement (user, tenant
+   * and the role's permissions, one row per permission) instead of several ORM queries. Deleted users and
+   * users of deleted tenants give no rows.
+   */
+  async findSessionUser(userGuid: string): Promise<SessionUserRow | null> {
+    const [sql, parameters] = this.dataSource.driver.escapeQueryWithParameters(SESSION_USER_SQL, {
+      userGuid,
+    });
+    const rows: RawSessionRow[] = await this.dataSource.query(sql, parameters);
+    if (!rows.length) return null;
+    const first = rows[0];
+    return {
+      id: Number(first.id),
+      guid: first.guid,
+      name: first.name,
+      tenantId: Number(first.tenantId),
+      tenantGuid: first.tenantGuid,
+      landlord: rawBoolean(first.landlord),
+      active: rawBoolean(first.active),
+      passwordLocked: rawBoolean(first.passwordLocked),
+      tokensValidFrom: rawInstant(first.tokensValidFrom),
+      permissionIds: rows.filter((r) => r.permissionId !== null).map((r) => Number(r.permissionId)),
+    };
   }
 }

@@ -8,3 +8,4 @@ export * from './bootstrap.service';
 export * from './password-hasher';
 export * from './names';
 export * from './actor.service';
+export * from './identity-auth.service';

@@ -1,0 +1,42 @@
+/** spec: UserLogin AuthenticationTypeId. */
+export enum AuthenticationType {
+  UserNamePassword = 1,
+  Negotiate = 2,
+  OAuth = 3,
+}
+
+/** spec: UserLogin FailureTypeId (populated only when Failed is set). */
+export enum FailureType {
+  UnknownUser = 1,
+  NotActive = 2,
+  PasswordLocked = 3,
+  PasswordExpired = 4,
+  WrongPassword = 5,
+  NoPassword = 6,
+  OAuthNoUsableClaim = 7,
+  OAuthRemoteFailure = 8,
+  OAuthLocalValidationFailure = 9,
+  OAuthInternalError = 10,
+}
+
+/** spec: UserLogout ReasonId. */
+export enum LogoutReason {
+  UserLoggedOut = 1,
+  AdministratorRevoked = 2,
+  PasswordChanged = 3,
+}
+
+/** spec: UserLogout OutcomeId. */
+export enum LogoutOutcome {
+  Revoked = 1,
+  CookiesCleared = 2,
+  RevocationFailed = 3,
+}
+
+/** Column bounds of the audit tables; text is cut to these by inertText before it is stored. */
+export const AUDIT_LIMITS = {
+  userName: 256,
+  ip: 64,
+  userAgent: 512,
+  message: 1024,
+} as const;

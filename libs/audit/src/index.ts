@@ -1,0 +1,5 @@
+export * from './audit-types';
+export * from './entities';
+export * from './login-recorder';
+export * from './logout-recorder';
+export * from './audit.module';

@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import type { Request } from 'express';
+import { clientAddresses, Clock, inertText, userAgentOf } from '@app/common';
+import { AuditRepository } from './audit.repository';
+import { AUDIT_LIMITS, AuthenticationType, FailureType } from './audit-types';
+
+export interface LoginAttempt {
+  /** The user name as typed. */
+  userName: string | null | undefined;
+  /** Tenant of the matched user, when one matched. */
+  tenantId: number | null;
+  authenticationType: AuthenticationType;
+  /** undefined for a successful sign-in. */
+  failureType?: FailureType;
+  /** spec: UserLogin rule 2 — only for FailureTypeId 7 to 10. */
+  failureMessage?: string | null;
+}
+
+/** Writes one UserLogin row per sign-in attempt (spec: UserLogin rule 1). */
+@Injectable()
+export class LoginRecorder {
+  constructor(
+    private readonly repo: AuditRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async record(request: Request, attempt: LoginAttempt): Promise<void> {
+    const { remoteIp, localIp } = clientAddresses(request);
+    const oauthFailure =
+      attempt.failureType !== undefined && attempt.failureType >= FailureType.OAuthNoUsableClaim;
+    await this.repo.insertLogin({
+      CreatedUser: inertText(attempt.userName ?? '', AUDIT_LIMITS.userName) ?? '',
+      TenantRegistryId: attempt.tenantId,
+      RemoteIp: inertText(remoteIp, AUDIT_LIMITS.ip),
+      LocalIp: inertText(localIp, AUDIT_LIMITS.ip),
+      UserAgent: inertText(userAgentOf(request), AUDIT_LIMITS.userAgent),
+      AuthenticationTypeId: attempt.authenticationType,
+      Failed: attempt.failureType !== undefined,
+      FailureTypeId: attempt.failureType ?? null,
+      FailureMessage: oauthFailure ? inertText(attempt.failureMessage, AUDIT_LIMITS.message) : null,
+      CreatedDate: new Date(this.clock.now()),
+    });
+  }
+}

@@ -1,0 +1,10 @@
+import type { Request } from 'express';
+import type { Actor } from '@app/common';
+
+/**
+ * Validates an x-api-key header value into an Actor, or throws the 401 problem with reason Key Not Found
+ * (spec: API keys 4). Implemented by ApiKeyServiceValidator.
+ */
+export abstract class ApiKeyValidator {
+  abstract validate(key: string, request: Request): Promise<Actor>;
+}

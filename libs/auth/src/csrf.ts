@@ -1,0 +1,48 @@
+import type { Request } from 'express';
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function isUnsafeMethod(method: string): boolean {
+  return UNSAFE.has(method.toUpperCase());
+}
+
+function originOf(value: string): string | null {
+  if (value === 'null') return null;
+  try {
+    const u = new URL(value);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;
+    return u.origin;
+  } catch {
+    return null;
+  }
+}
+
+function header(req: Request, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** The request's own origin: Host, or X-Forwarded-Host (first value) only when TrustProxy is set. */
+export function ownOrigin(req: Request, trustProxy: boolean): string | null {
+  const forwarded = trustProxy ? header(req, 'x-forwarded-host')?.split(',')[0]?.trim() : undefined;
+  const host = forwarded || header(req, 'host');
+  if (!host) return null;
+  return originOf(`${req.protocol}://${host}`);
+}
+
+/**
+ * spec: JWT and cookie 7. A cookie-authenticated change is same-origin when Sec-Fetch-Site says
+ * same-origin or none (a user typing or bookmarking); without that header, when Origin, else Referer, names
+ * the request's own origin. Anything else (cross-site, same-site, `Origin: null`, no header) is refused.
+ */
+export function isProvablySameOrigin(req: Request, trustProxy: boolean): boolean {
+  const site = header(req, 'sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin' || site === 'none';
+  const own = ownOrigin(req, trustProxy);
+  if (!own) return false;
+  const origin = header(req, 'origin');
+  if (origin !== undefined) return originOf(origin) === own;
+  const referer = header(req, 'referer');
+  if (referer !== undefined) return originOf(referer) === own;
+  return false;
+}

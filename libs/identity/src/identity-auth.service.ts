@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import { isPermission, Permission } from '@app/common';
+import { IdentityRepository } from './identity.repository';
+import { normalizeUserName } from './names';
+
+/** What sign-in needs to know about a user matched by name. */
+export interface SignInUser {
+  id: number;
+  guid: string;
+  name: string;
+  tenantId: number;
+  passwordHash: string | null;
+  passwordExpiryDate: Date | null;
+  active: boolean;
+  passwordLocked: boolean;
+  wirePasswordHash: boolean;
+}
+
+/** A user as the credential resolver sees it on every request, read from the database. */
+export interface SessionUser {
+  id: number;
+  guid: string;
+  name: string;
+  tenantId: number;
+  tenantGuid: string;
+  landlord: boolean;
+  active: boolean;
+  passwordLocked: boolean;
+  /** ms since epoch; sessions started before it are refused. */
+  tokensValidFrom: number | null;
+  permissions: ReadonlySet<Permission>;
+}
+
+/** Longest user name stored; a longer one cannot match anybody. */
+const MAX_USER_NAME = 256;
+
+/**
+ * What authentication needs from identity, so the auth feature never touches identity's repositories or
+ * entities (STYLE: features talk through exported services).
+ */
+@Injectable()
+export class IdentityAuthService {
+  constructor(private readonly repo: IdentityRepository) {}
+
+  async findSignInUser(userName: string): Promise<SignInUser | null> {
+    if (!userName || userName.length > MAX_USER_NAME) return null;
+    const u = await this.repo.findUserByNormalizedName(normalizeUserName(userName.trim()));
+    if (!u) return null;
+    return {
+      id: u.Id,
+      guid: u.Guid,
+      name: u.Name,
+      tenantId: u.TenantRegistryId,
+      passwordHash: u.PasswordHash,
+      passwordExpiryDate: u.PasswordExpiryDate,
+      active: u.Active,
+      passwordLocked: u.PasswordLocked,
+      wirePasswordHash: u.WirePasswordHash,
+    };
+  }
+
+  /** See IdentityRepository.countFailedPassword: false when the account was already locked. */
+  countFailedPassword(userId: number, allowed: number, now: number): Promise<boolean> {
+    return this.repo.countFailedPassword(userId, allowed, new Date(now));
+  }
+
+  completeSignIn(userId: number, verifiedHash: string, now: number): Promise<boolean> {
+    return this.repo.completeSignIn(userId, verifiedHash, new Date(now));
+  }
+
+  /** Sets the new hash and TokensValidFrom = now (every earlier session ends, on every node). */
+  replacePassword(
+    userId: number,
+    oldHash: string,
+    newHash: string,
+    now: number,
+    by: string,
+  ): Promise<boolean> {
+    return this.repo.replacePassword(userId, oldHash, newHash, new Date(now), by);
+  }
+
+  /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
+  async sessionUser(userGuid: string): Promise<SessionUser | null> {
+    const row = await this.repo.findSessionUser(userGuid);
+    if (!row) return null;
+    const { permissionIds, ...rest } = row;
+    return { ...rest, permissions: new Set(permissionIds.filter(isPermission)) };
+  }
+
+  /**
+   * spec: Password transport hardening 1. An unknown user gets the same answer as a flagged one, so the
+   * answer does not tell whether a name exists.
+   */
+  async wirePasswordHash(userName: string): Promise<boolean> {
+    const u = await this.findSignInUser(userName);
+    return u ? u.wirePasswordHash : true;
+  }
+}
