@@ -138,7 +138,7 @@ describe('API key revocation across two nodes (one PostgreSQL, one Redis)', () =
     const onA = a.app.get(ApiKeyService);
     const onB = b.app.get(ApiKeyService);
     const { key, guid } = await onA.create(admin.actor, { userRegistryGuid: admin.guid, name: 'shared' });
-    await waitFor(() => !refused(onB, key), 1000, 'B to learn the new key');
+    await waitFor(() => !refused(onB, key), 5000, 'B to learn the new key');
     const start = Date.now();
     await onA.revoke(admin.actor, guid);
     await waitFor(() => refused(onB, key), 1000, 'B to refuse the revoked key');
@@ -200,7 +200,7 @@ describe('API key cache after a Redis reconnect (refresh interval one hour, so o
     const onA = a.app.get(ApiKeyService);
     const onB = b.app.get(ApiKeyService);
     const k = await onA.create(admin.actor, { userRegistryGuid: admin.guid, name: 'missed' });
-    await waitFor(() => !refused(onB, k.key), 1000, 'B to learn the key through Redis');
+    await waitFor(() => !refused(onB, k.key), 5000, 'B to learn the key through Redis');
     await redis.pause();
     await onA.revoke(admin.actor, k.guid); // the message is lost
     await new Promise((r) => setTimeout(r, 300));
