@@ -1,0 +1,114 @@
+/* Shared pieces of the benchmarks: a cheap route pair, load generation, and a started app. */
+import { Controller, Get, Module } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import autocannon from 'autocannon';
+import { mkdtempSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Authenticated, Public } from '@app/common';
+import { loadSettings, Settings } from '@app/config';
+import { createApp } from '../apps/server/src/create-app';
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const ADMIN_INITIAL_PASSWORD = 'Bench-Initial-Password-1';
+export const ADMIN_PASSWORD = 'Bench-Chosen-Password-2';
+
+/** The same trivial body, once anonymous and once behind the guard: the difference is authentication. */
+@Controller('bench')
+class BenchController {
+  @Get('anonymous')
+  @Public()
+  anonymous() {
+    return { ok: true };
+  }
+
+  @Get('authenticated')
+  @Authenticated()
+  authenticated() {
+    return { ok: true };
+  }
+}
+
+@Module({ controllers: [BenchController] })
+export class BenchModule {}
+
+export function load(options: autocannon.Options): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (err: unknown, result) =>
+      err ? reject(err instanceof Error ? err : new Error('autocannon failed')) : resolve(result),
+    );
+  });
+}
+
+/** Successful answers per second; warns when some were not 2xx. */
+export function rate(result: autocannon.Result): number {
+  const good = result['2xx'];
+  const bad = result.non2xx + result.errors + result.timeouts;
+  if (bad > 0) process.stdout.write(`  (warning: ${bad} of ${good + bad} answers were not 2xx)\n`);
+  return good / (result.duration || SECONDS);
+}
+
+export function benchSettings(prefix: string, extra: Record<string, string> = {}): Settings {
+  return loadSettings({
+    DataDirectory: mkdtempSync(join(tmpdir(), `bench-${prefix}-`)),
+    JwtKey: 'bench-jwt-key-0123456789abcdefghijklmnopqrstuvwxyz',
+    ApiHmacKey: 'bench-api-hmac-key-0123456789abcdefghijklmnopqrstuvwxyz',
+    BootstrapAdministratorPassword: ADMIN_INITIAL_PASSWORD,
+    LogLevel: 'silent',
+    ...extra,
+    ...process.env,
+  });
+}
+
+export interface BenchApp {
+  app: NestExpressApplication;
+  url: string;
+  /** Bearer token of the Administrator (whose expired password the start replaced). */
+  token: string;
+}
+
+/** Starts the app with the cheap bench routes and signs the Administrator in, choosing ADMIN_PASSWORD. */
+export async function startBenchApp(settings: Settings): Promise<BenchApp> {
+  const app = await createApp(settings, { imports: [BenchModule] });
+  await app.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  const first = await fetch(`${url}/api/Authentication/ByUserNamePassword`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      userName: 'Administrator',
+      password: ADMIN_INITIAL_PASSWORD,
+      newPassword: ADMIN_PASSWORD,
+      repeatNewPassword: ADMIN_PASSWORD,
+    }),
+  });
+  if (first.status !== 200) throw new Error(`first sign-in answered ${first.status}`);
+  const { token } = (await first.json()) as { token: string };
+  return { app, url, token };
+}
+
+/**
+ * Requests per second of the cheap route anonymous and with the given headers, alternating rounds so drifting
+ * background load hits both sides alike.
+ */
+export async function cheapRoutePair(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ anonymous: number; authenticated: number }> {
+  const cheap = { connections: 16, duration: Math.max(1, Math.round(SECONDS / 2)), pipelining: 1 };
+  let anonymous = 0;
+  let authenticated = 0;
+  for (let round = 0; round < 2; round++) {
+    anonymous += rate(await load({ ...cheap, url: `${url}/bench/anonymous` })) / 2;
+    authenticated += rate(await load({ ...cheap, url: `${url}/bench/authenticated`, headers })) / 2;
+  }
+  return { anonymous, authenticated };
+}
+
+export function runBench(main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
