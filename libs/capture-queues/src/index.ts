@@ -1,0 +1,3 @@
+export * from './bounded-queue';
+export * from './capture-queue-id';
+export * from './entities';
