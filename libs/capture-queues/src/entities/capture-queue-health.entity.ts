@@ -1,6 +1,6 @@
 import { Entity, Index } from 'typeorm';
 import { PortableColumn, PortableIdentityColumn } from '@app/database';
-import { CAPTURE_LENGTHS as L } from '../capture-queue-id';
+import { CAPTURE_LENGTHS as L, CaptureQueueId } from '../capture-queue-id';
 
 /** spec: CaptureQueueHealth — one row per queue per flush, always all six. */
 @Entity('CaptureQueueHealth')
@@ -11,7 +11,7 @@ export class CaptureQueueHealth {
 
   /** CaptureQueueId (1-6). */
   @PortableColumn('integer', { name: 'QueueId' })
-  QueueId!: number;
+  QueueId!: CaptureQueueId;
 
   @PortableColumn('string', { name: 'QueueName', length: L.queueName })
   QueueName!: string;
