@@ -1,9 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  Module,
-  OnApplicationBootstrap,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Clock, inertText } from '@app/common';
 import { SETTINGS, type Settings } from '@app/config';
