@@ -16,7 +16,16 @@ module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swc],
+    // The OTLP/HTTP exporter loads node:http through import(), which Jest's CommonJS sandbox cannot run
+    // without --experimental-vm-modules: compile that one package's dynamic imports to require().
+    '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },
