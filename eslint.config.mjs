@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.mjs', '*.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.mjs', '*.js', 'bench/**/*.js'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,

@@ -26,6 +26,19 @@ interface SqliteHandle {
 }
 
 const TABLE_NAME = /^[A-Za-z][A-Za-z0-9]{0,127}$/;
+
+/** PostgreSQL array type of each column type the capture tables use (an allow-list: others use VALUES). */
+const POSTGRES_ARRAY_TYPES: Readonly<Record<string, string>> = {
+  varchar: 'varchar[]',
+  text: 'text[]',
+  integer: 'int4[]',
+  bigint: 'int8[]',
+  boolean: 'bool[]',
+  timestamptz: 'timestamptz[]',
+  'double precision': 'float8[]',
+};
+/** Rows per unnest statement: bounds one message, not a parameter count. */
+const POSTGRES_UNNEST_ROWS = 10_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -38,6 +51,9 @@ export class CaptureRepository extends CaptureWriter {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     super();
   }
+
+  /** How PostgreSQL receives a batch: unnest arrays (default) or multi-row VALUES (kept for comparison). */
+  postgresBulkPath: 'unnest' | 'values' = 'unnest';
 
   get provider() {
     return providerOf(this.dataSource.options.type);
@@ -56,6 +72,13 @@ export class CaptureRepository extends CaptureWriter {
     const head = `INSERT INTO ${driver.escape(tableName)} (${columns
       .map((c) => driver.escape(this.checkedName(c.databaseName)))
       .join(', ')}) VALUES `;
+    if (this.provider === 'postgres' && this.postgresBulkPath === 'unnest') {
+      const arrayTypes = columns.map((c) => POSTGRES_ARRAY_TYPES[String(c.type)]);
+      if (arrayTypes.every((t) => t !== undefined)) {
+        await this.postgresUnnest(head, rows, columns, arrayTypes, constants);
+        return;
+      }
+    }
     const per = rowsPerStatement(this.provider, columns.length);
     const statements: { sql: string; params: unknown[] }[] = [];
     for (let from = 0; from < rows.length; from += per) {
@@ -102,6 +125,41 @@ export class CaptureRepository extends CaptureWriter {
     } finally {
       await qr.release();
     }
+  }
+
+  /**
+   * PostgreSQL: one parameter per column, an array of that column's values, unnested server-side. Measured
+   * about twice as fast as multi-row VALUES at 20 000 rows (bench:capture-queues prints both), and far
+   * from any parameter limit.
+   */
+  private async postgresUnnest(
+    head: string,
+    rows: readonly object[],
+    columns: ColumnMetadata[],
+    arrayTypes: string[],
+    constants: Readonly<Record<string, unknown>>,
+  ): Promise<void> {
+    const driver = this.dataSource.driver;
+    const select = `SELECT * FROM unnest(${arrayTypes.map((t, i) => `$${i + 1}::${t}`).join(', ')})`;
+    const sql = head.replace(/ VALUES $/, ' ') + select;
+    const chunks: unknown[][] = [];
+    for (let from = 0; from < rows.length; from += POSTGRES_UNNEST_ROWS) {
+      const chunk = rows.slice(from, from + POSTGRES_UNNEST_ROWS);
+      chunks.push(
+        columns.map((c) =>
+          chunk.map((row) => {
+            const raw = (row as Record<string, unknown>)[c.propertyName] ?? constants[c.propertyName] ?? null;
+            if (raw === null) return null;
+            const v = driver.preparePersistentValue(raw, c) as unknown;
+            // ISO text is exact (UTC, milliseconds) and much cheaper for the client than its Date formatting.
+            return v instanceof Date ? v.toISOString() : v;
+          }),
+        ),
+      );
+    }
+    await this.dataSource.transaction(async (manager) => {
+      for (const params of chunks) await manager.query(sql, params);
+    });
   }
 
   private parameters(
