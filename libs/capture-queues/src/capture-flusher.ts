@@ -87,7 +87,15 @@ export class CaptureFlusher {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    return this.flush();
+    const last = await this.flush();
+    if (last.deferred) {
+      const waiting = CAPTURE_QUEUE_IDS.reduce((n, id) => n + this.queues.queue(id).depth, 0);
+      // Nothing later will write them: say so, loudly, with the count.
+      this.logger.error(
+        `Shutting down with ${waiting} capture rows and ${this.pendingHealth.length} CaptureQueueHealth rows unwritten: the database could not be written`,
+      );
+    }
+    return last;
   }
 
   /** Runs a flush after any flush in progress; never rejects. */
