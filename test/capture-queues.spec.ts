@@ -242,6 +242,31 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
       expect(await count('OpenTelemetryMetric')).toBe(metrics.length);
     });
 
+    if (provider === 'postgres') {
+      // SQLite does not enforce varchar lengths, so only PostgreSQL can refuse this row.
+      it('isolates a row the database refuses: the others are written, that one dropped and counted', async () => {
+        const entry = (message: string) => ({
+          EntityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
+          EntityAnalysisModelName: 'm',
+          EntityAnalysisModelInstanceEntryGuid: '22222222-2222-4222-8222-222222222222',
+          Message: message,
+          ElapsedMicroseconds: 1,
+          SinceLastEntryMicroseconds: 1,
+          OccurredDate: new Date(),
+          CreatedDate: new Date(),
+        });
+        // Straight into the ring, past the truncation the enqueue methods apply.
+        for (let i = 0; i < 10; i++)
+          queues.modelInvokeWarning.enqueue(entry(i === 4 ? 'x'.repeat(5000) : `ok-${i}`));
+        const report = await flusher.flush();
+        expect(report).toMatchObject({ refused: 1, deferred: false });
+        expect(await count('ModelInvokeWarning')).toBe(9);
+        expect(
+          (await health()).find((r) => r.QueueId === CaptureQueueId.ModelInvokeWarning)?.DroppedCount,
+        ).toBe(1);
+      });
+    }
+
     it('folds at most 10000 series per interval: the 10001st is dropped and counted', async () => {
       const counter = t.app
         .get(ServiceMeterProvider)

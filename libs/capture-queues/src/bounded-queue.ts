@@ -22,6 +22,10 @@ export class BoundedQueue<T> {
     return this.size;
   }
 
+  get full(): boolean {
+    return this.size === this.capacity;
+  }
+
   /** Adds an entry; false (and counted) when the queue is full. */
   enqueue(entry: T): boolean {
     if (this.size === this.capacity) {

@@ -1,4 +1,4 @@
-import { isRowRefused, PARAMETER_LIMITS, rowsPerStatement, valuesList } from './bulk-insert';
+import { CaptureRowError, isRowRefused, PARAMETER_LIMITS, rowsPerStatement, valuesList } from './bulk-insert';
 
 describe('bulk insert chunks', () => {
   it('keeps every statement within the dialect parameter limit', () => {
@@ -30,5 +30,6 @@ describe('bulk insert chunks', () => {
     expect(isRowRefused({ code: '57P01' })).toBe(false);
     expect(isRowRefused(new Error('Connection terminated unexpectedly'))).toBe(false);
     expect(isRowRefused(null)).toBe(false);
+    expect(isRowRefused(new CaptureRowError('bad date'))).toBe(true);
   });
 });

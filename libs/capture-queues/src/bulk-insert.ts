@@ -36,6 +36,11 @@ export function valuesList(provider: DatabaseProvider, rows: number, columns: nu
   return tuples.join(', ');
 }
 
+/** A row whose values could not even be turned into parameters (a malformed entry): refused, never retried. */
+export class CaptureRowError extends Error {
+  readonly code = 'CAPTURE_ROW_INVALID';
+}
+
 /**
  * True when the database refused the rows themselves (a value too long, out of range, a constraint), as
  * opposed to not being reachable: such a batch is split to find the row at fault instead of being retried
@@ -46,6 +51,7 @@ export function isRowRefused(error: unknown): boolean {
   let e: unknown = error;
   while (e && typeof e === 'object' && !seen.has(e)) {
     seen.add(e);
+    if (e instanceof CaptureRowError) return true;
     const rec = e as { code?: unknown; number?: unknown; driverError?: unknown; cause?: unknown };
     // PostgreSQL SQLSTATE class 22 (data exception) and 23 (integrity constraint violation).
     if (typeof rec.code === 'string' && /^2[23][0-9A-Z]{3}$/.test(rec.code)) return true;

@@ -50,10 +50,32 @@ export interface ArchiverWarningInput {
 }
 
 /** Whole non-negative microseconds; anything else (NaN, negative) becomes 0 rather than a refused row. */
-function micros(n: number): number {
-  return Number.isFinite(n) && n > 0 ? Math.min(Math.round(n), Number.MAX_SAFE_INTEGER) : 0;
+function micros(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0
+    ? Math.min(Math.round(n), Number.MAX_SAFE_INTEGER)
+    : 0;
 }
-const clip = (v: string, max: number): string => inertText(v, max) ?? '';
+/** Inert text cut to its column; tolerates what a loosely typed caller might pass at run time. */
+const clip = (v: unknown, max: number): string => inertText(textOf(v), max) ?? '';
+const clipOrNull = (v: unknown, max: number): string | null =>
+  v === null || v === undefined ? null : clip(v, max);
+function textOf(v: unknown): string {
+  switch (typeof v) {
+    case 'string':
+      return v;
+    case 'number':
+    case 'bigint':
+    case 'boolean':
+      return String(v);
+    case 'object':
+      return v === null ? '' : (JSON.stringify(v) ?? '');
+    default:
+      return '';
+  }
+}
+const validDate = (v: unknown, fallback: Date): Date =>
+  v instanceof Date && !Number.isNaN(v.getTime()) ? v : fallback;
+const stageOf = (v: unknown): number => (Number.isSafeInteger(v) ? (v as number) : 0);
 
 /**
  * The six bounded capture queues of this node (spec: Events, queue mechanics). The enqueue methods are
@@ -93,40 +115,42 @@ export class CaptureQueues {
   }
 
   enqueueModelInvokeWarning(w: ModelInvokeWarningInput): boolean {
-    const now = new Date(this.clock.now());
-    return this.modelInvokeWarning.enqueue({
-      EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
-      EntityAnalysisModelName: clip(w.entityAnalysisModelName, L.name),
-      EntityAnalysisModelInstanceEntryGuid: clip(w.entityAnalysisModelInstanceEntryGuid, L.guid),
-      Message: clip(w.message, L.message),
-      ElapsedMicroseconds: micros(w.elapsedMicroseconds),
-      SinceLastEntryMicroseconds: micros(w.sinceLastEntryMicroseconds),
-      OccurredDate: w.occurredDate ?? now,
-      CreatedDate: now,
+    return this.guard(this.modelInvokeWarning, () => {
+      const now = new Date(this.clock.now());
+      return {
+        EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
+        EntityAnalysisModelName: clip(w.entityAnalysisModelName, L.name),
+        EntityAnalysisModelInstanceEntryGuid: clip(w.entityAnalysisModelInstanceEntryGuid, L.guid),
+        Message: clip(w.message, L.message),
+        ElapsedMicroseconds: micros(w.elapsedMicroseconds),
+        SinceLastEntryMicroseconds: micros(w.sinceLastEntryMicroseconds),
+        OccurredDate: validDate(w.occurredDate, now),
+        CreatedDate: now,
+      };
     });
   }
 
   enqueueCaseCreationWarning(w: CaseCreationWarningInput): boolean {
-    return this.caseCreationWarning.enqueue({
+    return this.guard(this.caseCreationWarning, () => ({
       CaseWorkflowGuid: clip(w.caseWorkflowGuid, L.guid),
       CaseWorkflowName: clip(w.caseWorkflowName, L.name),
       CaseKey: clip(w.caseKey, L.name),
       CaseKeyValue: clip(w.caseKeyValue, L.caseKeyValue),
-      StageId: w.stageId,
+      StageId: stageOf(w.stageId),
       DurationMicroseconds: micros(w.durationMicroseconds),
-      Destination: inertText(w.destination, L.destination),
+      Destination: clipOrNull(w.destination, L.destination),
       CreatedDate: new Date(this.clock.now()),
-    });
+    }));
   }
 
   enqueueArchiverWarning(w: ArchiverWarningInput): boolean {
-    return this.archiverWarning.enqueue({
+    return this.guard(this.archiverWarning, () => ({
       EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
-      EntityAnalysisModelInstanceEntryGuid: inertText(w.entityAnalysisModelInstanceEntryGuid, L.guid),
-      StageId: w.stageId,
+      EntityAnalysisModelInstanceEntryGuid: clipOrNull(w.entityAnalysisModelInstanceEntryGuid, L.guid),
+      StageId: stageOf(w.stageId),
       DurationMicroseconds: micros(w.durationMicroseconds),
       CreatedDate: new Date(this.clock.now()),
-    });
+    }));
   }
 
   enqueueCacheConnectionEvent(
@@ -135,7 +159,7 @@ export class CaptureQueues {
     details: string | null,
     occurredAt?: Date,
   ): boolean {
-    return this.cacheConnectionEvent.enqueue(this.cacheEvent(event, endpoint, details, occurredAt));
+    return this.guard(this.cacheConnectionEvent, () => this.cacheEvent(event, endpoint, details, occurredAt));
   }
 
   enqueueCacheSentinelEvent(
@@ -144,7 +168,24 @@ export class CaptureQueues {
     details: string | null,
     occurredAt?: Date,
   ): boolean {
-    return this.cacheSentinelEvent.enqueue(this.cacheEvent(event, endpoint, details, occurredAt));
+    return this.guard(this.cacheSentinelEvent, () => this.cacheEvent(event, endpoint, details, occurredAt));
+  }
+
+  /**
+   * Builds and enqueues an entry. A full queue counts the drop without building anything; whatever might go
+   * wrong building an entry counts as a drop too and never reaches the caller.
+   */
+  private guard<T>(queue: BoundedQueue<T>, build: () => T): boolean {
+    if (queue.full) {
+      queue.countDropped(1);
+      return false;
+    }
+    try {
+      return queue.enqueue(build());
+    } catch {
+      queue.countDropped(1);
+      return false;
+    }
   }
 
   private cacheEvent(
@@ -157,8 +198,8 @@ export class CaptureQueues {
     return {
       EventName: clip(event, L.eventName),
       Endpoint: clip(endpoint, L.endpoint),
-      Details: inertText(details, L.details),
-      OccurredDate: occurredAt ?? now,
+      Details: clipOrNull(details, L.details),
+      OccurredDate: validDate(occurredAt, now),
       CreatedDate: now,
     };
   }

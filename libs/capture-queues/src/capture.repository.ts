@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { providerOf } from '@app/database';
-import { rowsPerStatement, valuesList } from './bulk-insert';
+import { CaptureRowError, rowsPerStatement, valuesList } from './bulk-insert';
 
 /** What the flush needs from the database: one atomic bulk insert per call. */
 export abstract class CaptureWriter {
@@ -39,6 +39,17 @@ const POSTGRES_ARRAY_TYPES: Readonly<Record<string, string>> = {
 };
 /** Rows per unnest statement: bounds one message, not a parameter count. */
 const POSTGRES_UNNEST_ROWS = 10_000;
+/** Runs the parameter building of a batch: a failure there is the rows' fault, not the database's. */
+function asRowError<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (err) {
+    throw new CaptureRowError(
+      `A capture row could not be prepared: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -146,14 +157,17 @@ export class CaptureRepository extends CaptureWriter {
     for (let from = 0; from < rows.length; from += POSTGRES_UNNEST_ROWS) {
       const chunk = rows.slice(from, from + POSTGRES_UNNEST_ROWS);
       chunks.push(
-        columns.map((c) =>
-          chunk.map((row) => {
-            const raw = (row as Record<string, unknown>)[c.propertyName] ?? constants[c.propertyName] ?? null;
-            if (raw === null) return null;
-            const v = driver.preparePersistentValue(raw, c) as unknown;
-            // ISO text is exact (UTC, milliseconds) and much cheaper for the client than its Date formatting.
-            return v instanceof Date ? v.toISOString() : v;
-          }),
+        asRowError(() =>
+          columns.map((c) =>
+            chunk.map((row) => {
+              const raw =
+                (row as Record<string, unknown>)[c.propertyName] ?? constants[c.propertyName] ?? null;
+              if (raw === null) return null;
+              const v = driver.preparePersistentValue(raw, c) as unknown;
+              // ISO text is exact (UTC, milliseconds) and much cheaper for the client than its Date formatting.
+              return v instanceof Date ? v.toISOString() : v;
+            }),
+          ),
         ),
       );
     }
@@ -163,6 +177,14 @@ export class CaptureRepository extends CaptureWriter {
   }
 
   private parameters(
+    rows: readonly object[],
+    columns: ColumnMetadata[],
+    constants: Readonly<Record<string, unknown>>,
+  ): unknown[] {
+    return asRowError(() => this.parametersOf(rows, columns, constants));
+  }
+
+  private parametersOf(
     rows: readonly object[],
     columns: ColumnMetadata[],
     constants: Readonly<Record<string, unknown>>,
