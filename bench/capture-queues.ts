@@ -114,7 +114,7 @@ function benchEnqueue(): void {
         recorder.archiverWarning({
           entityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
           entityAnalysisModelInstanceEntryGuid: guids[i],
-          stage: ArchiverStage.RdbmsArchiveWrite,
+          stageId: ArchiverStage.RdbmsArchiveWrite,
           durationMicroseconds: 10_000_001,
         }),
       () => queues.archiverWarning.drain(),
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   Logger.overrideLogger(['error']);
   benchEnqueue();
   console.log(
-    `\nFlush of one full queue (${CAPTURE_QUEUE_CAPACITY} rows, multi-row INSERTs in one transaction):`,
+    `\nFlush of one full queue (${CAPTURE_QUEUE_CAPACITY} rows, one transaction): SQLite multi-row INSERTs; PostgreSQL unnest arrays (used) and multi-row INSERTs (for comparison):`,
   );
   await benchFlush('sqlite');
   let pg: PostgresServer | undefined;

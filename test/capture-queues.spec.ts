@@ -173,7 +173,7 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
       recorder.archiverWarning({
         entityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
         entityAnalysisModelInstanceEntryGuid: '33333333-3333-4333-8333-333333333333',
-        stage: ArchiverStage.RdbmsArchiveWrite,
+        stageId: ArchiverStage.RdbmsArchiveWrite,
         durationMicroseconds: 12_345_678,
       });
       recorder.caseCreationWarning({
@@ -181,7 +181,7 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
         caseWorkflowName: 'Fraud',
         caseKey: 'AccountId',
         caseKeyValue: "O'Brien\u0000\r\n",
-        stage: CaseCreationStage.HttpEndpoint,
+        stageId: CaseCreationStage.HttpEndpoint,
         durationMicroseconds: 11_000_000,
         destination: 'https://callback.example/hook',
       });

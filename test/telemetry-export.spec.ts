@@ -41,7 +41,7 @@ function recordEveryInstrument(t: TestApp): void {
   recorder.archiverWarning({
     entityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
     entityAnalysisModelInstanceEntryGuid: null,
-    stage: ArchiverStage.BulkCopyArchiveBuffer,
+    stageId: ArchiverStage.BulkCopyArchiveBuffer,
     durationMicroseconds: 11_000_000,
   });
   recorder.caseCreationWarning({
@@ -49,7 +49,7 @@ function recordEveryInstrument(t: TestApp): void {
     caseWorkflowName: 'Fraud',
     caseKey: 'AccountId',
     caseKeyValue: '42',
-    stage: CaseCreationStage.HttpEndpoint,
+    stageId: CaseCreationStage.HttpEndpoint,
     durationMicroseconds: 11_000_000,
     destination: 'http://127.0.0.1/hook',
   });

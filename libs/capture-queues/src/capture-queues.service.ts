@@ -115,42 +115,15 @@ export class CaptureQueues {
   }
 
   enqueueModelInvokeWarning(w: ModelInvokeWarningInput): boolean {
-    return this.guard(this.modelInvokeWarning, () => {
-      const now = new Date(this.clock.now());
-      return {
-        EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
-        EntityAnalysisModelName: clip(w.entityAnalysisModelName, L.name),
-        EntityAnalysisModelInstanceEntryGuid: clip(w.entityAnalysisModelInstanceEntryGuid, L.guid),
-        Message: clip(w.message, L.message),
-        ElapsedMicroseconds: micros(w.elapsedMicroseconds),
-        SinceLastEntryMicroseconds: micros(w.sinceLastEntryMicroseconds),
-        OccurredDate: validDate(w.occurredDate, now),
-        CreatedDate: now,
-      };
-    });
+    return this.put(this.modelInvokeWarning, modelInvokeWarningEntry, w);
   }
 
   enqueueCaseCreationWarning(w: CaseCreationWarningInput): boolean {
-    return this.guard(this.caseCreationWarning, () => ({
-      CaseWorkflowGuid: clip(w.caseWorkflowGuid, L.guid),
-      CaseWorkflowName: clip(w.caseWorkflowName, L.name),
-      CaseKey: clip(w.caseKey, L.name),
-      CaseKeyValue: clip(w.caseKeyValue, L.caseKeyValue),
-      StageId: stageOf(w.stageId),
-      DurationMicroseconds: micros(w.durationMicroseconds),
-      Destination: clipOrNull(w.destination, L.destination),
-      CreatedDate: new Date(this.clock.now()),
-    }));
+    return this.put(this.caseCreationWarning, caseCreationWarningEntry, w);
   }
 
   enqueueArchiverWarning(w: ArchiverWarningInput): boolean {
-    return this.guard(this.archiverWarning, () => ({
-      EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
-      EntityAnalysisModelInstanceEntryGuid: clipOrNull(w.entityAnalysisModelInstanceEntryGuid, L.guid),
-      StageId: stageOf(w.stageId),
-      DurationMicroseconds: micros(w.durationMicroseconds),
-      CreatedDate: new Date(this.clock.now()),
-    }));
+    return this.put(this.archiverWarning, archiverWarningEntry, w);
   }
 
   enqueueCacheConnectionEvent(
@@ -159,7 +132,7 @@ export class CaptureQueues {
     details: string | null,
     occurredAt?: Date,
   ): boolean {
-    return this.guard(this.cacheConnectionEvent, () => this.cacheEvent(event, endpoint, details, occurredAt));
+    return this.put(this.cacheConnectionEvent, cacheEventEntry, { event, endpoint, details, occurredAt });
   }
 
   enqueueCacheSentinelEvent(
@@ -168,39 +141,73 @@ export class CaptureQueues {
     details: string | null,
     occurredAt?: Date,
   ): boolean {
-    return this.guard(this.cacheSentinelEvent, () => this.cacheEvent(event, endpoint, details, occurredAt));
+    return this.put(this.cacheSentinelEvent, cacheEventEntry, { event, endpoint, details, occurredAt });
   }
 
   /**
-   * Builds and enqueues an entry. A full queue counts the drop without building anything; whatever might go
-   * wrong building an entry counts as a drop too and never reaches the caller.
+   * Builds and enqueues an entry (the builders are module functions: no closure per call). A full queue
+   * counts the drop without building anything; whatever might go wrong building an entry counts as a drop
+   * too and never reaches the caller.
    */
-  private guard<T>(queue: BoundedQueue<T>, build: () => T): boolean {
+  private put<I, T>(queue: BoundedQueue<T>, build: (input: I, now: Date) => T, input: I): boolean {
     if (queue.full) {
       queue.countDropped(1);
       return false;
     }
     try {
-      return queue.enqueue(build());
+      return queue.enqueue(build(input, new Date(this.clock.now())));
     } catch {
       queue.countDropped(1);
       return false;
     }
   }
+}
 
-  private cacheEvent(
-    event: string,
-    endpoint: string,
-    details: string | null,
-    occurredAt?: Date,
-  ): CacheEventEntry {
-    const now = new Date(this.clock.now());
-    return {
-      EventName: clip(event, L.eventName),
-      Endpoint: clip(endpoint, L.endpoint),
-      Details: clipOrNull(details, L.details),
-      OccurredDate: validDate(occurredAt, now),
-      CreatedDate: now,
-    };
-  }
+function modelInvokeWarningEntry(w: ModelInvokeWarningInput, now: Date): ModelInvokeWarningEntry {
+  return {
+    EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
+    EntityAnalysisModelName: clip(w.entityAnalysisModelName, L.name),
+    EntityAnalysisModelInstanceEntryGuid: clip(w.entityAnalysisModelInstanceEntryGuid, L.guid),
+    Message: clip(w.message, L.message),
+    ElapsedMicroseconds: micros(w.elapsedMicroseconds),
+    SinceLastEntryMicroseconds: micros(w.sinceLastEntryMicroseconds),
+    OccurredDate: validDate(w.occurredDate, now),
+    CreatedDate: now,
+  };
+}
+
+function caseCreationWarningEntry(w: CaseCreationWarningInput, now: Date): CaseCreationWarningEntry {
+  return {
+    CaseWorkflowGuid: clip(w.caseWorkflowGuid, L.guid),
+    CaseWorkflowName: clip(w.caseWorkflowName, L.name),
+    CaseKey: clip(w.caseKey, L.name),
+    CaseKeyValue: clip(w.caseKeyValue, L.caseKeyValue),
+    StageId: stageOf(w.stageId),
+    DurationMicroseconds: micros(w.durationMicroseconds),
+    Destination: clipOrNull(w.destination, L.destination),
+    CreatedDate: now,
+  };
+}
+
+function archiverWarningEntry(w: ArchiverWarningInput, now: Date): ArchiverWarningEntry {
+  return {
+    EntityAnalysisModelGuid: clip(w.entityAnalysisModelGuid, L.guid),
+    EntityAnalysisModelInstanceEntryGuid: clipOrNull(w.entityAnalysisModelInstanceEntryGuid, L.guid),
+    StageId: stageOf(w.stageId),
+    DurationMicroseconds: micros(w.durationMicroseconds),
+    CreatedDate: now,
+  };
+}
+
+function cacheEventEntry(
+  e: { event: string; endpoint: string; details: string | null; occurredAt?: Date },
+  now: Date,
+): CacheEventEntry {
+  return {
+    EventName: clip(e.event, L.eventName),
+    Endpoint: clip(e.endpoint, L.endpoint),
+    Details: clipOrNull(e.details, L.details),
+    OccurredDate: validDate(e.occurredAt, now),
+    CreatedDate: now,
+  };
 }

@@ -30,16 +30,14 @@ export class WarningRecorder {
   }
 
   /** An Archiver stage slower than ArchiverWarnThresholdMilliseconds. */
-  archiverWarning(warning: Omit<ArchiverWarningInput, 'stageId'> & { stage: ArchiverStage }): boolean {
-    this.metrics.archiverWarnCount(warning.stage);
-    return this.queues.enqueueArchiverWarning({ ...warning, stageId: warning.stage });
+  archiverWarning(warning: ArchiverWarningInput & { stageId: ArchiverStage }): boolean {
+    this.metrics.archiverWarnCount(warning.stageId);
+    return this.queues.enqueueArchiverWarning(warning);
   }
 
   /** A case creation stage slower than CaseCreationWarnThresholdMilliseconds. */
-  caseCreationWarning(
-    warning: Omit<CaseCreationWarningInput, 'stageId'> & { stage: CaseCreationStage },
-  ): boolean {
-    this.metrics.caseCreationWarnCount(warning.stage);
-    return this.queues.enqueueCaseCreationWarning({ ...warning, stageId: warning.stage });
+  caseCreationWarning(warning: CaseCreationWarningInput & { stageId: CaseCreationStage }): boolean {
+    this.metrics.caseCreationWarnCount(warning.stageId);
+    return this.queues.enqueueCaseCreationWarning(warning);
   }
 }
