@@ -56,7 +56,21 @@ function micros(n: unknown): number {
     : 0;
 }
 /** Inert text cut to its column; tolerates what a loosely typed caller might pass at run time. */
-const clip = (v: unknown, max: number): string => inertText(textOf(v), max) ?? '';
+const clip = (v: unknown, max: number): string =>
+  typeof v === 'string' && isPlainText(v, max) ? v : (inertText(textOf(v), max) ?? '');
+
+/**
+ * The common case, checked without a regular expression or a copy: text that already fits its column and
+ * holds none of the characters inertText replaces (C0, DEL, C1, U+2028, U+2029).
+ */
+function isPlainText(s: string, max: number): boolean {
+  if (s.length > max) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return false;
+  }
+  return true;
+}
 const clipOrNull = (v: unknown, max: number): string | null =>
   v === null || v === undefined ? null : clip(v, max);
 function textOf(v: unknown): string {
