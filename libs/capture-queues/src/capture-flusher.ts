@@ -101,8 +101,19 @@ export class CaptureFlusher {
   /** Runs a flush after any flush in progress; never rejects. */
   flush(): Promise<FlushReport> {
     const run = this.chain.then(() => this.flushOnce());
-    this.chain = run.catch(() => undefined);
-    return run;
+    // A defect here must not become an unhandled rejection (which would end the process) from the timer.
+    const safe = run.catch((err: unknown): FlushReport => {
+      this.logger.error(`Capture flush failed: ${message(err)}`);
+      return {
+        written: { 1: 0, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0 },
+        refused: 0,
+        deferred: true,
+        health: [],
+        healthWritten: false,
+      };
+    });
+    this.chain = safe;
+    return safe;
   }
 
   private schedule(): void {
