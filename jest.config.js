@@ -1,22 +1,20 @@
 /** Jest runs every *.spec.ts (unit and integration) under libs/, apps/ and test/. */
-const swc = {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-    keepClassNames: true,
-    // Resolve @app/* at transform time, so globalSetup (which ignores moduleNameMapper) can use them too.
-    baseUrl: __dirname,
-    paths: { '@app/*': ['libs/*/src'] },
-  },
-  module: { type: 'commonjs' },
-  sourceMaps: 'inline',
-};
+const swc = require('./scripts/swc-options');
+
 module.exports = {
   rootDir: __dirname,
   testEnvironment: 'node',
   testMatch: ['<rootDir>/{apps,libs,test}/**/*.spec.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', swc] },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', swc],
+    // The OTLP/HTTP exporter loads node:http through import(), which Jest's CommonJS sandbox cannot run
+    // without --experimental-vm-modules: compile that one package's dynamic imports to require().
+    '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },

@@ -15,7 +15,7 @@ export function spawnServer(env: Record<string, string>): SpawnedServer {
   let out = '';
   const child = spawn(
     process.execPath,
-    ['-r', join(ROOT, 'test/support/ts-register.js'), join(ROOT, 'apps/server/src/main.ts')],
+    ['-r', join(ROOT, 'scripts/ts-register.js'), join(ROOT, 'apps/server/src/main.ts')],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },

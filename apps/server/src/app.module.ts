@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
+import { TelemetryModule } from '@app/telemetry';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -65,6 +66,7 @@ export class AppModule {
         AuthModule,
         IdentityModule,
         HealthModule,
+        TelemetryModule,
         ...(overrides.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -250,6 +250,52 @@ export const SETTING_DEFINITIONS = [
     86_400_000,
     'A case creation stage slower than this raises a CaseCreationWarning.',
   ),
+  // --- capture queues and metric export (spec: Events, Limits)
+  int(
+    'CaptureQueueFlushIntervalMilliseconds',
+    60_000,
+    10,
+    3_600_000,
+    'How often the capture queues are written and CaptureQueueHealth is recorded (spec: once a minute).',
+  ),
+  int(
+    'TelemetryRetentionRows',
+    100_000,
+    1,
+    100_000_000,
+    'Rows each telemetry table keeps (spec: each grid holds the last 100000); older rows are trimmed.',
+  ),
+  int(
+    'TelemetryRetentionIntervalMilliseconds',
+    60_000,
+    10,
+    86_400_000,
+    'How often the telemetry tables are trimmed to TelemetryRetentionRows.',
+  ),
+  textWithDefault(
+    'OpenTelemetryPrometheusHost',
+    '127.0.0.1',
+    'Address the Prometheus scrape endpoint binds to when EnableOpenTelemetry is True.',
+  ),
+  int(
+    'OpenTelemetryPrometheusPort',
+    9464,
+    1,
+    65535,
+    'Port of the Prometheus scrape endpoint (/metrics) when EnableOpenTelemetry is True.',
+  ),
+  text(
+    'OTEL_EXPORTER_OTLP_ENDPOINT',
+    'Standard OpenTelemetry variable: base URL of an OTLP/HTTP receiver; metrics go to <url>/v1/metrics when EnableOpenTelemetry is True.',
+    { kind: { type: 'url', protocols: ['http', 'https'] } },
+  ),
+  int(
+    'OTEL_METRIC_EXPORT_INTERVAL',
+    60_000,
+    10,
+    86_400_000,
+    'Standard OpenTelemetry variable: milliseconds between OTLP metric exports.',
+  ),
 ] as const;
 
 type Definitions = typeof SETTING_DEFINITIONS;

@@ -29,6 +29,17 @@ export class SchemaWriter {
     };
   }
 
+  /** 64-bit identity primary key named Id (see PortableIdentityColumn). */
+  identity64(table: string): TableColumnOptions {
+    return {
+      ...this.column('identity64', 'Id'),
+      isPrimary: true,
+      isGenerated: true,
+      generationStrategy: 'increment',
+      primaryKeyConstraintName: `PK_${table}`,
+    };
+  }
+
   /** Created/Updated/Deleted by and date: the audit columns of every configuration record. */
   auditColumns(): TableColumnOptions[] {
     return [

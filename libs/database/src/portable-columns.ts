@@ -1,11 +1,12 @@
-import { Column, ColumnOptions, getMetadataArgsStorage, TableColumnOptions } from 'typeorm';
+import { Column, ColumnOptions, Generated, getMetadataArgsStorage, TableColumnOptions } from 'typeorm';
 import type { DatabaseProvider } from '@app/config';
 
 /**
  * Column kinds that mean the same on SQLite, PostgreSQL and SQL Server. Entities and migrations both name
  * a kind, and this file alone decides the concrete type per dialect, so one migration set serves all three.
  */
-export type PortableKind = 'string' | 'text' | 'integer' | 'bigint' | 'boolean' | 'timestamp' | 'double';
+export type PortableKind =
+  'string' | 'text' | 'integer' | 'bigint' | 'boolean' | 'timestamp' | 'double' | 'identity64';
 
 const TYPES: Record<PortableKind, Record<DatabaseProvider, { type: string; length?: string }>> = {
   string: { postgres: { type: 'varchar' }, sqlite: { type: 'varchar' }, mssql: { type: 'nvarchar' } },
@@ -24,6 +25,9 @@ const TYPES: Record<PortableKind, Record<DatabaseProvider, { type: string; lengt
     sqlite: { type: 'double precision' },
     mssql: { type: 'float' },
   },
+  // A 64-bit generated key for append-heavy tables (telemetry). SQLite only autoincrements an INTEGER
+  // PRIMARY KEY, which is 64-bit there anyway.
+  identity64: { postgres: { type: 'bigint' }, sqlite: { type: 'integer' }, mssql: { type: 'bigint' } },
 };
 
 /** bigint comes back from pg as a string; counters here stay well inside 2^53. */
@@ -51,11 +55,26 @@ export function PortableColumn(
     let byProp = registered.get(target.constructor);
     if (!byProp) registered.set(target.constructor, (byProp = new Map<string, PortableKind>()));
     byProp.set(name, kind);
-    const extra: ColumnOptions = kind === 'bigint' ? { transformer: bigintTransformer } : {};
+    const extra: ColumnOptions =
+      kind === 'bigint' || kind === 'identity64' ? { transformer: bigintTransformer } : {};
     Column({ ...options, ...extra, type: TYPES[kind].postgres.type as ColumnOptions['type'] })(
       target,
       propertyKey,
     );
+  };
+}
+
+/**
+ * 64-bit generated primary key named Id (constraint PK_<table>), for tables that only grow and are trimmed
+ * (telemetry): read back as a number.
+ */
+export function PortableIdentityColumn(table: string): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) => {
+    PortableColumn('identity64', { name: 'Id', primary: true, primaryKeyConstraintName: `PK_${table}` })(
+      target,
+      propertyKey,
+    );
+    Generated('increment')(target, propertyKey);
   };
 }
 

@@ -5,20 +5,70 @@ import { SETTINGS, Settings } from '@app/config';
 /** The shared Redis client, or null when RedisConnectionString is unset (single-node mode). */
 export const REDIS = Symbol('Redis');
 
-/** Receives the Redis client's connection events (persisted later as CacheConnectionEvent rows). */
-export abstract class CacheEventSink {
-  abstract connectionEvent(event: string, endpoint: string, details: string | null): void;
-  abstract sentinelEvent(event: string, endpoint: string, details: string | null): void;
+/** A subscriber to the cache client's events (the capture queues persist them). */
+export interface CacheEventListener {
+  connectionEvent(event: string, endpoint: string, details: string | null, occurredAt: Date): void;
+  sentinelEvent(event: string, endpoint: string, details: string | null, occurredAt: Date): void;
 }
 
-/** Default sink: logs only. */
-export class LoggingCacheEventSink extends CacheEventSink {
+type CacheEventKind = 'connectionEvent' | 'sentinelEvent';
+interface EarlyEvent {
+  kind: CacheEventKind;
+  event: string;
+  endpoint: string;
+  details: string | null;
+  occurredAt: Date;
+}
+
+/**
+ * Receives the Redis client's connection and Sentinel events, logs them and fans them out to subscribers
+ * (CacheConnectionEvent / CacheSentinelEvent rows). Events raised before anyone subscribed (the client
+ * connects while the application is still being composed) are held, up to EARLY_EVENT_LIMIT, and replayed to
+ * the first subscriber. A failing subscriber never reaches the Redis client.
+ */
+export class CacheEventSink {
+  static readonly EARLY_EVENT_LIMIT = 100;
   private readonly logger = new Logger('Redis');
-  connectionEvent(event: string, endpoint: string, details: string | null): void {
-    this.logger.log({ event, endpoint, details }, 'Redis connection event');
+  private readonly listeners: CacheEventListener[] = [];
+  private early: EarlyEvent[] | null = [];
+
+  subscribe(listener: CacheEventListener): () => void {
+    this.listeners.push(listener);
+    const early = this.early;
+    this.early = null;
+    for (const e of early ?? []) this.deliver(listener, e);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
+
+  connectionEvent(event: string, endpoint: string, details: string | null): void {
+    this.logger.debug({ event, endpoint, details }, 'Redis connection event');
+    this.publish({ kind: 'connectionEvent', event, endpoint, details, occurredAt: new Date() });
+  }
+
   sentinelEvent(event: string, endpoint: string, details: string | null): void {
     this.logger.log({ event, endpoint, details }, 'Redis sentinel event');
+    this.publish({ kind: 'sentinelEvent', event, endpoint, details, occurredAt: new Date() });
+  }
+
+  private publish(e: EarlyEvent): void {
+    if (this.early) {
+      if (this.early.length < CacheEventSink.EARLY_EVENT_LIMIT) this.early.push(e);
+      return;
+    }
+    for (const l of this.listeners) this.deliver(l, e);
+  }
+
+  private deliver(listener: CacheEventListener, e: EarlyEvent): void {
+    try {
+      listener[e.kind](e.event, e.endpoint, e.details, e.occurredAt);
+    } catch (err) {
+      this.logger.warn(
+        `A cache event subscriber failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
   }
 }
 
@@ -58,7 +108,7 @@ export function createRedisClient(url: string, sink: CacheEventSink, name: strin
 @Global()
 @Module({
   providers: [
-    { provide: CacheEventSink, useClass: LoggingCacheEventSink },
+    CacheEventSink,
     {
       provide: REDIS,
       inject: [SETTINGS, CacheEventSink],

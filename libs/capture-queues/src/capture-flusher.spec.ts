@@ -1,0 +1,150 @@
+import { Logger } from '@nestjs/common';
+import type { EntityTarget, ObjectLiteral } from 'typeorm';
+import { ManualClock } from '@app/common';
+import { CaptureFlusher } from './capture-flusher';
+import { CAPTURE_QUEUE_CAPACITY, CaptureQueueId } from './capture-queue-id';
+import { CaptureQueues } from './capture-queues.service';
+import { CaptureWriter } from './capture.repository';
+import { CaptureQueueHealth, ModelInvokeWarning, type CaptureQueueHealthEntry } from './entities';
+
+/**
+ * The flush against an in-memory writer (the real databases are exercised in test/capture-queues*.spec.ts):
+ * failures, refusals and concurrency that are hard to provoke on a real server on demand.
+ */
+class FakeWriter extends CaptureWriter {
+  readonly tables = new Map<EntityTarget<ObjectLiteral>, object[]>();
+  failure: Error | null = null;
+  refuse: (row: object) => boolean = () => false;
+  delayMs = 0;
+  /** Runs inside the write, before it fails or succeeds (entries arriving while a flush writes). */
+  during: (() => void) | null = null;
+  active = 0;
+  maxActive = 0;
+  calls = 0;
+
+  async insert(
+    table: EntityTarget<ObjectLiteral>,
+    rows: readonly object[],
+    constants: Record<string, unknown>,
+  ) {
+    this.calls++;
+    this.active++;
+    this.maxActive = Math.max(this.maxActive, this.active);
+    try {
+      if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
+      this.during?.();
+      if (this.failure) throw this.failure;
+      if (rows.some((r) => this.refuse(r)))
+        throw Object.assign(new Error('value too long'), { code: '22001' });
+      const list = this.tables.get(table) ?? [];
+      list.push(...rows.map((r) => ({ ...r, ...constants })));
+      this.tables.set(table, list);
+    } finally {
+      this.active--;
+    }
+  }
+
+  rows<T>(table: EntityTarget<ObjectLiteral>): T[] {
+    return (this.tables.get(table) ?? []) as T[];
+  }
+}
+
+const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+describe('CaptureFlusher', () => {
+  let clock: ManualClock;
+  let queues: CaptureQueues;
+  let writer: FakeWriter;
+  let flusher: CaptureFlusher;
+
+  const warn = (message: string) =>
+    queues.enqueueModelInvokeWarning({
+      entityAnalysisModelGuid: 'g',
+      entityAnalysisModelName: 'm',
+      entityAnalysisModelInstanceEntryGuid: 'e',
+      message,
+      elapsedMicroseconds: 1,
+      sinceLastEntryMicroseconds: 1,
+    });
+  const messages = () => writer.rows<ModelInvokeWarning>(ModelInvokeWarning).map((r) => r.Message);
+  const healthOf = (id: CaptureQueueId) =>
+    writer.rows<CaptureQueueHealthEntry>(CaptureQueueHealth).filter((h) => h.QueueId === id);
+
+  beforeAll(() => Logger.overrideLogger(false));
+
+  beforeEach(() => {
+    clock = new ManualClock(Date.UTC(2026, 0, 1));
+    queues = new CaptureQueues(clock);
+    writer = new FakeWriter();
+    flusher = new CaptureFlusher(queues, writer, null, clock, { instance: 'node-1', intervalMs: 10 });
+  });
+
+  it('keeps rows and health rows while the database is unreachable, then writes each once', async () => {
+    warn('a');
+    warn('b');
+    writer.failure = unreachable;
+    const failed = await flusher.flush();
+    expect(failed.deferred).toBe(true);
+    expect(queues.modelInvokeWarning.depth).toBe(2);
+    warn('c');
+    clock.advance(60_000);
+    writer.failure = null;
+    const ok = await flusher.flush();
+    expect(ok.deferred).toBe(false);
+    expect(messages()).toEqual(['a', 'b', 'c']);
+    expect(writer.rows<{ Instance: string }>(ModelInvokeWarning).every((r) => r.Instance === 'node-1')).toBe(
+      true,
+    );
+    const health = healthOf(CaptureQueueId.ModelInvokeWarning);
+    expect(health.map((h) => [h.QueueDepth, h.CreatedDate.getTime()])).toEqual([
+      [2, Date.UTC(2026, 0, 1)],
+      [0, Date.UTC(2026, 0, 1, 0, 1)],
+    ]);
+    expect(writer.rows(CaptureQueueHealth)).toHaveLength(12);
+    await flusher.flush();
+    expect(messages()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a full queue drops newcomers; rows put back beyond capacity drop the oldest; both counted', async () => {
+    for (let i = 0; i < CAPTURE_QUEUE_CAPACITY; i++) warn(`old-${i}`);
+    expect(warn('refused-at-enqueue')).toBe(false);
+    writer.failure = unreachable;
+    // Five entries arrive while the failing write is in flight: the put-back batch no longer fits whole.
+    writer.during = () => {
+      writer.during = null;
+      for (let i = 0; i < 5; i++) warn(`new-${i}`);
+    };
+    await flusher.flush();
+    expect(queues.modelInvokeWarning.depth).toBe(CAPTURE_QUEUE_CAPACITY);
+    writer.failure = null;
+    await flusher.flush();
+    const written = messages();
+    expect(written).toHaveLength(CAPTURE_QUEUE_CAPACITY);
+    expect(written[0]).toBe('old-5');
+    expect(written.slice(-5)).toEqual(['new-0', 'new-1', 'new-2', 'new-3', 'new-4']);
+    expect(healthOf(CaptureQueueId.ModelInvokeWarning).map((h) => h.DroppedCount)).toEqual([6, 0]);
+  });
+
+  it('isolates a row the database refuses: the others are written, that one dropped and counted', async () => {
+    for (let i = 0; i < 9; i++) warn(i === 6 ? 'bad' : `ok-${i}`);
+    writer.refuse = (r) => (r as ModelInvokeWarning).Message === 'bad';
+    const report = await flusher.flush();
+    expect(report.refused).toBe(1);
+    expect(messages()).toEqual(['ok-0', 'ok-1', 'ok-2', 'ok-3', 'ok-4', 'ok-5', 'ok-7', 'ok-8']);
+    expect(healthOf(CaptureQueueId.ModelInvokeWarning)[0].DroppedCount).toBe(1);
+  });
+
+  it('never runs two flushes at once, whether from the timer or a direct call', async () => {
+    writer.delayMs = 15;
+    warn('x');
+    flusher.start();
+    const direct = [flusher.flush(), flusher.flush()];
+    await new Promise((r) => setTimeout(r, 80));
+    await Promise.all(direct);
+    const last = await flusher.stop();
+    expect(last.health).toHaveLength(6);
+    expect(writer.maxActive).toBe(1);
+    expect(writer.rows(CaptureQueueHealth).length).toBeGreaterThanOrEqual(6 * 4);
+    expect(messages()).toEqual(['x']);
+  });
+});

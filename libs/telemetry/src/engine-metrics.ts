@@ -1,0 +1,125 @@
+import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import {
+  ARCHIVER_STAGE_NAMES,
+  ARCHIVER_STAGES,
+  ArchiverStage,
+  CASE_CREATION_STAGE_NAMES,
+  CASE_CREATION_STAGES,
+  CaseCreationStage,
+} from './stages';
+
+/** spec: Events — the instrument names, exactly. */
+export const ENGINE_INSTRUMENTS = {
+  archiverStageDuration: 'service.engine.archiver.stage.duration',
+  caseCreationStageDuration: 'service.engine.casecreation.stage.duration',
+  archiverWarnCount: 'service.engine.archiver.warn.count',
+  caseCreationWarnCount: 'service.engine.casecreation.warn.count',
+  logsWarnCount: 'service.engine.logs.warn.count',
+  invokeStageDuration: 'service.engine.stage.duration',
+} as const;
+
+/** Bucket bounds in ms for the invoke trace points, whose gaps are mostly well under a millisecond. */
+const INVOKE_BUCKETS_MS = [
+  0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000,
+];
+/** Bucket bounds in ms for Archiver and case creation stages (up to and past the 10 s warn threshold). */
+const STAGE_BUCKETS_MS = [
+  0.1, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000,
+];
+/** Distinct trace point names whose attribute objects are kept (they come from code, not input). */
+const TRACE_POINT_ATTRIBUTE_CACHE = 256;
+
+type StageAttributes<S extends number> = Readonly<Record<S, Attributes>>;
+
+function stageAttributes<S extends number>(
+  stages: readonly S[],
+  names: Readonly<Record<S, string>>,
+): StageAttributes<S> {
+  const out = {} as Record<S, Attributes>;
+  for (const s of stages) out[s] = Object.freeze({ stage: names[s] });
+  return out;
+}
+
+/**
+ * The pipelines' OpenTelemetry instruments (spec: Events), each tagged by stage. Everything recorded here
+ * reaches the OpenTelemetryMetric table through the capture reader, and the Prometheus / OTLP exporters
+ * when EnableOpenTelemetry is True.
+ */
+export class EngineMetrics {
+  private readonly archiverStage: Histogram;
+  private readonly caseCreationStage: Histogram;
+  private readonly invokeStage: Histogram;
+  private readonly archiverWarn: Counter;
+  private readonly caseCreationWarn: Counter;
+  private readonly logsWarn: Counter;
+  private readonly archiverAttributes = stageAttributes(ARCHIVER_STAGES, ARCHIVER_STAGE_NAMES);
+  private readonly caseCreationAttributes = stageAttributes(CASE_CREATION_STAGES, CASE_CREATION_STAGE_NAMES);
+  private readonly tracePointAttributes = new Map<string, Attributes>();
+
+  constructor(meter: Meter) {
+    this.archiverStage = meter.createHistogram(ENGINE_INSTRUMENTS.archiverStageDuration, {
+      unit: 'ms',
+      description: 'Duration of each Archiver stage.',
+      advice: { explicitBucketBoundaries: STAGE_BUCKETS_MS },
+    });
+    this.caseCreationStage = meter.createHistogram(ENGINE_INSTRUMENTS.caseCreationStageDuration, {
+      unit: 'ms',
+      description: 'Duration of each case creation stage.',
+      advice: { explicitBucketBoundaries: STAGE_BUCKETS_MS },
+    });
+    this.invokeStage = meter.createHistogram(ENGINE_INSTRUMENTS.invokeStageDuration, {
+      unit: 'ms',
+      description: 'Gap since the previous trace point of the invoke pipeline.',
+      advice: { explicitBucketBoundaries: INVOKE_BUCKETS_MS },
+    });
+    this.archiverWarn = meter.createCounter(ENGINE_INSTRUMENTS.archiverWarnCount, {
+      description: 'ArchiverWarning rows raised.',
+    });
+    this.caseCreationWarn = meter.createCounter(ENGINE_INSTRUMENTS.caseCreationWarnCount, {
+      description: 'CaseCreationWarning rows raised.',
+    });
+    this.logsWarn = meter.createCounter(ENGINE_INSTRUMENTS.logsWarnCount, {
+      description: 'Invoke trace points over the Model warn threshold (ModelInvokeWarning rows raised).',
+    });
+  }
+
+  /** An Archiver stage completed. */
+  archiverStageDuration(stage: ArchiverStage, milliseconds: number): void {
+    this.archiverStage.record(milliseconds, this.archiverAttributes[stage]);
+  }
+
+  /** A case creation stage completed. */
+  caseCreationStageDuration(stage: CaseCreationStage, milliseconds: number): void {
+    this.caseCreationStage.record(milliseconds, this.caseCreationAttributes[stage]);
+  }
+
+  /** An invoke trace point was reached; `milliseconds` since the previous one. */
+  invokeStageDuration(tracePoint: string, milliseconds: number): void {
+    this.invokeStage.record(milliseconds, this.tracePoint(tracePoint));
+  }
+
+  /** Prefer WarningRecorder, which also enqueues the ArchiverWarning row. */
+  archiverWarnCount(stage: ArchiverStage): void {
+    this.archiverWarn.add(1, this.archiverAttributes[stage]);
+  }
+
+  /** Prefer WarningRecorder, which also enqueues the CaseCreationWarning row. */
+  caseCreationWarnCount(stage: CaseCreationStage): void {
+    this.caseCreationWarn.add(1, this.caseCreationAttributes[stage]);
+  }
+
+  /** Prefer WarningRecorder, which also enqueues the ModelInvokeWarning row. */
+  logsWarnCount(tracePoint: string): void {
+    this.logsWarn.add(1, this.tracePoint(tracePoint));
+  }
+
+  private tracePoint(name: string): Attributes {
+    let a = this.tracePointAttributes.get(name);
+    if (!a) {
+      a = Object.freeze({ stage: name });
+      if (this.tracePointAttributes.size < TRACE_POINT_ATTRIBUTE_CACHE)
+        this.tracePointAttributes.set(name, a);
+    }
+    return a;
+  }
+}

@@ -1,0 +1,33 @@
+/** spec: ArchiverStagePerformanceCounter, Archiver stages (stageId). */
+export enum ArchiverStage {
+  BuildArchiveJson = 1,
+  CaseCreationDispatch = 2,
+  RdbmsArchiveWrite = 3,
+  BulkCopyArchiveBuffer = 4,
+}
+
+/** StageName of each Archiver stageId, as the spec spells them. */
+export const ARCHIVER_STAGE_NAMES: Readonly<Record<ArchiverStage, string>> = {
+  [ArchiverStage.BuildArchiveJson]: 'BuildArchiveJson',
+  [ArchiverStage.CaseCreationDispatch]: 'CaseCreationDispatch',
+  [ArchiverStage.RdbmsArchiveWrite]: 'RdbmsArchiveWrite',
+  [ArchiverStage.BulkCopyArchiveBuffer]: 'BulkCopyArchiveBuffer',
+};
+
+/** spec: CaseCreationStagePerformanceCounter, case creation stages (stageId). */
+export enum CaseCreationStage {
+  ExistingCasePriorityLookup = 1,
+  WorkflowStatusLookupAndPersist = 2,
+  Notification = 3,
+  HttpEndpoint = 4,
+}
+
+export const CASE_CREATION_STAGE_NAMES: Readonly<Record<CaseCreationStage, string>> = {
+  [CaseCreationStage.ExistingCasePriorityLookup]: 'ExistingCasePriorityLookup',
+  [CaseCreationStage.WorkflowStatusLookupAndPersist]: 'WorkflowStatusLookupAndPersist',
+  [CaseCreationStage.Notification]: 'Notification',
+  [CaseCreationStage.HttpEndpoint]: 'HttpEndpoint',
+};
+
+export const ARCHIVER_STAGES: readonly ArchiverStage[] = [1, 2, 3, 4];
+export const CASE_CREATION_STAGES: readonly CaseCreationStage[] = [1, 2, 3, 4];

@@ -1,0 +1,112 @@
+import { Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { metrics } from '@opentelemetry/api';
+import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
+import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
+import { CaptureMetricReader, CaptureQueuesModule } from '@app/capture-queues';
+import { SETTINGS, type Settings } from '@app/config';
+import { EngineMetrics } from './engine-metrics';
+import { WarningRecorder } from './warning-recorder';
+
+/** Name of the service's meter and resource. */
+export const SERVICE_NAME = 'decisioning-operations-service';
+
+/** The service's MeterProvider, with the readers it was built with. */
+export class ServiceMeterProvider {
+  readonly provider: MeterProvider;
+  readonly prometheus: PrometheusExporter | null;
+  readonly otlp: PeriodicExportingMetricReader | null;
+
+  constructor(settings: Settings, capture: CaptureMetricReader) {
+    const readers: IMetricReader[] = [capture];
+    this.prometheus = null;
+    this.otlp = null;
+    if (settings.EnableOpenTelemetry) {
+      this.prometheus = new PrometheusExporter({
+        host: settings.OpenTelemetryPrometheusHost,
+        port: settings.OpenTelemetryPrometheusPort,
+        preventServerStart: true,
+      });
+      readers.push(this.prometheus);
+      const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
+      if (endpoint) {
+        const interval = settings.OTEL_METRIC_EXPORT_INTERVAL;
+        this.otlp = new PeriodicExportingMetricReader({
+          exporter: new OTLPMetricExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/metrics` }),
+          exportIntervalMillis: interval,
+          exportTimeoutMillis: Math.min(interval, 30_000),
+        });
+        readers.push(this.otlp);
+      }
+    }
+    this.provider = new MeterProvider({
+      resource: resourceFromAttributes({
+        'service.name': SERVICE_NAME,
+        'service.instance.id': settings.InstanceName,
+      }),
+      readers,
+    });
+  }
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Opens the Prometheus endpoint, makes the provider the process's global one, and shuts it down last. */
+@Injectable()
+class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Telemetry');
+  private global = false;
+
+  constructor(
+    private readonly meters: ServiceMeterProvider,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    // So libraries measuring through @opentelemetry/api land in the same readers (first app of a process).
+    this.global = metrics.setGlobalMeterProvider(this.meters.provider);
+    if (this.meters.prometheus) {
+      try {
+        await this.meters.prometheus.startServer();
+        this.logger.log(
+          `Prometheus metrics on http://${this.settings.OpenTelemetryPrometheusHost}:${this.settings.OpenTelemetryPrometheusPort}/metrics`,
+        );
+      } catch (err) {
+        // Export is an aid to operations: the service keeps running, loudly.
+        this.logger.error(`The Prometheus endpoint could not open: ${message(err)}`);
+      }
+    }
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    // After the capture flush's last collection (beforeApplicationShutdown); sends a last OTLP export.
+    try {
+      await this.meters.provider.shutdown({ timeoutMillis: 5000 });
+    } catch (err) {
+      this.logger.warn(`Metric shutdown: ${message(err)}`);
+    }
+    if (this.global) metrics.disable();
+  }
+}
+
+@Module({
+  imports: [CaptureQueuesModule],
+  providers: [
+    {
+      provide: ServiceMeterProvider,
+      inject: [SETTINGS, CaptureMetricReader],
+      useFactory: (settings: Settings, capture: CaptureMetricReader) =>
+        new ServiceMeterProvider(settings, capture),
+    },
+    {
+      provide: EngineMetrics,
+      inject: [ServiceMeterProvider],
+      useFactory: (m: ServiceMeterProvider) => new EngineMetrics(m.provider.getMeter(SERVICE_NAME)),
+    },
+    WarningRecorder,
+    TelemetryLifecycle,
+  ],
+  exports: [ServiceMeterProvider, EngineMetrics, WarningRecorder, CaptureQueuesModule],
+})
+export class TelemetryModule {}
