@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
+import { GridModule } from '@app/grid';
 import { TelemetryModule } from '@app/telemetry';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -67,6 +68,7 @@ export class AppModule {
         IdentityModule,
         HealthModule,
         TelemetryModule,
+        GridModule,
         ...(overrides.imports ?? []),
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

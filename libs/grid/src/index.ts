@@ -4,3 +4,8 @@ export * from './grid-engine';
 export * from './statistics';
 export * from './sampling';
 export * from './dialects';
+export * from './csv';
+export * from './grid.service';
+export * from './grid.module';
+export * from './grids/telemetry-grids';
+export * from './grids/audit-grids';
