@@ -1,5 +1,5 @@
 /* Shared pieces of the benchmarks: a cheap route pair, load generation, and a started app. */
-import { Controller, Get, Module } from '@nestjs/common';
+import { Controller, Get, Module, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import autocannon from 'autocannon';
 import { mkdtempSync } from 'node:fs';
@@ -69,8 +69,8 @@ export interface BenchApp {
 }
 
 /** Starts the app with the cheap bench routes and signs the Administrator in, choosing ADMIN_PASSWORD. */
-export async function startBenchApp(settings: Settings): Promise<BenchApp> {
-  const app = await createApp(settings, { imports: [BenchModule] });
+export async function startBenchApp(settings: Settings, modules: Type[] = []): Promise<BenchApp> {
+  const app = await createApp(settings, { imports: [BenchModule, ...modules] });
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
   const first = await fetch(`${url}/api/Authentication/ByUserNamePassword`, {
