@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
+import { EngineModule } from '@app/engine';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -59,6 +60,7 @@ export class AppModule {
         AuthModule,
         IdentityModule,
         HealthModule,
+        EngineModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };
