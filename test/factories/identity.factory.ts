@@ -56,13 +56,11 @@ export async function createUser(
     options.tenantGuid ??
     (await app.get(TenantService).create(landlord, { name: `Tenant ${randomBytes(3).toString('hex')}` }))
       .guid;
-  const role = await app
-    .get(RoleService)
-    .create(landlord, {
-      name: `Role ${randomBytes(3).toString('hex')}`,
-      permissions: [...(options.permissions ?? [])],
-      tenantGuid,
-    });
+  const role = await app.get(RoleService).create(landlord, {
+    name: `Role ${randomBytes(3).toString('hex')}`,
+    permissions: [...(options.permissions ?? [])],
+    tenantGuid,
+  });
   const name = options.name ?? `user-${randomBytes(4).toString('hex')}`;
   const password = options.password ?? `Pw-${randomBytes(9).toString('base64url')}`;
   const user = await app

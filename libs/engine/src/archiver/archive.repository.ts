@@ -46,11 +46,9 @@ export class ArchiveRepository {
   }
 
   findByEntryGuid(modelId: number, entryGuid: string): Promise<EntityAnalysisModelArchive | null> {
-    return this.dataSource
-      .getRepository(EntityAnalysisModelArchive)
-      .findOne({
-        where: { EntityAnalysisModelId: modelId, EntityAnalysisModelInstanceEntryGuid: entryGuid },
-      });
+    return this.dataSource.getRepository(EntityAnalysisModelArchive).findOne({
+      where: { EntityAnalysisModelId: modelId, EntityAnalysisModelInstanceEntryGuid: entryGuid },
+    });
   }
 
   /** The reprocessing write: the same row, updated in place. */
