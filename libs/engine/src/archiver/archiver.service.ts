@@ -7,7 +7,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { SETTINGS, Settings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock, isDatabaseUnavailable } from '@app/common';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
@@ -47,10 +47,11 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   private timer?: NodeJS.Timeout;
   private copying?: Promise<void>;
   private readonly idleWaiters: (() => void)[] = [];
-  private readonly bufferWaiters: (() => void)[] = [];
   /** Rows written by bulk copy since start, and failed bulk copies (each logged). */
   copiedRows = 0;
   failedCopies = 0;
+  /** Rows the database refused individually (each logged with its entry guid). */
+  rejectedRows = 0;
 
   constructor(
     private readonly archive: ArchiveRepository,
@@ -124,9 +125,13 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   private async consume(): Promise<void> {
     try {
       while (this.depth > 0 && !this.paused) {
+        // The buffer is full only while bulk copies fail (database away): wait, retrying once an interval.
         while (this.buffered >= this.settings.ArchiverQueueCapacity) {
-          void this.bulkCopy();
-          await new Promise<void>((resolve) => this.bufferWaiters.push(resolve));
+          await this.bulkCopy();
+          if (this.buffered >= this.settings.ArchiverQueueCapacity)
+            await new Promise((resolve) =>
+              setTimeout(resolve, this.settings.ArchiveBulkCopyIntervalMilliseconds),
+            );
         }
         const item = this.queue[this.head];
         this.queue[this.head] = undefined as unknown as ArchiveItem;
@@ -212,6 +217,22 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     return outcomes;
   }
 
+  private async copyRowByRow(rows: ArchiveRow[]): Promise<void> {
+    for (const row of rows) {
+      try {
+        await this.archive.bulkInsert([row]);
+        this.copiedRows++;
+      } catch (err) {
+        this.rejectedRows++;
+        this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
+        this.logger.error(
+          { err, entryGuid: row.EntityAnalysisModelInstanceEntryGuid },
+          'The database refused an archive row; it is not archived',
+        );
+      }
+    }
+  }
+
   /** True when the entry is still in the buffer (not yet copied to the database). */
   isBuffered(modelGuid: string, entryGuid: string): boolean {
     return (
@@ -239,18 +260,23 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
         // The stage works on a batch: no entry guid (spec: ArchiverWarning).
         this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start);
       } catch (err) {
-        // Kept for the next interval (the transaction wrote none of them); logged and counted.
-        this.failedCopies++;
-        this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
-        this.logger.error(
-          { err, rows: rows.length },
-          'Bulk copy of the archive buffer failed; rows kept for retry',
-        );
-        const kept = this.buffer.get(modelGuid);
-        this.buffer.set(modelGuid, kept ? [...rows, ...kept] : rows);
-        this.buffered += rows.length;
+        if (isDatabaseUnavailable(err)) {
+          // Kept for the next interval (the transaction wrote none of them); logged and counted.
+          this.failedCopies++;
+          this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
+          this.logger.error(
+            { err, rows: rows.length },
+            'Bulk copy of the archive buffer failed; rows kept for retry',
+          );
+          const kept = this.buffer.get(modelGuid);
+          this.buffer.set(modelGuid, kept ? [...rows, ...kept] : rows);
+          this.buffered += rows.length;
+        } else {
+          // The database answered but refused the batch: one bad row must not block every other one
+          // forever, so the batch is retried row by row and only the refused rows are set aside.
+          await this.copyRowByRow(rows);
+        }
       }
     }
-    for (const w of this.bufferWaiters.splice(0)) w();
   }
 }
