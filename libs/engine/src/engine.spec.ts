@@ -495,6 +495,16 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       },
     });
     expect(rows.map((r) => r.EntityAnalysisModelInstanceEntryGuid).sort()).toEqual([...accepted].sort());
+    // Dates and text survive the dialect's bulk path exactly.
+    for (const r of rows) {
+      expect(r.ReferenceDate.toISOString()).toBe('2026-01-02T03:04:05.000Z');
+      expect(Math.abs(r.CreatedDate.getTime() - Date.now())).toBeLessThan(60_000);
+      expect(r.UpdatedDate).toBeNull();
+      expect(r.EntryReference).toMatch(/^tx-/);
+      expect((JSON.parse(r.Json) as { request: { amount: number } }).request.amount).toEqual(
+        expect.any(Number),
+      );
+    }
     expect(await archive.countBy({ EntryReference: 'tx-rejected' })).toBe(0);
     expect(await casesOf('ACC-REJECTED')).toHaveLength(0);
     expect(await casesOf('ACC-OK-0')).toHaveLength(1);
