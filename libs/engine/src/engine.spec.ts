@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { createServer, IncomingMessage, Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Request } from 'express';
 import { SMTPServer } from 'smtp-server';
@@ -7,7 +9,7 @@ import { DataSource } from 'typeorm';
 import { CredentialResolver } from '@app/auth';
 import { Actor, Permission, ProblemException, Problems } from '@app/common';
 import { createEngineModel, transaction } from '../../../test/factories/engine.factory';
-import { createUser } from '../../../test/factories/identity.factory';
+import { createUser, landlordActor } from '../../../test/factories/identity.factory';
 import { TEST_PROVIDERS } from '../../../test/support/databases';
 import { freePort } from '../../../test/support/free-port';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
@@ -110,7 +112,7 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     });
     const resolver = t.app.get(CredentialResolver);
     jest.spyOn(resolver, 'resolve').mockImplementation((req: Request) => {
-      const a = actors.get(String(req.headers['x-test-actor'] ?? ''));
+      const a = actors.get(String(req.headers['x-test-actor'] ?? req.headers['x-api-key'] ?? ''));
       return a ? Promise.resolve(a) : Promise.reject(Problems.unauthenticated());
     });
     actor = (
@@ -138,6 +140,40 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
   it('first start created the demo model in the landlord tenant', async () => {
     const demo = await ds.getRepository(EntityAnalysisModel).findOneByOrFail({ Guid: DEMO_MODEL_GUID });
     expect(demo.Name).toBe('Demo payments');
+  });
+
+  it('npm run demo streams demo transactions to the demo model with the API key it is given', async () => {
+    actors.set('demo-test-key', { ...(await landlordActor(t.app)), credential: 'api-key' });
+    const model = await ds.getRepository(EntityAnalysisModel).findOneByOrFail({ Guid: DEMO_MODEL_GUID });
+    const before = await ds
+      .getRepository(EntityAnalysisModelArchive)
+      .countBy({ EntityAnalysisModelId: model.Id });
+    const root = join(__dirname, '../../..');
+    const child = spawn(
+      process.execPath,
+      [
+        '-r',
+        join(root, 'test/support/ts-register.js'),
+        join(root, 'scripts/demo.ts'),
+        '--api-key',
+        'demo-test-key',
+        '--url',
+        t.url,
+        '--count',
+        '16',
+      ],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(out).toContain('statuses: 200×16');
+    expect(code).toBe(0);
+    await archiver.drain();
+    expect(
+      await ds.getRepository(EntityAnalysisModelArchive).countBy({ EntityAnalysisModelId: model.Id }),
+    ).toBe(before + 16);
   });
 
   it('validates configuration records with 400 problems naming the field', async () => {
