@@ -46,8 +46,8 @@ import { landlordActor } from '../test/factories/identity.factory';
 import { createSqliteDirectory } from '../test/support/databases';
 import { startPostgresServer } from '../test/support/postgres-server';
 
-const ROUND_INVOCATIONS = Number(process.env.BENCH_ROUND ?? 20_000);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
+const ROUND_INVOCATIONS = Number(process.env.BENCH_ROUND ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const CONCURRENCY = 16;
 const BULK_ROWS = Number(process.env.BENCH_BULK_ROWS ?? 100_000);
 
