@@ -194,6 +194,18 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     expect(code.status).toBe(400);
     expect(JSON.stringify(code.body)).toContain('method');
 
+    const condition = { and: [{ '>': [{ var: 'Amount' }, 10] }, { in: [{ var: 'Country' }, ['DE', 'FR']] }] };
+    const created = await http()
+      .post(`/api/EntityAnalysisModel/${model.guid}/ActivationRule`)
+      .set(as)
+      .send({ name: 'ok', condition });
+    expect(created.status).toBe(201);
+    const listed = await http()
+      .get(`/api/EntityAnalysisModel/${model.guid}/ActivationRule`)
+      .set(as)
+      .expect(200);
+    expect((listed.body as { condition: unknown }[]).map((r) => r.condition)).toEqual([condition]);
+
     const badType = await http()
       .post(`/api/EntityAnalysisModel/${model.guid}/RequestXPath`)
       .set(as)
