@@ -200,6 +200,7 @@ describe('pre-aggregated histograms', () => {
     const h = new PreAggregatedHistograms({ 'service.engine.stage.duration': 'ms' }, [1, 10]);
     for (const v of [0.5, 1, 5, 50]) h.record('service.engine.stage.duration', 'Parse', v);
     h.record('service.engine.stage.duration', 'Activation', 2);
+    h.bind('service.engine.stage.duration', 'Parse')(3);
     const reader = new PeriodicExportingMetricReader({
       exporter: new InMemoryMetricExporter(AggregationTemporality.DELTA),
       exportIntervalMillis: 3_600_000,
@@ -214,9 +215,9 @@ describe('pre-aggregated histograms', () => {
       );
       const parse = metric.dataPoints.find((p) => p.attributes.stage === 'Parse');
       expect(parse?.value).toEqual({
-        buckets: { boundaries: [1, 10], counts: [2, 1, 1] },
-        sum: 56.5,
-        count: 4,
+        buckets: { boundaries: [1, 10], counts: [2, 2, 1] },
+        sum: 59.5,
+        count: 5,
         min: 0.5,
         max: 50,
       });

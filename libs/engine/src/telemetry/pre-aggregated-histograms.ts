@@ -33,7 +33,8 @@ function hrTime(ms: number): HrTime {
  * Series are one per (instrument, stage): a small fixed set.
  */
 export class PreAggregatedHistograms implements MetricProducer {
-  private series = new Map<string, Map<string, Series>>();
+  /** Series live for the process (so bound recorders stay valid); collect() copies and zeroes them. */
+  private readonly series = new Map<string, Map<string, Series>>();
   private intervalStart = Date.now();
 
   constructor(
@@ -41,7 +42,7 @@ export class PreAggregatedHistograms implements MetricProducer {
     private readonly boundaries: readonly number[] = DEFAULT_BOUNDARIES,
   ) {}
 
-  record(instrument: string, stage: string, value: number): void {
+  private seriesOf(instrument: string, stage: string): Series {
     let byStage = this.series.get(instrument);
     if (!byStage) this.series.set(instrument, (byStage = new Map<string, Series>()));
     let s = byStage.get(stage);
@@ -56,8 +57,13 @@ export class PreAggregatedHistograms implements MetricProducer {
       };
       byStage.set(stage, s);
     }
+    return s;
+  }
+
+  private add(s: Series, value: number): void {
+    const b = this.boundaries;
     let i = 0;
-    while (i < this.boundaries.length && value > this.boundaries[i]) i++;
+    while (i < b.length && value > b[i]) i++;
     s.counts[i]++;
     s.sum += value;
     s.count++;
@@ -65,30 +71,46 @@ export class PreAggregatedHistograms implements MetricProducer {
     if (value > s.max) s.max = value;
   }
 
+  record(instrument: string, stage: string, value: number): void {
+    this.add(this.seriesOf(instrument, stage), value);
+  }
+
+  /** A recorder for one (instrument, stage) series, looked up once: the hot path's way in. */
+  bind(instrument: string, stage: string): (value: number) => void {
+    const s = this.seriesOf(instrument, stage);
+    return (value) => this.add(s, value);
+  }
+
   collect(): Promise<CollectionResult> {
-    const series = this.series;
     const start = hrTime(this.intervalStart);
     const now = Date.now();
-    this.series = new Map<string, Map<string, Series>>();
     this.intervalStart = now;
     const end = hrTime(now);
-    const metrics: HistogramMetricData[] = [...series].map(([name, byStage]) => ({
-      descriptor: { name, description: '', unit: this.units[name] ?? '', valueType: ValueType.DOUBLE },
-      aggregationTemporality: AggregationTemporality.DELTA,
-      dataPointType: DataPointType.HISTOGRAM,
-      dataPoints: [...byStage.values()].map((s) => ({
-        startTime: start,
-        endTime: end,
-        attributes: s.attributes,
-        value: {
-          buckets: { boundaries: [...this.boundaries], counts: s.counts },
-          sum: s.sum,
-          count: s.count,
-          min: s.min,
-          max: s.max,
-        },
-      })),
-    }));
+    const metrics: HistogramMetricData[] = [];
+    for (const [name, byStage] of this.series) {
+      const points = [...byStage.values()].filter((s) => s.count > 0);
+      if (!points.length) continue;
+      metrics.push({
+        descriptor: { name, description: '', unit: this.units[name] ?? '', valueType: ValueType.DOUBLE },
+        aggregationTemporality: AggregationTemporality.DELTA,
+        dataPointType: DataPointType.HISTOGRAM,
+        dataPoints: points.map((s) => {
+          const value = {
+            buckets: { boundaries: [...this.boundaries], counts: [...s.counts] },
+            sum: s.sum,
+            count: s.count,
+            min: s.min,
+            max: s.max,
+          };
+          s.counts.fill(0);
+          s.sum = 0;
+          s.count = 0;
+          s.min = Infinity;
+          s.max = -Infinity;
+          return { startTime: start, endTime: end, attributes: s.attributes, value };
+        }),
+      });
+    }
     return Promise.resolve({
       // The reader keeps the SDK's own resource when it merges producers.
       resourceMetrics: {
