@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createServer, IncomingMessage, Server } from 'node:http';
 import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Request } from 'express';
 import { SMTPServer } from 'smtp-server';
@@ -14,12 +15,16 @@ import { TEST_PROVIDERS } from '../../../test/support/databases';
 import { freePort } from '../../../test/support/free-port';
 import { startTestApp, TestApp } from '../../../test/support/test-app';
 import { ArchiverService } from './archiver/archiver.service';
+import { CaseCreationService } from './case-creation/case-creation.service';
+import { CaseRepository } from './case-creation/case.repository';
 import { ModelService } from './configuration/model.service';
 import { DEMO_MODEL_GUID } from './demo/demo-model';
 import {
   ArchiverStagePerformanceCounter,
   CaseCreationStagePerformanceCounter,
   CaseRecord,
+  CaseWorkflow,
+  CaseWorkflowStatus,
   EntityAnalysisModel,
   EntityAnalysisModelArchive,
 } from './entities';
@@ -448,6 +453,50 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     await Promise.all([0, 1].map((i) => invoker.invoke(actor, model.guid, transaction('ACC-RACE', i))));
     await archiver.drain();
     expect(await casesOf('ACC-RACE')).toHaveLength(1);
+  });
+
+  it('another node opening the same case between look-up and insert: the unique open-case index makes it an upgrade', async () => {
+    const { model, statuses, workflowGuid } = await createEngineModel(t.app, actor, {
+      statuses: [
+        { name: 'Low', priority: 5 },
+        { name: 'High', priority: 1 },
+      ],
+    });
+    const workflow = await ds.getRepository(CaseWorkflow).findOneByOrFail({ Guid: workflowGuid });
+    const [low, high] = await Promise.all(
+      statuses.map((st) => ds.getRepository(CaseWorkflowStatus).findOneByOrFail({ Guid: st.guid })),
+    );
+    // The other node's case, which our look-up does not see yet.
+    await ds.getRepository(CaseRecord).insert({
+      Guid: randomUUID(),
+      CaseWorkflowId: workflow.Id,
+      CaseKey: 'AccountId',
+      CaseKeyValue: 'ACC-NODES',
+      CaseWorkflowStatusId: low.Id,
+      Priority: 5,
+      EntityAnalysisModelInstanceEntryGuid: randomUUID(),
+      CreatedDate: new Date(),
+      UpdatedDate: null,
+      ClosedDate: null,
+    });
+    const lookup = jest.spyOn(t.app.get(CaseRepository), 'findOpen').mockResolvedValueOnce(null);
+    try {
+      const outcome = await t.app.get(CaseCreationService).process({
+        caseWorkflow: { id: workflow.Id, guid: workflow.Guid, name: workflow.Name },
+        caseWorkflowStatusId: high.Id,
+        caseKey: 'AccountId',
+        caseKeyValue: 'ACC-NODES',
+        entityAnalysisModelGuid: model.guid,
+        entityAnalysisModelInstanceEntryGuid: randomUUID(),
+        fields: {},
+      });
+      expect(outcome).toBe('upgraded');
+    } finally {
+      lookup.mockRestore();
+    }
+    const rows = await casesOf('ACC-NODES');
+    expect(rows).toHaveLength(1);
+    expect(rows[0].Priority).toBe(1);
   });
 
   it('reprocessing re-runs an archived entry with synchronous case creation and updates its archive row in place', async () => {

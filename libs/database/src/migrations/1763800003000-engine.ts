@@ -117,7 +117,12 @@ export class Engine1763800003000 implements MigrationInterface {
       ],
       [
         { name: 'IX_Case_Guid', columns: ['Guid'], unique: true },
-        { name: 'IX_Case_Workflow_Key_Value', columns: ['CaseWorkflowId', 'CaseKey', 'CaseKeyValue'] },
+        {
+          name: 'IX_Case_Open_Workflow_Key_Value',
+          columns: ['CaseWorkflowId', 'CaseKey', 'CaseKeyValue'],
+          unique: true,
+          where: '"ClosedDate" IS NULL',
+        },
       ],
     );
     await s.createTable(

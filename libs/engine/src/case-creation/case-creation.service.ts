@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SETTINGS, Settings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock, isUniqueViolation } from '@app/common';
 import { ConfigurationRepository } from '../configuration/configuration.repository';
-import { CaseWorkflowStatus } from '../entities';
+import { CaseRecord, CaseWorkflowStatus } from '../entities';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { CaseCreationStage } from '../telemetry/stages';
@@ -151,8 +151,12 @@ export class CaseCreationService implements OnModuleDestroy {
     return work().finally(finish);
   }
 
-  /** The four stages for one activation. */
-  async process(a: CaseActivation): Promise<CaseOutcome> {
+  /**
+   * The four stages for one activation. Another node may open the same case between our look-up and our
+   * insert: the unique index on open cases refuses the second insert, and the activation is decided again
+   * against the case that won (once).
+   */
+  async process(a: CaseActivation, retried = false): Promise<CaseOutcome> {
     // 1 ExistingCasePriorityLookup: the open case, and the target status whose priority decides.
     const { existing, status } = await this.timed(
       CaseCreationStage.ExistingCasePriorityLookup,
@@ -174,32 +178,11 @@ export class CaseCreationService implements OnModuleDestroy {
     if (existing && existing.Priority <= status.Priority) return 'unchanged';
 
     // 2 WorkflowStatusLookupAndPersist.
-    const outcome = await this.timed(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, async () => {
-      const now = new Date(this.clock.now());
-      if (existing) {
-        await this.cases.upgrade(
-          existing.Id,
-          status.Id,
-          status.Priority,
-          a.entityAnalysisModelInstanceEntryGuid,
-          now,
-        );
-        return 'upgraded' as const;
-      }
-      await this.cases.insert({
-        Guid: randomUUID(),
-        CaseWorkflowId: a.caseWorkflow.id,
-        CaseKey: a.caseKey,
-        CaseKeyValue: a.caseKeyValue,
-        CaseWorkflowStatusId: status.Id,
-        Priority: status.Priority,
-        EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
-        CreatedDate: now,
-        UpdatedDate: null,
-        ClosedDate: null,
-      });
-      return 'inserted' as const;
+    const outcome = await this.persist(a, existing, status).catch((err: unknown) => {
+      if (!retried && isUniqueViolation(err)) return 'raced' as const;
+      throw err;
     });
+    if (outcome === 'raced') return this.process(a, true);
 
     // 3 Notification and 4 HttpEndpoint: only for an inserted or upgraded case; a failure keeps the case.
     const values = this.templateValues(a, status, outcome);
@@ -236,6 +219,39 @@ export class CaseCreationService implements OnModuleDestroy {
       );
     }
     return outcome;
+  }
+
+  private persist(
+    a: CaseActivation,
+    existing: CaseRecord | null,
+    status: CaseWorkflowStatus,
+  ): Promise<'inserted' | 'upgraded'> {
+    return this.timed(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, async () => {
+      const now = new Date(this.clock.now());
+      if (existing) {
+        await this.cases.upgrade(
+          existing.Id,
+          status.Id,
+          status.Priority,
+          a.entityAnalysisModelInstanceEntryGuid,
+          now,
+        );
+        return 'upgraded' as const;
+      }
+      await this.cases.insert({
+        Guid: randomUUID(),
+        CaseWorkflowId: a.caseWorkflow.id,
+        CaseKey: a.caseKey,
+        CaseKeyValue: a.caseKeyValue,
+        CaseWorkflowStatusId: status.Id,
+        Priority: status.Priority,
+        EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
+        CreatedDate: now,
+        UpdatedDate: null,
+        ClosedDate: null,
+      });
+      return 'inserted' as const;
+    });
   }
 
   private failed(stage: CaseCreationStage, err: unknown, destination: string): void {

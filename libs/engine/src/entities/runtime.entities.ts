@@ -3,7 +3,12 @@ import { PortableColumn } from '@app/database';
 
 /** A case raised by an activation: one open case per workflow, key and value. */
 @Entity('Case')
-@Index('IX_Case_Workflow_Key_Value', ['CaseWorkflowId', 'CaseKey', 'CaseKeyValue'])
+// At most one OPEN case per workflow, key and value, across every node (the serial consumer already
+// guarantees it within one node).
+@Index('IX_Case_Open_Workflow_Key_Value', ['CaseWorkflowId', 'CaseKey', 'CaseKeyValue'], {
+  unique: true,
+  where: '"ClosedDate" IS NULL',
+})
 export class CaseRecord {
   @PrimaryGeneratedColumn('increment', { name: 'Id', type: 'integer', primaryKeyConstraintName: 'PK_Case' })
   Id!: number;
