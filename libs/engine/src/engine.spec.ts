@@ -284,6 +284,21 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     expect(plain.status).toBe(200);
     expect(plain.body).not.toHaveProperty('trace');
 
+    // Larger than 1 MiB: 413; not JSON: 400 (problems, before any credential is even read).
+    const large = await http()
+      .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)
+      .set('x-test-actor', 'engineer')
+      .set('content-type', 'application/json')
+      .send(JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }));
+    expect(large.status).toBe(413);
+    expect(large.headers['content-type']).toContain('application/problem+json');
+    const malformed = await http()
+      .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)
+      .set('x-test-actor', 'engineer')
+      .set('content-type', 'application/json')
+      .send('{"amount": ');
+    expect(malformed.status).toBe(400);
+
     // A missing required field is a 400 problem naming it.
     const missing = await http()
       .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)

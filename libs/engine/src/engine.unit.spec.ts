@@ -228,3 +228,43 @@ describe('pre-aggregated histograms', () => {
     }
   });
 });
+
+describe('Archiver warnings', () => {
+  it('above ArchiverWarnThresholdMilliseconds every stage warns once through the port (BulkCopyArchiveBuffer with no entry guid)', async () => {
+    const archive = { bulkInsert: () => Promise.resolve() } as unknown as ArchiveRepository;
+    const telemetry = new InMemoryPipelineTelemetry();
+    const rollups = { recordArchiver: jest.fn() } as unknown as StageRollupService;
+    const cases = {
+      enqueue: jest.fn(() => Promise.resolve()),
+      idle: () => Promise.resolve(),
+    } as unknown as CaseCreationService;
+    const archiver = new ArchiverService(
+      archive,
+      cases,
+      rollups,
+      telemetry,
+      new ManualClock(0),
+      settings({ ArchiverWarnThresholdMilliseconds: '0' }),
+    );
+    archiver.enqueue({
+      modelId: 1,
+      modelGuid: 'm',
+      enableRdbmsArchive: true,
+      entryGuid: 'e1',
+      entryReference: null,
+      referenceDate: new Date(0),
+      payload: {},
+      cases: [],
+    });
+    await archiver.drain();
+    expect(telemetry.archiverWarnings.map((w) => [w.stage, w.entityAnalysisModelInstanceEntryGuid])).toEqual([
+      [ArchiverStage.BuildArchiveJson, 'e1'],
+      [ArchiverStage.CaseCreationDispatch, 'e1'],
+      [ArchiverStage.RdbmsArchiveWrite, 'e1'],
+      [ArchiverStage.BulkCopyArchiveBuffer, null],
+    ]);
+    expect(telemetry.counters['service.engine.archiver.warn.count']).toBe(4);
+    expect(telemetry.archiverWarnings.every((w) => w.entityAnalysisModelGuid === 'm')).toBe(true);
+    expect(rollups.recordArchiver).toHaveBeenCalledTimes(4);
+  });
+});
