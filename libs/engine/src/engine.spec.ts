@@ -181,6 +181,21 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     ).toBe(before + 16);
   });
 
+  it('the API explorer documents the engine routes', async () => {
+    const doc = await http().get('/swagger/json').set('x-test-actor', 'engineer').expect(200);
+    const paths = Object.keys((doc.body as { paths: Record<string, unknown> }).paths);
+    for (const p of [
+      '/api/EntityAnalysisModel',
+      '/api/EntityAnalysisModel/{guid}/RequestXPath',
+      '/api/EntityAnalysisModel/{guid}/ActivationRule/{ruleGuid}',
+      '/api/CaseWorkflow',
+      '/api/CaseWorkflowStatus/{guid}',
+      '/api/Invoke/EntityAnalysisModel/{guid}',
+      '/api/Invoke/EntityAnalysisModel/{guid}/Reprocess/{entryGuid}',
+    ])
+      expect(paths).toContain(p);
+  });
+
   it('validates configuration records with 400 problems naming the field', async () => {
     const { model } = await createEngineModel(t.app, actor);
     const as = { 'x-test-actor': 'engineer' };
