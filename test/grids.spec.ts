@@ -29,16 +29,26 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
   beforeAll(async () => {
     t = await startTestApp(provider, { CaptureQueueFlushIntervalMilliseconds: '3600000' });
     const landlordTenant = (await landlordActor(t.app)).tenantGuid;
-    const landlordUser = await createUser(t.app, { tenantGuid: landlordTenant, permissions: [Permission.ReadSecurityAudit] });
+    const landlordUser = await createUser(t.app, {
+      tenantGuid: landlordTenant,
+      permissions: [Permission.ReadSecurityAudit],
+    });
     const tenantAdmin = await createUser(t.app, { permissions: [...ALL_PERMISSIONS] });
-    const tenantAuditor = await createUser(t.app, { tenantGuid: tenantAdmin.tenantGuid, permissions: [Permission.ReadSecurityAudit] });
+    const tenantAuditor = await createUser(t.app, {
+      tenantGuid: tenantAdmin.tenantGuid,
+      permissions: [Permission.ReadSecurityAudit],
+    });
     tenantName = tenantAuditor.name;
     landlordToken = (await signIn(t.url, landlordUser.name, landlordUser.password)).token;
     tenantToken = (await signIn(t.url, tenantAdmin.name, tenantAdmin.password)).token;
     tenantAuditToken = (await signIn(t.url, tenantAuditor.name, tenantAuditor.password)).token;
     // A failed attempt against a user name that does not exist, and one against a real tenant user.
-    await request(t.url).post('/api/Authentication/ByUserNamePassword').send({ userName: '=cmd|calc', password: 'nope-nope-nope' });
-    await request(t.url).post('/api/Authentication/ByUserNamePassword').send({ userName: tenantName, password: 'wrong-password-1' });
+    await request(t.url)
+      .post('/api/Authentication/ByUserNamePassword')
+      .send({ userName: '=cmd|calc', password: 'nope-nope-nope' });
+    await request(t.url)
+      .post('/api/Authentication/ByUserNamePassword')
+      .send({ userName: tenantName, password: 'wrong-password-1' });
     // Telemetry through the real recorder and flush.
     const rec = t.app.get(WarningRecorder);
     for (let i = 0; i < 5; i++) {
@@ -68,7 +78,13 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     for (const grid of TELEMETRY) {
       const ok = await request(t.url).get(`/api/${grid}`).set('Authorization', `Bearer ${landlordToken}`);
       expect({ grid, status: ok.status }).toEqual({ grid, status: 200 });
-      expect(ok.body).toEqual(expect.objectContaining({ rows: expect.any(Array), total: expect.any(Number), statistics: expect.any(Object) }));
+      expect(ok.body).toEqual(
+        expect.objectContaining({
+          rows: expect.any(Array),
+          total: expect.any(Number),
+          statistics: expect.any(Object),
+        }),
+      );
       const denied = await request(t.url).get(`/api/${grid}`).set('Authorization', `Bearer ${tenantToken}`);
       expect({ grid, status: denied.status }).toEqual({ grid, status: 403 });
       expect(denied.body).toMatchObject({ status: 403, type: 'urn:problem-type:forbidden' });
@@ -80,28 +96,78 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
     const all = await request(t.url).get('/api/ModelInvokeWarning').set(auth).expect(200);
     expect(all.body.total).toBe(5);
-    expect(all.body.rows[0]).toMatchObject({ entityAnalysisModelGuid: MODEL, message: 'ExtractFields 4', elapsedMicroseconds: 5000 });
-    expect(all.body.statistics.elapsedMicroseconds).toMatchObject({ count: 5, min: 1000, max: 5000, mean: 3000, median: 3000 });
+    expect(all.body.rows[0]).toMatchObject({
+      entityAnalysisModelGuid: MODEL,
+      message: 'ExtractFields 4',
+      elapsedMicroseconds: 5000,
+    });
+    expect(all.body.statistics.elapsedMicroseconds).toMatchObject({
+      count: 5,
+      min: 1000,
+      max: 5000,
+      mean: 3000,
+      median: 3000,
+    });
     expect(all.body.statistics.elapsedMicroseconds.standardDeviation).toBeCloseTo(1581.1388, 3);
     expect(all.body.statistics.elapsedMicroseconds.histogram).toHaveLength(10);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: '100%' }).set(auth)).body.total).toBe(5);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: '1000%' }).set(auth)).body.total).toBe(0);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'extractfields 3' }).set(auth)).body.total).toBe(1);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ entityAnalysisModelGuid: '00000000-0000-4000-8000-000000000000' }).set(auth)).body.total).toBe(0);
-    const sorted = await request(t.url).get('/api/ModelInvokeWarning').query({ sortField: 'ELAPSEDMICROSECONDS', sortDirection: 'ASC', take: '2' }).set(auth);
-    expect(sorted.body.rows.map((r: { elapsedMicroseconds: number }) => r.elapsedMicroseconds)).toEqual([1000, 2000]);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: '100%' }).set(auth)).body.total,
+    ).toBe(5);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: '1000%' }).set(auth)).body.total,
+    ).toBe(0);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'extractfields 3' }).set(auth))
+        .body.total,
+    ).toBe(1);
+    expect(
+      (
+        await request(t.url)
+          .get('/api/ModelInvokeWarning')
+          .query({ entityAnalysisModelGuid: '00000000-0000-4000-8000-000000000000' })
+          .set(auth)
+      ).body.total,
+    ).toBe(0);
+    const sorted = await request(t.url)
+      .get('/api/ModelInvokeWarning')
+      .query({ sortField: 'ELAPSEDMICROSECONDS', sortDirection: 'ASC', take: '2' })
+      .set(auth);
+    expect(sorted.body.rows.map((r: { elapsedMicroseconds: number }) => r.elapsedMicroseconds)).toEqual([
+      1000, 2000,
+    ]);
     expect(sorted.body.total).toBe(5);
   });
 
   it('CaseCreationWarning names its stage and URL; CaptureQueueHealth has the six queues with names', async () => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
-    const w = await request(t.url).get('/api/CaseCreationWarning').query({ search: 'acc-4' }).set(auth).expect(200);
-    expect(w.body.rows).toEqual([expect.objectContaining({ stageId: 4, stageName: 'HttpEndpoint', caseKeyValue: 'ACC-42', destination: 'http://127.0.0.1:1/callback' })]);
+    const w = await request(t.url)
+      .get('/api/CaseCreationWarning')
+      .query({ search: 'acc-4' })
+      .set(auth)
+      .expect(200);
+    expect(w.body.rows).toEqual([
+      expect.objectContaining({
+        stageId: 4,
+        stageName: 'HttpEndpoint',
+        caseKeyValue: 'ACC-42',
+        destination: 'http://127.0.0.1:1/callback',
+      }),
+    ]);
     const h = await request(t.url).get('/api/CaptureQueueHealth').set(auth).expect(200);
-    expect(new Set(h.body.rows.map((r: { queueId: number }) => r.queueId))).toEqual(new Set([1, 2, 3, 4, 5, 6]));
-    expect(h.body.rows.find((r: { queueId: number }) => r.queueId === 1).queueName).toBe('ModelInvokeWarning');
-    const one = await request(t.url).get('/api/CaptureQueueHealth').query({ queueId: '2' }).set(auth).expect(200);
-    expect(one.body.rows.every((r: { queueName: string }) => r.queueName === 'CaseCreationWarning')).toBe(true);
+    expect(new Set(h.body.rows.map((r: { queueId: number }) => r.queueId))).toEqual(
+      new Set([1, 2, 3, 4, 5, 6]),
+    );
+    expect(h.body.rows.find((r: { queueId: number }) => r.queueId === 1).queueName).toBe(
+      'ModelInvokeWarning',
+    );
+    const one = await request(t.url)
+      .get('/api/CaptureQueueHealth')
+      .query({ queueId: '2' })
+      .set(auth)
+      .expect(200);
+    expect(one.body.rows.every((r: { queueName: string }) => r.queueName === 'CaseCreationWarning')).toBe(
+      true,
+    );
   });
 
   it('hostile parameters are 400 problems or harmless, never a 500, and the table survives', async () => {
@@ -129,20 +195,44 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     for (const [query, status] of cases) {
       const res = await request(t.url).get('/api/ModelInvokeWarning').query(query).set(auth);
       expect({ query, status: res.status }).toEqual({ query, status });
-      if (status === 400) expect(res.body).toMatchObject({ status: 400, errors: [expect.objectContaining({ field: expect.any(String) })] });
+      if (status === 400)
+        expect(res.body).toMatchObject({
+          status: 400,
+          errors: [expect.objectContaining({ field: expect.any(String) })],
+        });
     }
     expect((await request(t.url).get('/api/ModelInvokeWarning').set(auth)).body.total).toBe(5);
     // % and _ match themselves: the model name holds one of each, the messages neither
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: '%' }).set(auth)).body.total).toBe(5);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: '%%' }).set(auth)).body.total).toBe(0);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'l_x' }).set(auth)).body.total).toBe(5);
-    expect((await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'lx' }).set(auth)).body.total).toBe(0);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: '%' }).set(auth)).body.total,
+    ).toBe(5);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: '%%' }).set(auth)).body.total,
+    ).toBe(0);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'l_x' }).set(auth)).body.total,
+    ).toBe(5);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'lx' }).set(auth)).body.total,
+    ).toBe(0);
   });
 
-  it('audit grids: the landlord sees every row, a tenant auditor only their tenant\'s, never the unknown user', async () => {
-    const landlordRows = (await request(t.url).get('/api/UserLogin').query({ take: '1000' }).set('Authorization', `Bearer ${landlordToken}`).expect(200)).body.rows as { createdUser: string; failureType: string }[];
+  it("audit grids: the landlord sees every row, a tenant auditor only their tenant's, never the unknown user", async () => {
+    const landlordRows = (
+      await request(t.url)
+        .get('/api/UserLogin')
+        .query({ take: '1000' })
+        .set('Authorization', `Bearer ${landlordToken}`)
+        .expect(200)
+    ).body.rows as { createdUser: string; failureType: string }[];
     expect(landlordRows.some((r) => r.createdUser === '=cmd|calc' && r.failureType !== null)).toBe(true);
-    const tenantRows = (await request(t.url).get('/api/UserLogin').query({ take: '1000' }).set('Authorization', `Bearer ${tenantAuditToken}`).expect(200)).body.rows as { createdUser: string }[];
+    const tenantRows = (
+      await request(t.url)
+        .get('/api/UserLogin')
+        .query({ take: '1000' })
+        .set('Authorization', `Bearer ${tenantAuditToken}`)
+        .expect(200)
+    ).body.rows as { createdUser: string }[];
     expect(tenantRows.some((r) => r.createdUser === tenantName)).toBe(true);
     expect(tenantRows.some((r) => r.createdUser === '=cmd|calc')).toBe(false);
     const ds = t.app.get(DataSource);
@@ -155,13 +245,23 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
 
   it('audit grids export CSV with a header row and no formula injection', async () => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
-    const res = await request(t.url).get('/api/UserLogin').query({ format: 'csv', take: '1000' }).set(auth).expect(200);
+    const res = await request(t.url)
+      .get('/api/UserLogin')
+      .query({ format: 'csv', take: '1000' })
+      .set(auth)
+      .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const lines = res.text.split('\r\n');
-    expect(lines[0].split(',')).toEqual(expect.arrayContaining(['id', 'createdUser', 'remoteIp', 'createdDate', 'failureType']));
+    expect(lines[0].split(',')).toEqual(
+      expect.arrayContaining(['id', 'createdUser', 'remoteIp', 'createdDate', 'failureType']),
+    );
     expect(res.text).toContain("'=cmd|calc");
     expect(res.text).not.toMatch(/(^|,)=cmd/m);
-    const accept = await request(t.url).get('/api/UserLogout').set(auth).set('Accept', 'text/csv').expect(200);
+    const accept = await request(t.url)
+      .get('/api/UserLogout')
+      .set(auth)
+      .set('Accept', 'text/csv')
+      .expect(200);
     expect(accept.headers['content-type']).toMatch(/^text\/csv/);
   });
 });

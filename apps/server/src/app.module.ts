@@ -12,6 +12,7 @@ import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
 import { GridModule } from '@app/grid';
 import { TelemetryModule } from '@app/telemetry';
+import { EngineModule } from '@app/engine';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -70,6 +71,7 @@ export class AppModule {
         TelemetryModule,
         GridModule,
         ...(overrides.imports ?? []),
+        EngineModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };

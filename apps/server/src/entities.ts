@@ -1,3 +1,4 @@
+import { ENGINE_ENTITIES } from '@app/engine';
 import { IDENTITY_ENTITIES } from '@app/identity';
 import { AUDIT_ENTITIES } from '@app/audit';
 import { UserRegistryApiKey } from '@app/api-keys';
@@ -8,5 +9,6 @@ export const ALL_ENTITIES = [
   ...IDENTITY_ENTITIES,
   ...AUDIT_ENTITIES,
   ...CAPTURE_ENTITIES,
+  ...ENGINE_ENTITIES,
   UserRegistryApiKey,
 ];

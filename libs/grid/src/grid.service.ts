@@ -25,7 +25,12 @@ export class GridService {
   }
 
   /** The rows of a grid as RFC 4180 CSV, streamed in chunks. */
-  async csv(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope, response: Response): Promise<void> {
+  async csv(
+    def: GridDefinition,
+    raw: Record<string, unknown>,
+    scope: GridScope,
+    response: Response,
+  ): Promise<void> {
     const result = await this.query(def, raw, scope);
     const header = result.rows.length ? Object.keys(result.rows[0]) : def.columns.map((c) => c.name);
     response.status(200).type('text/csv; charset=utf-8');

@@ -1,6 +1,7 @@
 import { Identity1763800000000 } from './1763800000000-identity';
 import { Audit1763800001000 } from './1763800001000-audit';
 import { CaptureQueues1763800002000 } from './1763800002000-capture-queues';
+import { Engine1763800003000 } from './1763800003000-engine';
 import { ApiKeys1763800004000 } from './1763800004000-api-keys';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
@@ -8,5 +9,6 @@ export const MIGRATIONS = [
   Identity1763800000000,
   Audit1763800001000,
   CaptureQueues1763800002000,
+  Engine1763800003000,
   ApiKeys1763800004000,
 ];

@@ -2,7 +2,8 @@ import { AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@a
 import { GridColumn, validateDefinition } from '../grid-definition';
 
 const col = (name: string, column: string, kind: GridColumn['kind']): GridColumn => ({ name, column, kind });
-const nameOf = (e: Record<string | number, string | number>, v: unknown) => (typeof v === 'number' ? (e[v] as string | undefined) ?? null : null);
+const nameOf = (e: Record<string | number, string | number>, v: unknown) =>
+  typeof v === 'number' ? ((e[v] as string | undefined) ?? null) : null;
 
 /** Login audit (spec: UserLogin). Tenant-scoped by the controller; rows of unknown users have no tenant. */
 export const USER_LOGIN_GRID = validateDefinition({
@@ -55,5 +56,8 @@ export const USER_LOGOUT_GRID = validateDefinition({
   searchColumns: ['UserName', 'RemoteIp', 'LocalIp', 'UserAgent', 'Message'],
   statistics: [],
   sortable: false,
-  decorate: (r) => ({ reason: nameOf(LogoutReason, r.reasonId), outcome: nameOf(LogoutOutcome, r.outcomeId) }),
+  decorate: (r) => ({
+    reason: nameOf(LogoutReason, r.reasonId),
+    outcome: nameOf(LogoutOutcome, r.outcomeId),
+  }),
 });

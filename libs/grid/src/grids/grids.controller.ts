@@ -18,15 +18,29 @@ import {
 type RawQuery = Record<string, unknown>;
 
 const TELEMETRY_QUERY = [
-  ApiQuery({ name: 'from', required: false, description: 'ISO 8601 instant with offset; default one hour ago' }),
+  ApiQuery({
+    name: 'from',
+    required: false,
+    description: 'ISO 8601 instant with offset; default one hour ago',
+  }),
   ApiQuery({ name: 'to', required: false, description: 'ISO 8601 instant with offset; default now' }),
-  ApiQuery({ name: 'take', required: false, description: 'Rows to return, clamped to 1..100000; default 100' }),
-  ApiQuery({ name: 'samplePercentage', required: false, description: '0..100, clamped: one consistent sample' }),
+  ApiQuery({
+    name: 'take',
+    required: false,
+    description: 'Rows to return, clamped to 1..100000; default 100',
+  }),
+  ApiQuery({
+    name: 'samplePercentage',
+    required: false,
+    description: '0..100, clamped: one consistent sample',
+  }),
   ApiQuery({ name: 'sampleSeed', required: false, description: 'Repeats a sample (echoed in the answer)' }),
 ];
-const apply = (decorators: MethodDecorator[]): MethodDecorator => (t, k, d) => {
-  for (const dec of decorators) dec(t, k, d);
-};
+const apply =
+  (decorators: MethodDecorator[]): MethodDecorator =>
+  (t, k, d) => {
+    for (const dec of decorators) dec(t, k, d);
+  };
 
 /** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403). */
 @ApiTags('Telemetry grids')
@@ -91,7 +105,12 @@ export class AuditGridsController {
   @Authenticated({ permission: Permission.ReadSecurityAudit })
   @apply(TELEMETRY_QUERY)
   @ApiQuery({ name: 'format', required: false, description: 'csv for a CSV download (or Accept: text/csv)' })
-  userLogin(@CurrentActor() actor: Actor, @Query() q: RawQuery, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  userLogin(
+    @CurrentActor() actor: Actor,
+    @Query() q: RawQuery,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.serve(USER_LOGIN_GRID, actor, q, req, res);
   }
 
@@ -99,11 +118,22 @@ export class AuditGridsController {
   @Authenticated({ permission: Permission.ReadSecurityAudit })
   @apply(TELEMETRY_QUERY)
   @ApiQuery({ name: 'format', required: false, description: 'csv for a CSV download (or Accept: text/csv)' })
-  userLogout(@CurrentActor() actor: Actor, @Query() q: RawQuery, @Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  userLogout(
+    @CurrentActor() actor: Actor,
+    @Query() q: RawQuery,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
     return this.serve(USER_LOGOUT_GRID, actor, q, req, res);
   }
 
-  private async serve(def: GridDefinition, actor: Actor, q: RawQuery, req: Request, res: Response): Promise<GridResponse | undefined> {
+  private async serve(
+    def: GridDefinition,
+    actor: Actor,
+    q: RawQuery,
+    req: Request,
+    res: Response,
+  ): Promise<GridResponse | undefined> {
     const scope: GridScope = actor.landlord ? [] : [{ column: 'TenantRegistryId', value: actor.tenantId }];
     const { format: _format, ...query } = q;
     if (wantsCsv(q, req.headers.accept)) {

@@ -1,5 +1,10 @@
 import { CAPTURE_QUEUE_NAMES, CaptureQueueId } from '@app/capture-queues';
-import { ARCHIVER_STAGE_NAMES, ArchiverStage, CASE_CREATION_STAGE_NAMES, CaseCreationStage } from '@app/telemetry';
+import {
+  ARCHIVER_STAGE_NAMES,
+  ArchiverStage,
+  CASE_CREATION_STAGE_NAMES,
+  CaseCreationStage,
+} from '@app/telemetry';
 import { GridColumn, GridDefinition, validateDefinition } from '../grid-definition';
 
 const col = (name: string, column: string, kind: GridColumn['kind']): GridColumn => ({ name, column, kind });
@@ -8,8 +13,12 @@ const created = col('createdDate', 'CreatedDate', 'date');
 const instance = col('instance', 'Instance', 'string');
 const stageId = col('stageId', 'StageId', 'number');
 const stageFilter = { param: 'stageId', column: 'StageId', type: 'integer' as const, min: 1, max: 4 };
-const archiverStageName = (r: Record<string, unknown>) => ({ stageName: ARCHIVER_STAGE_NAMES[r.stageId as ArchiverStage] ?? null });
-const caseStageName = (r: Record<string, unknown>) => ({ stageName: CASE_CREATION_STAGE_NAMES[r.stageId as CaseCreationStage] ?? null });
+const archiverStageName = (r: Record<string, unknown>) => ({
+  stageName: ARCHIVER_STAGE_NAMES[r.stageId as ArchiverStage] ?? null,
+});
+const caseStageName = (r: Record<string, unknown>) => ({
+  stageName: CASE_CREATION_STAGE_NAMES[r.stageId as CaseCreationStage] ?? null,
+});
 const stageCounterColumns = [
   stageId,
   col('totalMicroseconds', 'TotalMicroseconds', 'number'),
@@ -135,7 +144,9 @@ export const CAPTURE_QUEUE_HEALTH_GRID = validateDefinition({
   // Not named by the spec; depth and drops are what an operator reads here.
   statistics: ['queueDepth', 'droppedCount'],
   sortable: false,
-  decorate: (r) => ({ queueName: (r.queueName as string | null) ?? CAPTURE_QUEUE_NAMES[r.queueId as CaptureQueueId] ?? null }),
+  decorate: (r) => ({
+    queueName: (r.queueName) ?? CAPTURE_QUEUE_NAMES[r.queueId as CaptureQueueId] ?? null,
+  }),
 });
 
 export const TELEMETRY_GRIDS: readonly GridDefinition[] = [

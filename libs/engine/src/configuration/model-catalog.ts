@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { Clock } from '@app/common';
+import { FieldDataType } from '../entities';
+import { JsonPath, parseJsonPath } from '../invoke/json-path';
+import { parseRuleCondition, RuleCondition } from '../invoke/rule-condition';
+import { ConfigurationRepository } from './configuration.repository';
+
+export interface CompiledField {
+  name: string;
+  path: JsonPath;
+  type: FieldDataType;
+  required: boolean;
+}
+
+export interface CompiledRule {
+  guid: string;
+  name: string;
+  condition: RuleCondition;
+  caseWorkflow: { id: number; guid: string; name: string } | null;
+  caseWorkflowStatusId: number | null;
+  caseWorkflowStatusGuid: string | null;
+  caseKeyFieldName: string | null;
+}
+
+/** A model ready to run: paths parsed and conditions checked once, not per invocation. */
+export interface CompiledModel {
+  id: number;
+  guid: string;
+  name: string;
+  tenantId: number;
+  active: boolean;
+  /** null = off. */
+  logsWarnThresholdNanoseconds: bigint | null;
+  enableRdbmsArchive: boolean;
+  entryPath: JsonPath | null;
+  referenceDatePath: JsonPath | null;
+  fields: CompiledField[];
+  rules: CompiledRule[];
+}
+
+/** How long another node's configuration change may take to reach this node's invocations. */
+const TTL_MS = 10_000;
+
+/**
+ * Compiled models by guid. A write on this node invalidates at once; writes on other nodes are picked up
+ * within TTL_MS. Invocations never wait for more than one load of the same model at a time.
+ */
+@Injectable()
+export class ModelCatalog {
+  private readonly cache = new Map<string, { at: number; model: Promise<CompiledModel | null> }>();
+
+  constructor(
+    private readonly repo: ConfigurationRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  get(guid: string): Promise<CompiledModel | null> {
+    const now = this.clock.now();
+    const hit = this.cache.get(guid);
+    if (hit && now - hit.at < TTL_MS) return hit.model;
+    if (this.cache.size > 10_000) this.cache.clear();
+    const model = this.load(guid);
+    this.cache.set(guid, { at: now, model });
+    model.catch(() => this.cache.delete(guid));
+    return model;
+  }
+
+  private async load(guid: string): Promise<CompiledModel | null> {
+    const m = await this.repo.findModelByGuid(guid);
+    if (!m) return null;
+    const [xpaths, rules] = await Promise.all([this.repo.listXPaths(m.Id), this.repo.listRules(m.Id)]);
+    const activeRules = rules.filter((r) => r.Active);
+    const workflows = new Map(
+      (
+        await this.repo.findWorkflowsByIds([
+          ...new Set(activeRules.flatMap((r) => (r.CaseWorkflowId ? [r.CaseWorkflowId] : []))),
+        ])
+      )
+        .filter((w) => w.DeletedDate === null && w.Active)
+        .map((w) => [w.Id, w]),
+    );
+    const statuses = new Map(
+      (
+        await this.repo.findStatusesByIds(
+          activeRules.flatMap((r) => (r.CaseWorkflowStatusId ? [r.CaseWorkflowStatusId] : [])),
+        )
+      )
+        .filter((s) => s.DeletedDate === null)
+        .map((s) => [s.Id, s]),
+    );
+    const path = (text: string | null): JsonPath | null => {
+      if (!text) return null;
+      const p = parseJsonPath(text);
+      return typeof p === 'string' ? null : p;
+    };
+    return {
+      id: m.Id,
+      guid: m.Guid,
+      name: m.Name,
+      tenantId: m.TenantRegistryId,
+      active: m.Active,
+      logsWarnThresholdNanoseconds:
+        m.LogsWarnThresholdMilliseconds === null
+          ? null
+          : BigInt(m.LogsWarnThresholdMilliseconds) * 1_000_000n,
+      enableRdbmsArchive: m.EnableRdbmsArchive,
+      entryPath: path(m.EntryXPath),
+      referenceDatePath: path(m.ReferenceDateXPath),
+      fields: xpaths.flatMap((x) => {
+        const p = path(x.XPath);
+        return p ? [{ name: x.Name, path: p, type: x.DataTypeId, required: x.Required }] : [];
+      }),
+      rules: activeRules.flatMap((r) => {
+        const condition = parseRuleCondition(r.ConditionJson);
+        if (typeof condition === 'string') return [];
+        const wf = r.CaseWorkflowId ? workflows.get(r.CaseWorkflowId) : undefined;
+        const status = r.CaseWorkflowStatusId ? statuses.get(r.CaseWorkflowStatusId) : undefined;
+        const linked = wf && status && status.CaseWorkflowId === wf.Id;
+        return [
+          {
+            guid: r.Guid,
+            name: r.Name,
+            condition,
+            caseWorkflow: linked ? { id: wf.Id, guid: wf.Guid, name: wf.Name } : null,
+            caseWorkflowStatusId: linked ? status.Id : null,
+            caseWorkflowStatusGuid: linked ? status.Guid : null,
+            caseKeyFieldName: r.CaseKeyFieldName,
+          },
+        ];
+      }),
+    };
+  }
+}

@@ -1,0 +1,313 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Actor, Clock, Problems } from '@app/common';
+import {
+  ActivationRuleDto,
+  CreateActivationRuleDto,
+  CreateModelDto,
+  CreateRequestXPathDto,
+  DATA_TYPES,
+  DataTypeName,
+  ModelDto,
+  RequestXPathDto,
+  UpdateActivationRuleDto,
+  UpdateModelDto,
+  UpdateRequestXPathDto,
+} from '../dto/configuration.dto';
+import {
+  EntityAnalysisModel,
+  EntityAnalysisModelActivationRule,
+  EntityAnalysisModelRequestXPath,
+  FieldDataType,
+} from '../entities';
+import { parseJsonPath } from '../invoke/json-path';
+import { parseRuleCondition } from '../invoke/rule-condition';
+import { ConfigurationRepository } from './configuration.repository';
+import { ModelCatalog } from './model-catalog';
+
+const TYPE_BY_NAME: Readonly<Record<DataTypeName, FieldDataType>> = {
+  String: FieldDataType.String,
+  Integer: FieldDataType.Integer,
+  Float: FieldDataType.Float,
+  Boolean: FieldDataType.Boolean,
+  DateTime: FieldDataType.DateTime,
+};
+
+export function auditFields(actor: Actor | string, now: Date) {
+  return {
+    CreatedDate: now,
+    CreatedUser: typeof actor === 'string' ? actor : actor.userName,
+    UpdatedDate: null,
+    UpdatedUser: null,
+    DeletedDate: null,
+    DeletedUser: null,
+  };
+}
+
+function checkPath(field: string, text: string | null | undefined): void {
+  if (text === null || text === undefined) return;
+  const p = parseJsonPath(text);
+  if (typeof p === 'string') throw Problems.badParameter(field, `${field}: ${p}`);
+}
+
+function toModelDto(m: EntityAnalysisModel): ModelDto {
+  return {
+    guid: m.Guid,
+    name: m.Name,
+    active: m.Active,
+    logsWarnThresholdMilliseconds: m.LogsWarnThresholdMilliseconds,
+    enableRdbmsArchive: m.EnableRdbmsArchive,
+    entryXPath: m.EntryXPath,
+    referenceDateXPath: m.ReferenceDateXPath,
+    createdDate: m.CreatedDate.toISOString(),
+    updatedDate: m.UpdatedDate ? m.UpdatedDate.toISOString() : null,
+  };
+}
+
+function toXPathDto(x: EntityAnalysisModelRequestXPath): RequestXPathDto {
+  return {
+    guid: x.Guid,
+    name: x.Name,
+    xPath: x.XPath,
+    dataType: DATA_TYPES[x.DataTypeId - 1],
+    required: x.Required,
+  };
+}
+
+/**
+ * EntityAnalysisModel and its sub-records (request XPaths, activation rules). Every record belongs to the
+ * caller's tenant; a record of another tenant is answered as not found.
+ */
+@Injectable()
+export class ModelService {
+  constructor(
+    private readonly repo: ConfigurationRepository,
+    private readonly catalog: ModelCatalog,
+    private readonly clock: Clock,
+  ) {}
+
+  private now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  private async model(actor: Actor, guid: string): Promise<EntityAnalysisModel> {
+    const m = await this.repo.findModel(actor.tenantId, guid);
+    if (!m) throw Problems.notFound('model');
+    return m;
+  }
+
+  private touched(actor: Actor, record: { UpdatedDate: Date | null; UpdatedUser: string | null }): void {
+    record.UpdatedDate = this.now();
+    record.UpdatedUser = actor.userName;
+    this.catalog.invalidate();
+  }
+
+  // ---- models
+  async list(actor: Actor): Promise<ModelDto[]> {
+    return (await this.repo.listModels(actor.tenantId)).map(toModelDto);
+  }
+  async get(actor: Actor, guid: string): Promise<ModelDto> {
+    return toModelDto(await this.model(actor, guid));
+  }
+  async create(actor: Actor, dto: CreateModelDto, guid: string = randomUUID()): Promise<ModelDto> {
+    checkPath('entryXPath', dto.entryXPath);
+    checkPath('referenceDateXPath', dto.referenceDateXPath);
+    const m = await this.repo.saveModel(
+      Object.assign(new EntityAnalysisModel(), {
+        Guid: guid,
+        TenantRegistryId: actor.tenantId,
+        Name: dto.name.trim(),
+        Active: dto.active ?? true,
+        LogsWarnThresholdMilliseconds: dto.logsWarnThresholdMilliseconds ?? null,
+        EnableRdbmsArchive: dto.enableRdbmsArchive ?? true,
+        EntryXPath: dto.entryXPath ?? null,
+        ReferenceDateXPath: dto.referenceDateXPath ?? null,
+        ...auditFields(actor, this.now()),
+      }),
+    );
+    this.catalog.invalidate();
+    return toModelDto(m);
+  }
+  async update(actor: Actor, guid: string, dto: UpdateModelDto): Promise<ModelDto> {
+    checkPath('entryXPath', dto.entryXPath);
+    checkPath('referenceDateXPath', dto.referenceDateXPath);
+    const m = await this.model(actor, guid);
+    if (dto.name !== undefined) m.Name = dto.name.trim();
+    if (dto.active !== undefined) m.Active = dto.active;
+    if (dto.logsWarnThresholdMilliseconds !== undefined)
+      m.LogsWarnThresholdMilliseconds = dto.logsWarnThresholdMilliseconds;
+    if (dto.enableRdbmsArchive !== undefined) m.EnableRdbmsArchive = dto.enableRdbmsArchive;
+    if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
+    if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
+    this.touched(actor, m);
+    return toModelDto(await this.repo.saveModel(m));
+  }
+  async delete(actor: Actor, guid: string): Promise<void> {
+    const m = await this.model(actor, guid);
+    m.DeletedDate = this.now();
+    m.DeletedUser = actor.userName;
+    this.touched(actor, m);
+    await this.repo.saveModel(m);
+  }
+
+  // ---- request XPaths
+  async listXPaths(actor: Actor, modelGuid: string): Promise<RequestXPathDto[]> {
+    const m = await this.model(actor, modelGuid);
+    return (await this.repo.listXPaths(m.Id)).map(toXPathDto);
+  }
+  async createXPath(actor: Actor, modelGuid: string, dto: CreateRequestXPathDto): Promise<RequestXPathDto> {
+    const m = await this.model(actor, modelGuid);
+    checkPath('xPath', dto.xPath);
+    if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
+      throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
+    const x = await this.repo.saveXPath(
+      Object.assign(new EntityAnalysisModelRequestXPath(), {
+        Guid: randomUUID(),
+        EntityAnalysisModelId: m.Id,
+        Name: dto.name,
+        XPath: dto.xPath.trim(),
+        DataTypeId: TYPE_BY_NAME[dto.dataType],
+        Required: dto.required ?? false,
+        ...auditFields(actor, this.now()),
+      }),
+    );
+    this.catalog.invalidate();
+    return toXPathDto(x);
+  }
+  async updateXPath(
+    actor: Actor,
+    modelGuid: string,
+    guid: string,
+    dto: UpdateRequestXPathDto,
+  ): Promise<RequestXPathDto> {
+    const m = await this.model(actor, modelGuid);
+    const x = await this.repo.findXPath(m.Id, guid);
+    if (!x) throw Problems.notFound('request XPath');
+    checkPath('xPath', dto.xPath);
+    if (dto.name !== undefined && dto.name !== x.Name) {
+      if ((await this.repo.listXPaths(m.Id)).some((o) => o.Name === dto.name))
+        throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
+      x.Name = dto.name;
+    }
+    if (dto.xPath !== undefined) x.XPath = dto.xPath.trim();
+    if (dto.dataType !== undefined) x.DataTypeId = TYPE_BY_NAME[dto.dataType];
+    if (dto.required !== undefined) x.Required = dto.required;
+    this.touched(actor, x);
+    return toXPathDto(await this.repo.saveXPath(x));
+  }
+  async deleteXPath(actor: Actor, modelGuid: string, guid: string): Promise<void> {
+    const m = await this.model(actor, modelGuid);
+    const x = await this.repo.findXPath(m.Id, guid);
+    if (!x) throw Problems.notFound('request XPath');
+    x.DeletedDate = this.now();
+    x.DeletedUser = actor.userName;
+    this.touched(actor, x);
+    await this.repo.saveXPath(x);
+  }
+
+  // ---- activation rules
+  private async ruleDto(r: EntityAnalysisModelActivationRule): Promise<ActivationRuleDto> {
+    const [wf] = r.CaseWorkflowId ? await this.repo.findWorkflowsByIds([r.CaseWorkflowId]) : [];
+    const [st] = r.CaseWorkflowStatusId ? await this.repo.findStatusesByIds([r.CaseWorkflowStatusId]) : [];
+    return {
+      guid: r.Guid,
+      name: r.Name,
+      condition: JSON.parse(r.ConditionJson) as unknown,
+      caseWorkflowGuid: wf?.Guid ?? null,
+      caseWorkflowStatusGuid: st?.Guid ?? null,
+      caseKeyFieldName: r.CaseKeyFieldName,
+      active: r.Active,
+    };
+  }
+
+  /** Resolves the workflow and status guids in the caller's tenant; the status must belong to the workflow. */
+  private async resolveCaseTarget(
+    actor: Actor,
+    workflowGuid: string | null | undefined,
+    statusGuid: string | null | undefined,
+  ): Promise<{ workflowId: number | null; statusId: number | null }> {
+    if (!workflowGuid && !statusGuid) return { workflowId: null, statusId: null };
+    if (!workflowGuid || !statusGuid)
+      throw Problems.badParameter(
+        workflowGuid ? 'caseWorkflowStatusGuid' : 'caseWorkflowGuid',
+        'caseWorkflowGuid and caseWorkflowStatusGuid go together.',
+      );
+    const wf = await this.repo.findWorkflow(actor.tenantId, workflowGuid);
+    if (!wf) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
+    const st = await this.repo.findStatus([wf.Id], statusGuid);
+    if (!st) throw Problems.badParameter('caseWorkflowStatusGuid', 'No such status in that case workflow.');
+    return { workflowId: wf.Id, statusId: st.Id };
+  }
+
+  private conditionText(condition: unknown): string {
+    const text = JSON.stringify(condition);
+    if (text === undefined || text.length > 65_536)
+      throw Problems.badParameter('condition', 'condition must be JSON of at most 64 KiB');
+    const parsed = parseRuleCondition(text);
+    if (typeof parsed === 'string') throw Problems.badParameter('condition', parsed);
+    return text;
+  }
+
+  async listRules(actor: Actor, modelGuid: string): Promise<ActivationRuleDto[]> {
+    const m = await this.model(actor, modelGuid);
+    return Promise.all((await this.repo.listRules(m.Id)).map((r) => this.ruleDto(r)));
+  }
+  async createRule(
+    actor: Actor,
+    modelGuid: string,
+    dto: CreateActivationRuleDto,
+  ): Promise<ActivationRuleDto> {
+    const m = await this.model(actor, modelGuid);
+    const ConditionJson = this.conditionText(dto.condition);
+    const target = await this.resolveCaseTarget(actor, dto.caseWorkflowGuid, dto.caseWorkflowStatusGuid);
+    if (target.workflowId !== null && !dto.caseKeyFieldName)
+      throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
+    const r = await this.repo.saveRule(
+      Object.assign(new EntityAnalysisModelActivationRule(), {
+        Guid: randomUUID(),
+        EntityAnalysisModelId: m.Id,
+        Name: dto.name.trim(),
+        ConditionJson,
+        CaseWorkflowId: target.workflowId,
+        CaseWorkflowStatusId: target.statusId,
+        CaseKeyFieldName: dto.caseKeyFieldName ?? null,
+        Active: dto.active ?? true,
+        ...auditFields(actor, this.now()),
+      }),
+    );
+    this.catalog.invalidate();
+    return this.ruleDto(r);
+  }
+  async updateRule(
+    actor: Actor,
+    modelGuid: string,
+    guid: string,
+    dto: UpdateActivationRuleDto,
+  ): Promise<ActivationRuleDto> {
+    const m = await this.model(actor, modelGuid);
+    const r = await this.repo.findRule(m.Id, guid);
+    if (!r) throw Problems.notFound('activation rule');
+    if (dto.name !== undefined) r.Name = dto.name.trim();
+    if (dto.condition !== undefined) r.ConditionJson = this.conditionText(dto.condition);
+    if (dto.caseWorkflowGuid !== undefined || dto.caseWorkflowStatusGuid !== undefined) {
+      const target = await this.resolveCaseTarget(actor, dto.caseWorkflowGuid, dto.caseWorkflowStatusGuid);
+      r.CaseWorkflowId = target.workflowId;
+      r.CaseWorkflowStatusId = target.statusId;
+    }
+    if (dto.caseKeyFieldName !== undefined) r.CaseKeyFieldName = dto.caseKeyFieldName;
+    if (dto.active !== undefined) r.Active = dto.active;
+    if (r.CaseWorkflowId !== null && !r.CaseKeyFieldName)
+      throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
+    this.touched(actor, r);
+    return this.ruleDto(await this.repo.saveRule(r));
+  }
+  async deleteRule(actor: Actor, modelGuid: string, guid: string): Promise<void> {
+    const m = await this.model(actor, modelGuid);
+    const r = await this.repo.findRule(m.Id, guid);
+    if (!r) throw Problems.notFound('activation rule');
+    r.DeletedDate = this.now();
+    r.DeletedUser = actor.userName;
+    this.touched(actor, r);
+    await this.repo.saveRule(r);
+  }
+}

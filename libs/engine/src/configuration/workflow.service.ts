@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Actor, Clock, Problems } from '@app/common';
+import {
+  CaseWorkflowDto,
+  CaseWorkflowStatusDto,
+  CreateCaseWorkflowDto,
+  CreateCaseWorkflowStatusDto,
+  UpdateCaseWorkflowDto,
+  UpdateCaseWorkflowStatusDto,
+} from '../dto/configuration.dto';
+import { CaseWorkflow, CaseWorkflowStatus } from '../entities';
+import { ConfigurationRepository } from './configuration.repository';
+import { ModelCatalog } from './model-catalog';
+import { auditFields } from './model.service';
+
+function toWorkflowDto(w: CaseWorkflow): CaseWorkflowDto {
+  return { guid: w.Guid, name: w.Name, active: w.Active, createdDate: w.CreatedDate.toISOString() };
+}
+
+function toStatusDto(s: CaseWorkflowStatus, workflowGuid: string): CaseWorkflowStatusDto {
+  return {
+    guid: s.Guid,
+    caseWorkflowGuid: workflowGuid,
+    name: s.Name,
+    priority: s.Priority,
+    enableNotification: s.EnableNotification,
+    notificationDestination: s.NotificationDestination,
+    notificationSubject: s.NotificationSubject,
+    notificationBody: s.NotificationBody,
+    enableHttpEndpoint: s.EnableHttpEndpoint,
+    httpEndpointUrl: s.HttpEndpointUrl,
+    httpEndpointMethod: s.HttpEndpointMethod,
+  };
+}
+
+/** A callback URL template must be http(s) once its {tokens} are filled. */
+function checkUrlTemplate(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x'));
+  } catch {
+    throw Problems.badParameter('httpEndpointUrl', 'httpEndpointUrl must be an absolute http or https URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw Problems.badParameter('httpEndpointUrl', 'httpEndpointUrl must be an absolute http or https URL');
+}
+
+/** CaseWorkflow and CaseWorkflowStatus, in the caller's tenant. */
+@Injectable()
+export class WorkflowService {
+  constructor(
+    private readonly repo: ConfigurationRepository,
+    private readonly catalog: ModelCatalog,
+    private readonly clock: Clock,
+  ) {}
+
+  private now(): Date {
+    return new Date(this.clock.now());
+  }
+
+  private async workflow(actor: Actor, guid: string): Promise<CaseWorkflow> {
+    const w = await this.repo.findWorkflow(actor.tenantId, guid);
+    if (!w) throw Problems.notFound('case workflow');
+    return w;
+  }
+
+  async list(actor: Actor): Promise<CaseWorkflowDto[]> {
+    return (await this.repo.listWorkflows(actor.tenantId)).map(toWorkflowDto);
+  }
+  async get(actor: Actor, guid: string): Promise<CaseWorkflowDto> {
+    return toWorkflowDto(await this.workflow(actor, guid));
+  }
+  async create(actor: Actor, dto: CreateCaseWorkflowDto): Promise<CaseWorkflowDto> {
+    const w = await this.repo.saveWorkflow(
+      Object.assign(new CaseWorkflow(), {
+        Guid: randomUUID(),
+        TenantRegistryId: actor.tenantId,
+        Name: dto.name.trim(),
+        Active: dto.active ?? true,
+        ...auditFields(actor, this.now()),
+      }),
+    );
+    return toWorkflowDto(w);
+  }
+  async update(actor: Actor, guid: string, dto: UpdateCaseWorkflowDto): Promise<CaseWorkflowDto> {
+    const w = await this.workflow(actor, guid);
+    if (dto.name !== undefined) w.Name = dto.name.trim();
+    if (dto.active !== undefined) w.Active = dto.active;
+    w.UpdatedDate = this.now();
+    w.UpdatedUser = actor.userName;
+    this.catalog.invalidate();
+    return toWorkflowDto(await this.repo.saveWorkflow(w));
+  }
+  async delete(actor: Actor, guid: string): Promise<void> {
+    const w = await this.workflow(actor, guid);
+    w.DeletedDate = this.now();
+    w.DeletedUser = actor.userName;
+    this.catalog.invalidate();
+    await this.repo.saveWorkflow(w);
+  }
+
+  // ---- statuses
+  async listStatuses(actor: Actor, workflowGuid?: string): Promise<CaseWorkflowStatusDto[]> {
+    const workflows = workflowGuid
+      ? [await this.workflow(actor, workflowGuid)]
+      : await this.repo.listWorkflows(actor.tenantId);
+    const guids = new Map(workflows.map((w) => [w.Id, w.Guid]));
+    return (await this.repo.listStatuses([...guids.keys()])).map((s) =>
+      toStatusDto(s, guids.get(s.CaseWorkflowId) ?? ''),
+    );
+  }
+  private async status(
+    actor: Actor,
+    guid: string,
+  ): Promise<{ status: CaseWorkflowStatus; workflowGuid: string }> {
+    const workflows = await this.repo.listWorkflows(actor.tenantId);
+    const status = await this.repo.findStatus(
+      workflows.map((w) => w.Id),
+      guid,
+    );
+    if (!status) throw Problems.notFound('case workflow status');
+    return { status, workflowGuid: workflows.find((w) => w.Id === status.CaseWorkflowId)?.Guid ?? '' };
+  }
+  async getStatus(actor: Actor, guid: string): Promise<CaseWorkflowStatusDto> {
+    const { status, workflowGuid } = await this.status(actor, guid);
+    return toStatusDto(status, workflowGuid);
+  }
+  async createStatus(actor: Actor, dto: CreateCaseWorkflowStatusDto): Promise<CaseWorkflowStatusDto> {
+    if (dto.name === undefined) throw Problems.badParameter('name', 'name is required');
+    if (dto.priority === undefined) throw Problems.badParameter('priority', 'priority is required');
+    const w = await this.repo.findWorkflow(actor.tenantId, dto.caseWorkflowGuid);
+    if (!w) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
+    const s = Object.assign(new CaseWorkflowStatus(), {
+      Guid: randomUUID(),
+      CaseWorkflowId: w.Id,
+      Name: dto.name.trim(),
+      Priority: dto.priority,
+      EnableNotification: false,
+      NotificationDestination: null,
+      NotificationSubject: null,
+      NotificationBody: null,
+      EnableHttpEndpoint: false,
+      HttpEndpointUrl: null,
+      HttpEndpointMethod: null,
+      ...auditFields(actor, this.now()),
+    });
+    this.apply(s, dto);
+    return toStatusDto(await this.repo.saveStatus(s), w.Guid);
+  }
+  async updateStatus(
+    actor: Actor,
+    guid: string,
+    dto: UpdateCaseWorkflowStatusDto,
+  ): Promise<CaseWorkflowStatusDto> {
+    const { status, workflowGuid } = await this.status(actor, guid);
+    this.apply(status, dto);
+    status.UpdatedDate = this.now();
+    status.UpdatedUser = actor.userName;
+    this.catalog.invalidate();
+    return toStatusDto(await this.repo.saveStatus(status), workflowGuid);
+  }
+  async deleteStatus(actor: Actor, guid: string): Promise<void> {
+    const { status } = await this.status(actor, guid);
+    status.DeletedDate = this.now();
+    status.DeletedUser = actor.userName;
+    this.catalog.invalidate();
+    await this.repo.saveStatus(status);
+  }
+
+  private apply(s: CaseWorkflowStatus, dto: UpdateCaseWorkflowStatusDto): void {
+    if (dto.name !== undefined) s.Name = dto.name.trim();
+    if (dto.priority !== undefined) s.Priority = dto.priority;
+    if (dto.enableNotification !== undefined) s.EnableNotification = dto.enableNotification;
+    if (dto.notificationDestination !== undefined) s.NotificationDestination = dto.notificationDestination;
+    if (dto.notificationSubject !== undefined) s.NotificationSubject = dto.notificationSubject;
+    if (dto.notificationBody !== undefined) s.NotificationBody = dto.notificationBody;
+    if (dto.enableHttpEndpoint !== undefined) s.EnableHttpEndpoint = dto.enableHttpEndpoint;
+    if (dto.httpEndpointUrl !== undefined) s.HttpEndpointUrl = dto.httpEndpointUrl;
+    if (dto.httpEndpointMethod !== undefined) s.HttpEndpointMethod = dto.httpEndpointMethod;
+    if (s.EnableNotification && !s.NotificationDestination)
+      throw Problems.badParameter(
+        'notificationDestination',
+        'A status with notifications enabled needs notificationDestination.',
+      );
+    if (s.EnableHttpEndpoint) {
+      if (!s.HttpEndpointUrl)
+        throw Problems.badParameter(
+          'httpEndpointUrl',
+          'A status with the HTTP endpoint enabled needs httpEndpointUrl.',
+        );
+      checkUrlTemplate(s.HttpEndpointUrl);
+      s.HttpEndpointMethod ??= 'POST';
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { IdentityModule } from '@app/identity';
+import { ArchiveRepository } from './archiver/archive.repository';
+import { ArchiverService } from './archiver/archiver.service';
+import { CaseCreationService } from './case-creation/case-creation.service';
+import { CaseNotifier } from './case-creation/case-notifier';
+import { CaseRepository } from './case-creation/case.repository';
+import { ConfigurationRepository } from './configuration/configuration.repository';
+import { ModelCatalog } from './configuration/model-catalog';
+import { ModelService } from './configuration/model.service';
+import { WorkflowService } from './configuration/workflow.service';
+import { DemoSeedService } from './demo/demo-seed.service';
+import {
+  CaseWorkflowController,
+  CaseWorkflowStatusController,
+  EntityAnalysisModelController,
+  InvokeController,
+} from './engine.controller';
+import { ENGINE_ENTITIES } from './entities';
+import { InvokeService } from './invoke/invoke.service';
+import { StageRollupRepository } from './rollups/stage-rollup.repository';
+import { StageRollupService } from './rollups/stage-rollup.service';
+import { TelemetryModule } from '@app/telemetry';
+import { CapturePipelineTelemetry } from './telemetry/capture-pipeline-telemetry';
+import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
+
+/**
+ * The decisioning engine: configuration records, the invoke pipeline, the Archiver and case creation
+ * queues, and their stage rollups. PipelineTelemetry is bound to the capture queues and
+ * the service's instruments (CapturePipelineTelemetry).
+ */
+@Module({
+  // IdentityModule first: the landlord exists before the demo seed runs (deeper modules bootstrap first).
+  imports: [TypeOrmModule.forFeature(ENGINE_ENTITIES), IdentityModule, TelemetryModule],
+  controllers: [
+    EntityAnalysisModelController,
+    CaseWorkflowController,
+    CaseWorkflowStatusController,
+    InvokeController,
+  ],
+  providers: [
+    { provide: PipelineTelemetry, useClass: CapturePipelineTelemetry },
+    ConfigurationRepository,
+    ArchiveRepository,
+    CaseRepository,
+    StageRollupRepository,
+    ModelCatalog,
+    ModelService,
+    WorkflowService,
+    StageRollupService,
+    CaseNotifier,
+    CaseCreationService,
+    ArchiverService,
+    InvokeService,
+    DemoSeedService,
+  ],
+  exports: [
+    ModelService,
+    WorkflowService,
+    InvokeService,
+    ArchiverService,
+    CaseCreationService,
+    StageRollupService,
+    PipelineTelemetry,
+  ],
+})
+export class EngineModule {}

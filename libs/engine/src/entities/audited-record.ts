@@ -1,0 +1,22 @@
+import { PortableColumn } from '@app/database';
+
+/** Created/Updated/Deleted by and date: configuration records are soft-deleted. */
+export abstract class AuditedRecord {
+  @PortableColumn('timestamp', { name: 'CreatedDate' })
+  CreatedDate!: Date;
+
+  @PortableColumn('string', { name: 'CreatedUser', length: 256 })
+  CreatedUser!: string;
+
+  @PortableColumn('timestamp', { name: 'UpdatedDate', nullable: true })
+  UpdatedDate!: Date | null;
+
+  @PortableColumn('string', { name: 'UpdatedUser', length: 256, nullable: true })
+  UpdatedUser!: string | null;
+
+  @PortableColumn('timestamp', { name: 'DeletedDate', nullable: true })
+  DeletedDate!: Date | null;
+
+  @PortableColumn('string', { name: 'DeletedUser', length: 256, nullable: true })
+  DeletedUser!: string | null;
+}

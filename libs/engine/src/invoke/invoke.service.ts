@@ -1,0 +1,272 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Actor, Clock, Problems } from '@app/common';
+import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
+import { ArchiveRepository } from '../archiver/archive.repository';
+import { CaseActivation, CaseOutcome } from '../case-creation/case-creation.service';
+import { CompiledModel, ModelCatalog } from '../configuration/model-catalog';
+import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
+import { InvokeStage } from '../telemetry/stages';
+import { convertField, FIELD_DATA_TYPE_NAMES, FieldValue } from './field-types';
+import { readJsonPath } from './json-path';
+import { evaluateRuleCondition } from './rule-condition';
+
+export interface TracePoint {
+  message: InvokeStage;
+  elapsedMicroseconds: number;
+  sinceLastEntryMicroseconds: number;
+}
+
+export interface Activation {
+  entityAnalysisModelActivationRuleGuid: string;
+  name: string;
+  caseWorkflowGuid: string | null;
+  caseKey: string | null;
+  caseKeyValue: string | null;
+}
+
+export interface InvokeResponse {
+  entityAnalysisModelInstanceEntryGuid: string;
+  entityAnalysisModelGuid: string;
+  entryReference: string | null;
+  referenceDate: string;
+  fields: Record<string, FieldValue>;
+  activations: Activation[];
+  trace?: TracePoint[];
+}
+
+export interface ReprocessResponse extends InvokeResponse {
+  caseOutcomes: CaseOutcome[];
+}
+
+/** The archived form of one invocation (BuildArchivePayload); reprocessing reads `request` back. */
+export interface ArchivePayload {
+  entityAnalysisModelInstanceEntryGuid: string;
+  entityAnalysisModelGuid: string;
+  entryReference: string | null;
+  referenceDate: string;
+  request: unknown;
+  fields: Record<string, FieldValue>;
+  activations: Activation[];
+  reprocessedDate?: string;
+}
+
+/** Records trace points: µs since start and since the previous point, from process.hrtime.bigint(). */
+class Tracer {
+  readonly points: TracePoint[] = [];
+  private readonly start = process.hrtime.bigint();
+  private last = this.start;
+
+  constructor(
+    private readonly model: CompiledModel,
+    private readonly entryGuid: string,
+    private readonly telemetry: PipelineTelemetry,
+    private readonly clock: Clock,
+  ) {}
+
+  point(message: InvokeStage): void {
+    const now = process.hrtime.bigint();
+    const gap = now - this.last;
+    const point: TracePoint = {
+      message,
+      elapsedMicroseconds: Number(now - this.start) / 1000,
+      sinceLastEntryMicroseconds: Number(gap) / 1000,
+    };
+    this.last = now;
+    this.points.push(point);
+    this.telemetry.invokeTracePoint(message, point.sinceLastEntryMicroseconds);
+    const threshold = this.model.logsWarnThresholdNanoseconds;
+    if (threshold !== null && gap > threshold) {
+      // ONE call both enqueues the ModelInvokeWarning and counts service.engine.logs.warn.count.
+      this.telemetry.modelInvokeWarning({
+        entityAnalysisModelGuid: this.model.guid,
+        entityAnalysisModelName: this.model.name,
+        entityAnalysisModelInstanceEntryGuid: this.entryGuid,
+        message,
+        elapsedMicroseconds: Math.round(point.elapsedMicroseconds),
+        sinceLastEntryMicroseconds: Math.round(point.sinceLastEntryMicroseconds),
+        occurredDate: new Date(this.clock.now()),
+      });
+    }
+  }
+}
+
+interface PipelineResult {
+  response: InvokeResponse;
+  item: ArchiveItem;
+}
+
+/**
+ * POST /api/Invoke/EntityAnalysisModel/{guid}: the invoke pipeline, run serially on the request
+ * (spec: What the service does 1): Parse, ExtractFields, Activation, BuildResponse, BuildArchivePayload.
+ */
+@Injectable()
+export class InvokeService {
+  constructor(
+    private readonly catalog: ModelCatalog,
+    private readonly archiver: ArchiverService,
+    private readonly archive: ArchiveRepository,
+    private readonly telemetry: PipelineTelemetry,
+    private readonly clock: Clock,
+  ) {}
+
+  private async model(actor: Actor, guid: string): Promise<CompiledModel> {
+    const model = await this.catalog.get(guid);
+    if (!model || !model.active || model.tenantId !== actor.tenantId) throw Problems.notFound('model');
+    return model;
+  }
+
+  /** `body` is the parsed JSON, or its text (the Parse stage then parses it). */
+  async invoke(
+    actor: Actor,
+    modelGuid: string,
+    body: unknown,
+    options: { trace?: boolean } = {},
+  ): Promise<InvokeResponse> {
+    const model = await this.model(actor, modelGuid);
+    // From here to enqueue everything is synchronous: nothing can take the free slot in between, and a
+    // full queue is answered before any side effect (no trace warning, no archive row, no case).
+    if (!this.archiver.hasCapacity())
+      throw Problems.unavailable('The Archiver queue is full; retry shortly.', 1);
+    const { response, item } = this.run(model, body, randomUUID(), options.trace ?? false);
+    this.archiver.enqueue(item);
+    return response;
+  }
+
+  /**
+   * Re-runs an archived entry through the model: synchronous case creation and an in-place update of its
+   * archive row (the entry guid stays the same).
+   */
+  async reprocess(
+    actor: Actor,
+    modelGuid: string,
+    entryGuid: string,
+    options: { trace?: boolean } = {},
+  ): Promise<ReprocessResponse> {
+    const model = await this.model(actor, modelGuid);
+    if (this.archiver.isBuffered(model.guid, entryGuid)) await this.archiver.bulkCopy();
+    const row = await this.archive.findByEntryGuid(model.id, entryGuid);
+    if (!row) throw Problems.notFound('archived entry');
+    const archived = JSON.parse(row.Json) as ArchivePayload;
+    const { response, item } = this.run(model, archived.request, entryGuid, options.trace ?? false);
+    (item.payload as ArchivePayload).reprocessedDate = new Date(this.clock.now()).toISOString();
+    const caseOutcomes = await this.archiver.reprocess(item, row.Id);
+    return { ...response, caseOutcomes };
+  }
+
+  /** The five stages, synchronous. Throws a 400 problem for a body the model cannot read. */
+  private run(model: CompiledModel, body: unknown, entryGuid: string, trace: boolean): PipelineResult {
+    const tracer = new Tracer(model, entryGuid, this.telemetry, this.clock);
+
+    // Parse
+    let request: unknown = body;
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      try {
+        request = JSON.parse(body.toString()) as unknown;
+      } catch {
+        throw Problems.validation('The request body is not valid JSON.');
+      }
+    }
+    if (request === undefined) throw Problems.validation('The request body must be JSON (application/json).');
+    const entryValue = model.entryPath ? readJsonPath(request, model.entryPath) : undefined;
+    const entryReference =
+      typeof entryValue === 'string' || typeof entryValue === 'number'
+        ? String(entryValue).slice(0, 256)
+        : null;
+    const dateValue = model.referenceDatePath ? readJsonPath(request, model.referenceDatePath) : undefined;
+    const parsedDate =
+      typeof dateValue === 'string' || typeof dateValue === 'number' ? new Date(dateValue) : undefined;
+    const referenceDate =
+      parsedDate && !Number.isNaN(parsedDate.getTime()) ? parsedDate : new Date(this.clock.now());
+    tracer.point(InvokeStage.Parse);
+
+    // ExtractFields
+    const fields: Record<string, FieldValue> = Object.create(null) as Record<string, FieldValue>;
+    const errors: { field: string; message: string }[] = [];
+    for (const f of model.fields) {
+      const raw = readJsonPath(request, f.path);
+      if (raw === undefined) {
+        if (f.required) errors.push({ field: f.name, message: `${f.name} is required` });
+        continue;
+      }
+      const v = convertField(raw, f.type);
+      if (v === undefined)
+        errors.push({ field: f.name, message: `${f.name} must be a ${FIELD_DATA_TYPE_NAMES[f.type]}` });
+      else fields[f.name] = v;
+    }
+    if (errors.length) throw Problems.validation('The request does not match the model.', errors);
+    tracer.point(InvokeStage.ExtractFields);
+
+    // Activation
+    const activations: Activation[] = [];
+    const cases: CaseActivation[] = [];
+    for (const rule of model.rules) {
+      if (!evaluateRuleCondition(rule.condition, fields)) continue;
+      const keyValue = rule.caseKeyFieldName ? fields[rule.caseKeyFieldName] : undefined;
+      const caseKeyValue =
+        keyValue === undefined || keyValue === null ? null : String(keyValue).slice(0, 512);
+      activations.push({
+        entityAnalysisModelActivationRuleGuid: rule.guid,
+        name: rule.name,
+        caseWorkflowGuid: rule.caseWorkflow?.guid ?? null,
+        caseKey: rule.caseKeyFieldName,
+        caseKeyValue,
+      });
+      if (
+        rule.caseWorkflow &&
+        rule.caseWorkflowStatusId !== null &&
+        rule.caseKeyFieldName &&
+        caseKeyValue !== null
+      ) {
+        cases.push({
+          caseWorkflow: rule.caseWorkflow,
+          caseWorkflowStatusId: rule.caseWorkflowStatusId,
+          caseKey: rule.caseKeyFieldName,
+          caseKeyValue,
+          entityAnalysisModelGuid: model.guid,
+          entityAnalysisModelInstanceEntryGuid: entryGuid,
+          fields,
+        });
+      }
+    }
+    tracer.point(InvokeStage.Activation);
+
+    // BuildResponse
+    const response: InvokeResponse = {
+      entityAnalysisModelInstanceEntryGuid: entryGuid,
+      entityAnalysisModelGuid: model.guid,
+      entryReference,
+      referenceDate: referenceDate.toISOString(),
+      fields: { ...fields },
+      activations,
+    };
+    tracer.point(InvokeStage.BuildResponse);
+
+    // BuildArchivePayload
+    const payload: ArchivePayload = {
+      entityAnalysisModelInstanceEntryGuid: entryGuid,
+      entityAnalysisModelGuid: model.guid,
+      entryReference,
+      referenceDate: response.referenceDate,
+      request,
+      fields: response.fields,
+      activations,
+    };
+    tracer.point(InvokeStage.BuildArchivePayload);
+
+    if (trace) response.trace = tracer.points;
+    return {
+      response,
+      item: {
+        modelId: model.id,
+        modelGuid: model.guid,
+        enableRdbmsArchive: model.enableRdbmsArchive,
+        entryGuid,
+        entryReference,
+        referenceDate,
+        payload,
+        cases,
+      },
+    };
+  }
+}

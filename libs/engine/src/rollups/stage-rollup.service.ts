@@ -1,0 +1,134 @@
+import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { SETTINGS, Settings } from '@app/config';
+import { Clock } from '@app/common';
+import {
+  ARCHIVER_STAGE_NAMES,
+  ArchiverStage,
+  CASE_CREATION_STAGE_NAMES,
+  CaseCreationStage,
+} from '../telemetry/stages';
+import { ArchiverCounterRow, CaseCreationCounterRow, StageRollupRepository } from './stage-rollup.repository';
+
+/** Total, min, max and count of one stage (per model for the Archiver) in the current interval, in µs. */
+export interface StageAccumulator {
+  total: number;
+  min: number;
+  max: number;
+  count: number;
+}
+
+function add(map: Map<string, StageAccumulator>, key: string, micros: number): void {
+  const a = map.get(key);
+  if (!a) map.set(key, { total: micros, min: micros, max: micros, count: 1 });
+  else {
+    a.total += micros;
+    if (micros < a.min) a.min = micros;
+    if (micros > a.max) a.max = micros;
+    a.count++;
+  }
+}
+
+function merge(into: Map<string, StageAccumulator>, from: Map<string, StageAccumulator>): void {
+  for (const [key, b] of from) {
+    const a = into.get(key);
+    if (!a) into.set(key, b);
+    else {
+      a.total += b.total;
+      a.min = Math.min(a.min, b.min);
+      a.max = Math.max(a.max, b.max);
+      a.count += b.count;
+    }
+  }
+}
+
+/**
+ * The per-minute stage rollups (spec: ArchiverStagePerformanceCounter, CaseCreationStagePerformanceCounter).
+ * Recording is a map update; every StageRollupIntervalMilliseconds one row per stage that ran is written,
+ * with Instance. A failed write keeps the accumulated figures for the next interval (logged and counted).
+ */
+@Injectable()
+export class StageRollupService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('StageRollup');
+  private archiver = new Map<string, StageAccumulator>();
+  private caseCreation = new Map<string, StageAccumulator>();
+  private timer?: NodeJS.Timeout;
+  private flushing?: Promise<void>;
+  /** Failed writes since start (each logged). */
+  failedWrites = 0;
+
+  constructor(
+    private readonly repo: StageRollupRepository,
+    private readonly clock: Clock,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.flush(), this.settings.StageRollupIntervalMilliseconds);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  recordArchiver(modelGuid: string, stage: ArchiverStage, micros: number): void {
+    add(this.archiver, `${modelGuid}|${stage}`, Math.round(micros));
+  }
+
+  recordCaseCreation(stage: CaseCreationStage, micros: number): void {
+    add(this.caseCreation, String(stage), Math.round(micros));
+  }
+
+  /** Writes the interval's rows now; never overlaps a previous flush. */
+  flush(): Promise<void> {
+    const run = (this.flushing ?? Promise.resolve()).then(() => this.write());
+    this.flushing = run;
+    return run;
+  }
+
+  private async write(): Promise<void> {
+    if (!this.archiver.size && !this.caseCreation.size) return;
+    const archiver = this.archiver;
+    const caseCreation = this.caseCreation;
+    this.archiver = new Map();
+    this.caseCreation = new Map();
+    const now = new Date(this.clock.now());
+    const Instance = this.settings.InstanceName.slice(0, 256);
+    const archiverRows: ArchiverCounterRow[] = [...archiver].map(([key, a]) => {
+      const [guid, stage] = key.split('|');
+      const StageId = Number(stage) as ArchiverStage;
+      return {
+        EntityAnalysisModelGuid: guid,
+        StageId,
+        StageName: ARCHIVER_STAGE_NAMES[StageId],
+        TotalMicroseconds: a.total,
+        MinMicroseconds: a.min,
+        MaxMicroseconds: a.max,
+        InvokeCount: a.count,
+        CreatedDate: now,
+        Instance,
+      };
+    });
+    const caseRows: CaseCreationCounterRow[] = [...caseCreation].map(([stage, a]) => {
+      const StageId = Number(stage) as CaseCreationStage;
+      return {
+        StageId,
+        StageName: CASE_CREATION_STAGE_NAMES[StageId],
+        TotalMicroseconds: a.total,
+        MinMicroseconds: a.min,
+        MaxMicroseconds: a.max,
+        InvokeCount: a.count,
+        CreatedDate: now,
+        Instance,
+      };
+    });
+    try {
+      await this.repo.insert(archiverRows, caseRows);
+    } catch (err) {
+      this.failedWrites++;
+      this.logger.error({ err }, 'Writing the stage rollups failed; they are kept for the next interval');
+      merge(this.archiver, archiver);
+      merge(this.caseCreation, caseCreation);
+    }
+  }
+}

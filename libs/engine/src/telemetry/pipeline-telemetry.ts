@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { ArchiverStage, CaseCreationStage, InvokeStage } from './stages';
+
+/** spec: ModelInvokeWarning. */
+export interface ModelInvokeWarningCapture {
+  entityAnalysisModelGuid: string;
+  entityAnalysisModelName: string;
+  entityAnalysisModelInstanceEntryGuid: string;
+  message: string;
+  elapsedMicroseconds: number;
+  sinceLastEntryMicroseconds: number;
+  occurredDate: Date;
+}
+
+/** spec: ArchiverWarning. The entry guid is null for BulkCopyArchiveBuffer (it works on a batch). */
+export interface ArchiverWarningCapture {
+  entityAnalysisModelGuid: string | null;
+  entityAnalysisModelInstanceEntryGuid: string | null;
+  stage: ArchiverStage;
+  durationMicroseconds: number;
+  occurredDate: Date;
+}
+
+/** spec: CaseCreationWarning; destination is the e-mail destination or the callback URL for stages 3 and 4. */
+export interface CaseCreationWarningCapture {
+  caseWorkflowGuid: string;
+  caseWorkflowName: string;
+  caseKey: string;
+  caseKeyValue: string;
+  stage: CaseCreationStage;
+  durationMicroseconds: number;
+  destination: string | null;
+  occurredDate: Date;
+}
+
+export type BackgroundPipeline = 'archiver' | 'caseCreation';
+
+/**
+ * The narrow port through which the decisioning pipelines report. Each warning method is THE one call site
+ * that both enqueues the warning row and increments its OpenTelemetry counter, so the two always agree
+ * (spec: ModelInvokeWarning). Durations are microseconds; an implementation converts for its histograms.
+ */
+export abstract class PipelineTelemetry {
+  /** service.engine.stage.duration, per invoke trace point (gap since the previous point). */
+  abstract invokeTracePoint(stage: InvokeStage, sinceLastEntryMicroseconds: number): void;
+  /** Enqueue ModelInvokeWarning AND increment service.engine.logs.warn.count. */
+  abstract modelInvokeWarning(warning: ModelInvokeWarningCapture): void;
+  /** service.engine.archiver.stage.duration. */
+  abstract archiverStage(stage: ArchiverStage, durationMicroseconds: number, modelGuid: string | null): void;
+  /** Enqueue ArchiverWarning AND increment service.engine.archiver.warn.count. */
+  abstract archiverWarning(warning: ArchiverWarningCapture): void;
+  /** service.engine.casecreation.stage.duration. */
+  abstract caseCreationStage(stage: CaseCreationStage, durationMicroseconds: number): void;
+  /** Enqueue CaseCreationWarning AND increment service.engine.casecreation.warn.count. */
+  abstract caseCreationWarning(warning: CaseCreationWarningCapture): void;
+  /** A background failure (already logged by the caller): counted, never thrown. */
+  abstract backgroundFailure(pipeline: BackgroundPipeline, stage: number): void;
+}
+
+/** The most warnings the in-memory recorder keeps; counters keep counting past it. */
+const KEPT = 10_000;
+
+/**
+ * In-memory implementation: the default binding until the capture queues are bound at merge, and the
+ * recorder the tests read. Counters are exact; the kept warnings are the newest KEPT of each kind.
+ */
+@Injectable()
+export class InMemoryPipelineTelemetry extends PipelineTelemetry {
+  readonly modelInvokeWarnings: ModelInvokeWarningCapture[] = [];
+  readonly archiverWarnings: ArchiverWarningCapture[] = [];
+  readonly caseCreationWarnings: CaseCreationWarningCapture[] = [];
+  readonly counters = {
+    'service.engine.logs.warn.count': 0,
+    'service.engine.archiver.warn.count': 0,
+    'service.engine.casecreation.warn.count': 0,
+  };
+  /** Histogram record counts per instrument and stage. */
+  readonly histogramCounts = new Map<string, number>();
+  readonly failures = new Map<string, number>();
+
+  private bump(map: Map<string, number>, key: string): void {
+    map.set(key, (map.get(key) ?? 0) + 1);
+  }
+
+  private keep<T>(list: T[], item: T): void {
+    if (list.length >= KEPT) list.shift();
+    list.push(item);
+  }
+
+  invokeTracePoint(stage: InvokeStage): void {
+    this.bump(this.histogramCounts, `service.engine.stage.duration:${stage}`);
+  }
+  modelInvokeWarning(warning: ModelInvokeWarningCapture): void {
+    this.keep(this.modelInvokeWarnings, warning);
+    this.counters['service.engine.logs.warn.count']++;
+  }
+  archiverStage(stage: ArchiverStage): void {
+    this.bump(this.histogramCounts, `service.engine.archiver.stage.duration:${stage}`);
+  }
+  archiverWarning(warning: ArchiverWarningCapture): void {
+    this.keep(this.archiverWarnings, warning);
+    this.counters['service.engine.archiver.warn.count']++;
+  }
+  caseCreationStage(stage: CaseCreationStage): void {
+    this.bump(this.histogramCounts, `service.engine.casecreation.stage.duration:${stage}`);
+  }
+  caseCreationWarning(warning: CaseCreationWarningCapture): void {
+    this.keep(this.caseCreationWarnings, warning);
+    this.counters['service.engine.casecreation.warn.count']++;
+  }
+  backgroundFailure(pipeline: BackgroundPipeline, stage: number): void {
+    this.bump(this.failures, `${pipeline}:${stage}`);
+  }
+}
+
+/** Does nothing: the "telemetry off" side of the invoke benchmark. */
+export class NullPipelineTelemetry extends PipelineTelemetry {
+  invokeTracePoint(): void {}
+  modelInvokeWarning(): void {}
+  archiverStage(): void {}
+  archiverWarning(): void {}
+  caseCreationStage(): void {}
+  caseCreationWarning(): void {}
+  backgroundFailure(): void {}
+}
