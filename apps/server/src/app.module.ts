@@ -10,6 +10,7 @@ import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
+import { SessionsModule } from '@app/sessions';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -63,6 +64,7 @@ export class AppModule {
         DatabaseModule.forRoot(),
         RedisModule,
         AuthModule,
+        SessionsModule,
         IdentityModule,
         HealthModule,
         ...(overrides.imports ?? []),
