@@ -47,6 +47,24 @@ describe('GET /Account/Logout', () => {
     expect(await logoutRows(t.app)).toHaveLength(0);
   });
 
+  it('the API explorer documents the new endpoints (not the page)', async () => {
+    const u = await createUser(t.app);
+    const s = await signIn(t.url, u.name, u.password);
+    const doc = await request(t.url)
+      .get('/swagger/json')
+      .set('Authorization', `Bearer ${s.token}`)
+      .expect(200);
+    const paths = Object.keys((doc.body as { paths: Record<string, unknown> }).paths);
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        '/api/Authentication/Logout',
+        '/api/UserRegistry/RevokeTokens/{id}',
+        '/api/Stream/Telemetry',
+      ]),
+    );
+    expect(paths.filter((p) => p.startsWith('/Account'))).toEqual([]);
+  });
+
   it('in Chromium: signed in, the button logs out, the message shows, and the old cookie is refused', async () => {
     const u = await createUser(t.app);
     const s = await signIn(t.url, u.name, u.password);

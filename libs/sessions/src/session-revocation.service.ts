@@ -130,7 +130,10 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
         .subscribe(SESSION_CHANNEL)
         .catch((err: unknown) => this.logger.error({ err }, 'Subscribe failed'));
       // Messages sent while this node was away are lost: re-check every stream after a reconnect.
-      if (readyOnce) void this.streams.check();
+      if (readyOnce)
+        void this.streams
+          .check()
+          .catch((err: unknown) => this.logger.error({ err }, 'Stream check after reconnect failed'));
       readyOnce = true;
     });
     sub.on('message', (_channel: string, payload: string) => {

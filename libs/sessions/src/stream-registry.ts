@@ -103,7 +103,10 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
   onApplicationBootstrap(): void {
     this.heartbeat = setInterval(() => this.beat(), this.settings.StreamHeartbeatMilliseconds);
     this.heartbeat.unref();
-    this.checker = setInterval(() => void this.check(), this.settings.revokedSessionCheckMs);
+    this.checker = setInterval(
+      () => void this.check().catch((err: unknown) => this.logger.error({ err }, 'Stream check failed')),
+      this.settings.revokedSessionCheckMs,
+    );
     this.checker.unref();
   }
 
@@ -128,6 +131,7 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
         ? { sessionStartedAt: actor.sessionStartedAt }
         : {}),
     };
+    if (req.socket.destroyed) return; // the client left while the guard was reading the database
     res.status(200);
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
     res.setHeader('Cache-Control', 'no-store, no-transform');
