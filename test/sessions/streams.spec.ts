@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { ManualClock, Permission } from '@app/common';
 import { ApiKeyService } from '@app/api-keys';
-import { StreamPublisher, StreamRegistry } from '@app/sessions';
+import Redis from 'ioredis';
+import { SESSION_CHANNEL, StreamPublisher, StreamRegistry } from '@app/sessions';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createPostgresDatabase } from '../support/databases';
 import { startRedisServer, RedisServer } from '../support/redis-server';
@@ -162,6 +163,20 @@ describe('two nodes with Redis (stream check every 30 s, so only Redis can be th
   beforeAll(async () => {
     redis = await startRedisServer();
     [a, b] = await twoNodes({ RedisConnectionString: redis.url });
+    // both nodes listen before the test begins (they subscribe as soon as their Redis connection is ready)
+    const probe = new Redis(redis.url);
+    try {
+      await waitFor(
+        async () => {
+          const [, count] = (await probe.call('PUBSUB', 'NUMSUB', SESSION_CHANNEL)) as [string, number];
+          return count >= 2;
+        },
+        10_000,
+        'both nodes to subscribe',
+      );
+    } finally {
+      probe.disconnect();
+    }
   });
   afterAll(async () => {
     await a.close();
