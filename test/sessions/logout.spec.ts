@@ -311,7 +311,11 @@ describe('the revocation cannot be written in time (a row lock held by another t
       );
       const rows = await logoutRows(t.app, u.name);
       expect(rows).toEqual([
-        expect.objectContaining({ ReasonId: 1, OutcomeId: LogoutOutcome.RevocationFailed }),
+        expect.objectContaining({
+          ReasonId: 1,
+          OutcomeId: LogoutOutcome.RevocationFailed,
+          Message: 'Revocation failed: the database did not answer in time.',
+        }),
       ]);
       expect(rows[0].SessionStartedDate?.toISOString()).toBe(s.body.sessionStartedAt);
     } finally {

@@ -6,7 +6,7 @@ import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { IdentityAuthService, SessionUser } from '@app/identity';
 import { presentedCredential, SessionClaims, SessionCookies, SessionTokens } from '@app/auth';
 import { SessionRevocationService } from './session-revocation.service';
-import { withTimeout } from './with-timeout';
+import { TimeoutError, withTimeout } from './with-timeout';
 
 export const LOGOUT_WARNING_HEADER = 'X-Service-Logout-Warning';
 export const REVOCATION_FAILED = 'revocation-failed';
@@ -112,7 +112,11 @@ export class LogoutService {
       reason: LogoutReason.UserLoggedOut,
       outcome: LogoutOutcome.RevocationFailed,
       sessionStartedAt: claims.sst,
-      message: `Revocation failed for user ${claims.sub}: ${reason}`,
+      // The detailed reason goes to the log only: tenant administrators read these rows.
+      message:
+        err instanceof TimeoutError
+          ? 'Revocation failed: the database did not answer in time.'
+          : 'Revocation failed: the database could not be written.',
     });
     return LogoutOutcome.RevocationFailed;
   }
