@@ -14,6 +14,9 @@ const ANONYMOUS_ROUTES = new Set<string>([
   'POST /api/Authentication/ByUserNamePassword', // sign-in creates a credential (spec: Credentials 2)
   'POST /api/Authentication/WirePasswordHash', // which password form the browser must send
   'GET /api/Authentication/PasswordPublicKey', // RSA key for password transport
+  'POST /api/Authentication/Logout', // always 200, deletes the cookies (spec: Logout behaviour 1)
+  'GET /Account/Logout', // the logout page: a confirmation button, a GET never logs out
+  'GET /Account/Logout.js', // its script, served separately so a strict CSP needs no inline script
 ]);
 
 interface Route {

@@ -13,6 +13,7 @@ import { AuthModule } from '@app/auth';
 import { GridModule } from '@app/grid';
 import { TelemetryModule } from '@app/telemetry';
 import { EngineModule } from '@app/engine';
+import { SessionsModule } from '@app/sessions';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -66,6 +67,7 @@ export class AppModule {
         DatabaseModule.forRoot(),
         RedisModule,
         AuthModule,
+        SessionsModule,
         IdentityModule,
         HealthModule,
         TelemetryModule,

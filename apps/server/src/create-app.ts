@@ -15,6 +15,12 @@ import { AppModule, AppOverrides } from './app.module';
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
 export const BODY_LIMIT = '1mb';
 
+const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
+
+function isLogout(req: Request): boolean {
+  return req.method === 'POST' && LOGOUT_PATH.test(req.path);
+}
+
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
 export async function createApp(
   settings: Settings,
@@ -34,7 +40,11 @@ export async function createApp(
   // Our own parsers, so their errors become problems with our wording before Nest rewraps them.
   for (const parser of [json({ limit: BODY_LIMIT }), urlencoded({ limit: '64kb', extended: false })]) {
     app.use((req: Request, res: Response, next: NextFunction) =>
-      parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err) ?? err) : undefined)),
+      // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read
+      // must not turn it into a 400 or 413.
+      isLogout(req)
+        ? next()
+        : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err) ?? err) : undefined)),
     );
   }
   app.useGlobalPipes(

@@ -39,4 +39,6 @@ export const AUDIT_LIMITS = {
   ip: 64,
   userAgent: 512,
   message: 1024,
+  /** Every UserLogout text column is at most 512 characters (sessions issue). */
+  logoutMessage: 512,
 } as const;

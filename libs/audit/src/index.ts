@@ -2,4 +2,5 @@ export * from './audit-types';
 export * from './entities';
 export * from './login-recorder';
 export * from './logout-recorder';
+export * from './address-window';
 export * from './audit.module';

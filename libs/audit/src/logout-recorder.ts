@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { clientAddresses, Clock, inertText, userAgentOf } from '@app/common';
+import { AddressWindow } from './address-window';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, LogoutOutcome, LogoutReason } from './audit-types';
 
@@ -11,16 +12,25 @@ export interface SessionCut {
   outcome: LogoutOutcome;
   /** ms since epoch */
   sessionStartedAt?: number | null;
+  /** spec: UserLogout — for an administrator revocation, who cut it. */
   revokedByUser?: string | null;
   message?: string | null;
 }
 
+/** spec: UserLogout rule 1 and Limits — callers with no session: at most one row a minute per address. */
+export const NO_SESSION_WINDOW_MS = 60_000;
+/** Addresses remembered for that rule; the memory cannot grow past it whatever callers send. */
+export const NO_SESSION_ADDRESS_CAPACITY = 10_000;
+
 /**
- * Writes one UserLogout row per session cut. First version (sign-in issue: password change); the sessions
- * issue adds logout, Revoke Sessions and the once-a-minute rule for callers without a session.
+ * THE writer of UserLogout rows: logout (ReasonId 1), Revoke Sessions (2) and password change (3) all go
+ * through it. Every text column is cut to its bound and stripped of control characters (spec: UserLogout
+ * rule 2), so a hostile user agent is stored as inert data. Rows are only inserted, never purged.
  */
 @Injectable()
 export class LogoutRecorder {
+  private readonly noSession = new AddressWindow(NO_SESSION_WINDOW_MS, NO_SESSION_ADDRESS_CAPACITY);
+
   constructor(
     private readonly repo: AuditRepository,
     private readonly clock: Clock,
@@ -42,7 +52,24 @@ export class LogoutRecorder {
           ? null
           : new Date(cut.sessionStartedAt),
       RevokedByUser: inertText(cut.revokedByUser, AUDIT_LIMITS.userName),
-      Message: inertText(cut.message, AUDIT_LIMITS.message),
+      Message: inertText(cut.message, AUDIT_LIMITS.logoutMessage),
     });
+  }
+
+  /**
+   * A logout with no usable session (OutcomeId 2: only cookies were cleared). Written at most once a minute
+   * per remote address; returns whether a row was written.
+   */
+  async recordNoSession(request: Request, message: string): Promise<boolean> {
+    const { remoteIp } = clientAddresses(request);
+    if (!this.noSession.admit(remoteIp ?? '', this.clock.now())) return false;
+    await this.record(request, {
+      userName: null,
+      tenantId: null,
+      reason: LogoutReason.UserLoggedOut,
+      outcome: LogoutOutcome.CookiesCleared,
+      message,
+    });
+    return true;
   }
 }

@@ -11,6 +11,7 @@ import { CredentialResolver } from './credential-resolver';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
 import { SessionCredentialResolver } from './session-credential-resolver';
+import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { SignInService } from './sign-in.service';
@@ -25,9 +26,10 @@ import { SignInService } from './sign-in.service';
     SessionTokens,
     SessionUserReader,
     SessionCookies,
+    SessionEvents,
     PasswordTransport,
     SignInService,
   ],
-  exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies],
+  exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })
 export class AuthModule {}

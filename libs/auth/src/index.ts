@@ -4,6 +4,7 @@ export * from './api-key-validator';
 export * from './auth-problems';
 export * from './session-tokens';
 export * from './session-cookies';
+export * from './session-events';
 export * from './session-credential-resolver';
 export * from './csrf';
 export * from './auth.guard';

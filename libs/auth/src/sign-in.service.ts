@@ -21,6 +21,7 @@ import { AuthProblems } from './auth-problems';
 import type { SignedInDto } from './dto/authentication.dto';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
+import { SessionEvents } from './session-events';
 import { IssuedToken, SessionTokens } from './session-tokens';
 
 /** Optional fields may arrive as JSON null; null means "not supplied". */
@@ -49,6 +50,7 @@ export class SignInService {
     private readonly cookies: SessionCookies,
     private readonly logins: LoginRecorder,
     private readonly logouts: LogoutRecorder,
+    private readonly sessionEvents: SessionEvents,
     private readonly clock: Clock,
   ) {}
 
@@ -124,7 +126,9 @@ export class SignInService {
       if (!(await this.identity.replacePassword(user.id, hash, newHash, now, user.name))) {
         return fail(await this.stateFailure(body.userName));
       }
-      // spec: Session (JWT) — a password change ends the earlier sessions: UserLogout with ReasonId 3.
+      // spec: Session (JWT) — a password change ends the earlier sessions (their streams close too):
+      // UserLogout with ReasonId 3, through the one recorder of session cuts.
+      this.sessionEvents.revoked({ userGuid: user.guid, validFrom: now });
       await this.logouts.record(request, {
         userName: user.name,
         tenantId: user.tenantId,

@@ -152,6 +152,20 @@ export const SETTING_DEFINITIONS = [
     3_600_000,
     'Full reload of the in-memory active API key set (Redis messages apply changes at once in between).',
   ),
+  int(
+    'LogoutRevocationTimeoutMilliseconds',
+    3_000,
+    100,
+    60_000,
+    'Logout gives up waiting for the database after this long: the browser is still logged out, with X-Service-Logout-Warning.',
+  ),
+  int(
+    'StreamHeartbeatMilliseconds',
+    10_000,
+    100,
+    15_000,
+    'Heartbeat of the streaming connections (GET /api/Stream/Telemetry); at most 15 seconds.',
+  ),
   // --- the spec's settings
   text(
     'ApiHmacKey',

@@ -79,6 +79,14 @@ export class IdentityAuthService {
     return this.repo.replacePassword(userId, oldHash, newHash, new Date(now), by);
   }
 
+  /**
+   * Ends every session of the user that started before `validFrom` (ms), on every node at once, because
+   * every request reads TokensValidFrom. Only ever moves it forward.
+   */
+  revokeSessions(userId: number, validFrom: number): Promise<boolean> {
+    return this.repo.moveTokensValidFrom(userId, new Date(validFrom));
+  }
+
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
   async sessionUser(userGuid: string): Promise<SessionUser | null> {
     const row = await this.repo.findSessionUser(userGuid);

@@ -232,6 +232,23 @@ export class IdentityRepository {
   }
 
   /**
+   * Moves TokensValidFrom forward to `validFrom`, never back: ONE conditional UPDATE, so two concurrent
+   * revocations cannot lower it. False when it was already at or past `validFrom` (or the user is gone).
+   */
+  async moveTokensValidFrom(userId: number, validFrom: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({ TokensValidFrom: validFrom })
+      .where('"Id" = :userId AND ("TokensValidFrom" IS NULL OR "TokensValidFrom" < :validFrom)', {
+        userId,
+        validFrom,
+      })
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
    * The session check of EVERY authenticated JWT request, so it is one parameterised statement (user, tenant
    * and the role's permissions, one row per permission) instead of several ORM queries. Deleted users and
    * users of deleted tenants give no rows.

@@ -145,7 +145,7 @@ export const CAPTURE_QUEUE_HEALTH_GRID = validateDefinition({
   statistics: ['queueDepth', 'droppedCount'],
   sortable: false,
   decorate: (r) => ({
-    queueName: (r.queueName) ?? CAPTURE_QUEUE_NAMES[r.queueId as CaptureQueueId] ?? null,
+    queueName: r.queueName ?? CAPTURE_QUEUE_NAMES[r.queueId as CaptureQueueId] ?? null,
   }),
 });
 

@@ -1,0 +1,7 @@
+export * from './with-timeout';
+export * from './stream-registry';
+export * from './stream-publisher';
+export * from './session-revocation.service';
+export * from './logout.service';
+export * from './account-page.controller';
+export * from './sessions.module';

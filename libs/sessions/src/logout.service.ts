@@ -1,0 +1,145 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { SETTINGS, Settings } from '@app/config';
+import { Clock } from '@app/common';
+import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
+import { IdentityAuthService, SessionUser } from '@app/identity';
+import { presentedCredential, SessionClaims, SessionCookies, SessionTokens } from '@app/auth';
+import { SessionRevocationService } from './session-revocation.service';
+import { TimeoutError, withTimeout } from './with-timeout';
+
+export const LOGOUT_WARNING_HEADER = 'X-Service-Logout-Warning';
+export const REVOCATION_FAILED = 'revocation-failed';
+
+/** What logout did; only the warning header is visible to the caller. */
+export type LogoutResult = LogoutOutcome;
+
+/**
+ * spec: Logout behaviour. Fails closed: whatever the credential state, both cookies are deleted and the
+ * answer is 200. A usable session (bearer or cookie JWT, in the one order of precedence) is revoked for
+ * every node; an x-api-key request is never a browser session (spec: API keys 6).
+ */
+@Injectable()
+export class LogoutService {
+  private readonly logger = new Logger('Logout');
+
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly tokens: SessionTokens,
+    private readonly cookies: SessionCookies,
+    private readonly identity: IdentityAuthService,
+    private readonly revocation: SessionRevocationService,
+    private readonly recorder: LogoutRecorder,
+    private readonly clock: Clock,
+  ) {}
+
+  async logout(request: Request, response: Response): Promise<LogoutResult> {
+    // First, so nothing below can keep the browser signed in (spec: Logout behaviour 1).
+    this.cookies.clear(request, response);
+    response.setHeader('Cache-Control', 'no-store');
+
+    const carrier = presentedCredential(request);
+    if (carrier.kind === 'api-key')
+      return this.noSession(request, 'An x-api-key request is not a browser session.');
+    if (carrier.kind === 'none') return this.noSession(request, 'No session was presented.');
+    const claims = carrier.value ? this.tokens.verify(carrier.value) : null;
+    if (!claims)
+      return this.noSession(request, `The ${carrier.kind} token is malformed, expired or not ours.`);
+
+    const timeoutMs = this.settings.LogoutRevocationTimeoutMilliseconds;
+    let user: SessionUser | null;
+    try {
+      user = await withTimeout(this.identity.sessionUser(claims.sub), timeoutMs, 'Reading the session user');
+    } catch (err) {
+      // A well-signed, unexpired token whose state cannot be read: it may be live, and it was not revoked.
+      return this.failed(request, response, claims, null, err);
+    }
+    if (!user) return this.noSession(request, 'The session belongs to no current user.');
+    if (user.tokensValidFrom !== null && claims.sst < user.tokensValidFrom)
+      return this.noSession(request, 'The session had already been revoked.');
+
+    // Inactive or locked users are revoked too: their tokens would work again once reactivated or unlocked.
+    // At least one millisecond past the session start, so the cut session ends even when this node's clock
+    // lags the node that started it.
+    const validFrom = Math.max(this.clock.now(), claims.sst + 1);
+    try {
+      await withTimeout(
+        this.revocation.revoke(user.id, user.guid, validFrom),
+        timeoutMs,
+        'Revoking the sessions',
+      );
+    } catch (err) {
+      return this.failed(request, response, claims, user, err);
+    }
+    await this.write(request, {
+      userName: user.name,
+      tenantId: user.tenantId,
+      reason: LogoutReason.UserLoggedOut,
+      outcome: LogoutOutcome.Revoked,
+      sessionStartedAt: claims.sst,
+      message: `Logged out (${carrier.kind}).`,
+    });
+    return LogoutOutcome.Revoked;
+  }
+
+  private async noSession(request: Request, message: string): Promise<LogoutResult> {
+    try {
+      await withTimeout(
+        this.recorder.recordNoSession(request, message),
+        this.settings.LogoutRevocationTimeoutMilliseconds,
+        'Writing the UserLogout row',
+      );
+    } catch (err) {
+      this.logger.warn({ err: errorText(err) }, 'A UserLogout row (no session) could not be written');
+    }
+    return LogoutOutcome.CookiesCleared;
+  }
+
+  /** spec: Logout behaviour 3 — still logged out, with the warning header and the reason at ERROR. */
+  private async failed(
+    request: Request,
+    response: Response,
+    claims: SessionClaims,
+    user: SessionUser | null,
+    err: unknown,
+  ): Promise<LogoutResult> {
+    response.setHeader(LOGOUT_WARNING_HEADER, REVOCATION_FAILED);
+    const reason = errorText(err);
+    this.logger.error({ userGuid: claims.sub, reason }, 'Logout could not revoke the session');
+    await this.write(request, {
+      userName: user?.name ?? null,
+      tenantId: user?.tenantId ?? null,
+      reason: LogoutReason.UserLoggedOut,
+      outcome: LogoutOutcome.RevocationFailed,
+      sessionStartedAt: claims.sst,
+      // The detailed reason goes to the log only: tenant administrators read these rows.
+      message:
+        err instanceof TimeoutError
+          ? 'Revocation failed: the database did not answer in time.'
+          : 'Revocation failed: the database could not be written.',
+    });
+    return LogoutOutcome.RevocationFailed;
+  }
+
+  /** An audit row is attempted within the same time limit; its failure never changes the answer. */
+  private async write(request: Request, cut: Parameters<LogoutRecorder['record']>[1]): Promise<void> {
+    try {
+      await withTimeout(
+        this.recorder.record(request, cut),
+        this.settings.LogoutRevocationTimeoutMilliseconds,
+        'Writing the UserLogout row',
+      );
+    } catch (err) {
+      this.logger.error(
+        { err: errorText(err), outcome: cut.outcome },
+        'A UserLogout row could not be written',
+      );
+    }
+  }
+}
+
+/** A short reason for logs and the audit message: never a stack, never SQL parameters. */
+function errorText(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 200);
+  return 'unknown error';
+}

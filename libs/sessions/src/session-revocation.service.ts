@@ -1,0 +1,145 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { Request } from 'express';
+import Redis from 'ioredis';
+import { SETTINGS, Settings } from '@app/config';
+import { Actor, Clock } from '@app/common';
+import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
+import { ActorService, IdentityAuthService } from '@app/identity';
+import { SessionEvents, SessionsRevoked } from '@app/auth';
+import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
+import { StreamRegistry } from './stream-registry';
+
+/** Redis channel of session revocations; every node closes the user's streams at once. */
+export const SESSION_CHANNEL = 'decisioning:sessions';
+
+export interface SessionRevocationMessage {
+  v: 1;
+  event: 'revoked';
+  userGuid: string;
+  /** ms since epoch: sessions that started before it have ended. */
+  validFrom: number;
+  origin: string;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function parseRevocation(payload: string): SessionRevocationMessage | null {
+  try {
+    const m = JSON.parse(payload) as Partial<SessionRevocationMessage>;
+    if (
+      m.v === 1 &&
+      m.event === 'revoked' &&
+      typeof m.userGuid === 'string' &&
+      GUID.test(m.userGuid) &&
+      typeof m.validFrom === 'number' &&
+      Number.isSafeInteger(m.validFrom) &&
+      typeof m.origin === 'string'
+    ) {
+      return m as SessionRevocationMessage;
+    }
+  } catch {
+    /* not ours */
+  }
+  return null;
+}
+
+/**
+ * Ends sessions: moves TokensValidFrom forward (every node refuses the old tokens on their next request,
+ * because every request reads it), closes this node's streams of the user, and publishes the revocation on
+ * Redis so the other nodes close theirs at once; their periodic stream check is the safety net.
+ */
+@Injectable()
+export class SessionRevocationService implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Sessions');
+  private subscriber?: Redis;
+  private stopListening?: () => void;
+
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(REDIS) private readonly redis: Redis | null,
+    private readonly sink: CacheEventSink,
+    private readonly identity: IdentityAuthService,
+    private readonly actors: ActorService,
+    private readonly streams: StreamRegistry,
+    private readonly recorder: LogoutRecorder,
+    private readonly events: SessionEvents,
+    private readonly clock: Clock,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // Password change (auth feature) revokes through the database itself and tells us here.
+    this.stopListening = this.events.onRevoked((e) => this.revokedEverywhere(e));
+    if (this.settings.RedisConnectionString) this.subscribe(this.settings.RedisConnectionString);
+  }
+
+  onModuleDestroy(): void {
+    this.stopListening?.();
+    this.subscriber?.disconnect();
+  }
+
+  /**
+   * Moves the user's TokensValidFrom to `validFrom` (forward only) and closes their streams everywhere.
+   * Throws when the database write fails.
+   */
+  async revoke(userId: number, userGuid: string, validFrom: number): Promise<void> {
+    await this.identity.revokeSessions(userId, validFrom);
+    this.revokedEverywhere({ userGuid, validFrom });
+  }
+
+  /**
+   * spec: Authentication endpoints, POST /api/UserRegistry/RevokeTokens/{id} — a user of the caller's OWN
+   * tenant (another tenant's user or none: the same 404), every session ended, UserLogout ReasonId 2.
+   */
+  async revokeByAdministrator(actor: Actor, userGuid: string, request: Request): Promise<void> {
+    const user = await this.actors.userInOwnTenant(actor, userGuid);
+    await this.revoke(user.id, user.guid, this.clock.now());
+    await this.recorder.record(request, {
+      userName: user.name,
+      tenantId: actor.tenantId,
+      reason: LogoutReason.AdministratorRevoked,
+      outcome: LogoutOutcome.Revoked,
+      revokedByUser: actor.userName,
+      message: 'Sessions revoked by an administrator.',
+    });
+    this.logger.log({ user: user.name, by: actor.userName }, 'Sessions revoked by an administrator');
+  }
+
+  /** Closes this node's streams of the user and tells the other nodes; never throws. */
+  revokedEverywhere(e: SessionsRevoked): void {
+    this.streams.closeSessionsOf(e.userGuid, e.validFrom);
+    if (!this.redis) return;
+    const message: SessionRevocationMessage = {
+      v: 1,
+      event: 'revoked',
+      userGuid: e.userGuid,
+      validFrom: e.validFrom,
+      origin: this.settings.InstanceName,
+    };
+    // Reliable but not guaranteed: a lost message leaves the periodic check to close the other nodes' streams.
+    this.redis
+      .publish(SESSION_CHANNEL, JSON.stringify(message))
+      .catch((err: unknown) => this.logger.warn({ err }, 'Publishing a session revocation failed'));
+  }
+
+  private subscribe(url: string): void {
+    const sub = createRedisClient(url, this.sink, `${this.settings.InstanceName}:sessions`);
+    this.subscriber = sub;
+    let readyOnce = false;
+    sub.on('ready', () => {
+      void sub
+        .subscribe(SESSION_CHANNEL)
+        .catch((err: unknown) => this.logger.error({ err }, 'Subscribe failed'));
+      // Messages sent while this node was away are lost: re-check every stream after a reconnect.
+      if (readyOnce)
+        void this.streams
+          .check()
+          .catch((err: unknown) => this.logger.error({ err }, 'Stream check after reconnect failed'));
+      readyOnce = true;
+    });
+    sub.on('message', (_channel: string, payload: string) => {
+      const m = parseRevocation(payload);
+      // Also our own messages: closing twice is harmless, and InstanceName may be shared by nodes on one host.
+      if (m) this.streams.closeSessionsOf(m.userGuid, m.validFrom);
+    });
+  }
+}

@@ -1,0 +1,80 @@
+import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Actor, Authenticated, CurrentActor, Permission, Public } from '@app/common';
+import { ApiKeyValidator } from '@app/auth';
+import { LoggedOutDto } from './dto/sessions.dto';
+import { LOGOUT_WARNING_HEADER, LogoutService, REVOCATION_FAILED } from './logout.service';
+import { SessionRevocationService } from './session-revocation.service';
+import { StreamRegistry } from './stream-registry';
+
+@ApiTags('Authentication')
+@Controller('api/Authentication')
+export class LogoutController {
+  constructor(private readonly logouts: LogoutService) {}
+
+  /**
+   * spec: Authentication endpoints — anonymous, no body needed, always 200. Needs no antiforgery token and
+   * is exempt from the CSRF origin rule (docs/sessions.md): it can only end sessions.
+   */
+  @Post('Logout')
+  @Public()
+  @HttpCode(200)
+  @ApiOkResponse({ type: LoggedOutDto })
+  @ApiHeader({
+    name: LOGOUT_WARNING_HEADER,
+    required: false,
+    description: `${REVOCATION_FAILED} when the session could not be revoked (the cookies were still deleted)`,
+  })
+  async logout(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<LoggedOutDto> {
+    await this.logouts.logout(request, response);
+    return { loggedOut: true };
+  }
+}
+
+@ApiTags('UserRegistry')
+@Controller('api/UserRegistry')
+export class RevokeTokensController {
+  constructor(private readonly revocation: SessionRevocationService) {}
+
+  /** spec: Revoke Sessions — the caller's own tenant only; 204. */
+  @Post('RevokeTokens/:id')
+  @HttpCode(204)
+  @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiNoContentResponse({ description: 'Every session of the user has ended' })
+  revokeTokens(
+    @CurrentActor() actor: Actor,
+    @Param('id', new ParseUUIDPipe({ version: undefined })) id: string,
+    @Req() request: Request,
+  ): Promise<void> {
+    return this.revocation.revokeByAdministrator(actor, id, request);
+  }
+}
+
+@ApiTags('Stream')
+@Controller('api/Stream')
+export class StreamController {
+  constructor(
+    private readonly streams: StreamRegistry,
+    private readonly apiKeys: ApiKeyValidator,
+  ) {}
+
+  /**
+   * Server-sent events: `open`, then `heartbeat` every StreamHeartbeatMilliseconds, the events other
+   * features publish (StreamPublisher), and `closed` when the session ends.
+   */
+  @Get('Telemetry')
+  @Authenticated()
+  @ApiProduces('text/event-stream')
+  telemetry(@CurrentActor() actor: Actor, @Req() request: Request, @Res() response: Response): void {
+    const key = request.headers['x-api-key'];
+    const recheck =
+      actor.credential === 'api-key' && typeof key === 'string'
+        ? () => this.apiKeys.validate(key, request).then(() => true)
+        : undefined;
+    this.streams.open(actor, request, response, recheck);
+  }
+}
