@@ -12,7 +12,8 @@ import 'reflect-metadata';
 import { Controller, Get, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
-import { DataSource } from 'typeorm';
+import { Between, DataSource } from 'typeorm';
+import { ArchiverStagePerformanceCounter } from '@app/engine';
 import { Authenticated } from '@app/common';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID as GRID,
@@ -40,25 +41,15 @@ class NaiveGridController {
   async naive() {
     const to = new Date();
     const from = new Date(to.getTime() - 3_600_000);
-    const rows = await this.ds
-      .createQueryBuilder()
-      .select('*')
-      .from('ArchiverStagePerformanceCounter', 'c')
-      .where('c."CreatedDate" >= :from AND c."CreatedDate" <= :to', {
-        from: this.instant(from),
-        to: this.instant(to),
-      })
-      .orderBy('c."CreatedDate"', 'DESC')
-      .limit(STATISTICS_CAP)
-      .getRawMany<Record<string, unknown>>();
+    const entities = await this.ds.getRepository(ArchiverStagePerformanceCounter).find({
+      where: { CreatedDate: Between(from, to) },
+      order: { CreatedDate: 'DESC', Id: 'DESC' },
+      take: STATISTICS_CAP,
+    });
     const statistics = Object.fromEntries(
-      STAT_COLUMNS.map((c) => [c, referenceStatistics(rows.map((r) => Number(r[c])))]),
+      STAT_COLUMNS.map((c) => [c, referenceStatistics(entities.map((e) => Number(e[c])))]),
     );
-    return { rows: rows.slice(0, 100), total: rows.length, statistics };
-  }
-
-  private instant(d: Date): unknown {
-    return this.ds.options.type === 'better-sqlite3' ? d.toISOString().replace('T', ' ').replace('Z', '') : d;
+    return { rows: entities.slice(0, 100), total: entities.length, statistics };
   }
 }
 
@@ -124,7 +115,10 @@ async function benchOne(provider: 'postgres' | 'sqlite', connectionString?: stri
     );
     const auth = { authorization: `Bearer ${token}` };
     const get = async (path: string) => {
-      const res = await fetch(`${url}${path}`, { headers: auth });
+      // A long synchronous query can outlast the server's keep-alive timer on a reused socket: retry once.
+      const res = await fetch(`${url}${path}`, { headers: auth }).catch(() =>
+        fetch(`${url}${path}`, { headers: auth }),
+      );
       if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
       return (await res.json()) as { total: number };
     };
@@ -140,7 +134,7 @@ async function benchOne(provider: 'postgres' | 'sqlite', connectionString?: stri
     const bare = await time(RUNS, async (i) => {
       const q = parseGridQuery(GRID, {}, base + 1000 + i);
       const sql = engine.build(GRID, q);
-      await ds.query(sql.statistics!, sql.params);
+      await ds.query(sql.statistics!.sql, sql.statistics!.params);
     });
     // 3. naive
     const naive = await time(Math.max(5, Math.round(RUNS / 2)), async () => {

@@ -60,43 +60,39 @@ export class GridEngine {
         return cached.response;
       }
     }
-    const before = key ? await this.changeCheck(def, q) : undefined;
-    const response = await this.compute(def, q, scope, seed);
-    if (key && before) {
-      this.cache.set(key, {
-        from: q.from,
-        to: q.to,
-        maxId: before.maxId,
-        minId: before.minId,
-        windowCount: before.windowCount,
-        response,
-      });
+    const { response, markers } = await this.compute(def, q, scope, seed);
+    if (key) {
+      this.cache.set(key, { from: q.from, to: q.to, ...markers, response });
       while (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     }
     return response;
   }
 
-  /** SQL and parameters of the three statements, for the benchmark's bare-SQL baseline and for tests. */
+  /**
+   * The statements of one grid answer, each with its own parameters (positional placeholders cannot be
+   * reused, so a WHERE clause that appears twice is rendered twice, in textual order).
+   */
   build(def: GridDefinition, q: GridQuery, scope: GridScope = [], seed: number | null = q.sampleSeed) {
     const d = this.dialect;
-    const p = d.params();
     const t = d.quote(def.table);
     const time = d.quote(def.timeColumn);
     const id = d.quote(def.idColumn);
-    const where: string[] = [
-      `${time} >= ${p.add(d.instant(q.from))}`,
-      `${time} <= ${p.add(d.instant(q.to))}`,
-    ];
-    for (const f of q.filters) where.push(`${d.quote(f.column)} = ${p.add(f.value)}`);
-    for (const s of scope) where.push(`${d.quote(s.column)} = ${p.add(s.value)}`);
-    if (q.search !== null) {
-      const pattern = likePattern(q.search);
-      where.push(`(${def.searchColumns.map((c) => d.like(d.quote(c), p.add(pattern))).join(' OR ')})`);
-    }
-    if (q.samplePercentage !== null && seed !== null) {
-      where.push(d.sample(id, p.add(sampleOffset(seed)), p.add(sampleThreshold(q.samplePercentage))));
-    }
-    const whereSql = where.join(' AND ');
+    const windowOnly = !q.filters.length && !scope.length && q.search === null && q.samplePercentage === null;
+    const window = (p: Params) =>
+      `${time} >= ${p.add(d.instant(q.from))} AND ${time} <= ${p.add(d.instant(q.to))}`;
+    const where = (p: Params): string => {
+      const parts = [window(p)];
+      for (const f of q.filters) parts.push(`${d.quote(f.column)} = ${p.add(f.value)}`);
+      for (const s of scope) parts.push(`${d.quote(s.column)} = ${p.add(s.value)}`);
+      if (q.search !== null) {
+        const pattern = likePattern(q.search);
+        parts.push(`(${def.searchColumns.map((c) => d.like(d.quote(c), p.add(pattern))).join(' OR ')})`);
+      }
+      if (q.samplePercentage !== null && seed !== null) {
+        parts.push(d.sample(id, p.add(sampleOffset(seed)), p.add(sampleThreshold(q.samplePercentage))));
+      }
+      return parts.join(' AND ');
+    };
     const columns = def.columns.map((c) => `${d.quote(c.column)} AS ${d.quote(c.name)}`).join(', ');
     const order = q.sort
       ? `${d.quote(q.sort.column)} ${q.sort.direction}, ${id} ${q.sort.direction}`
@@ -105,16 +101,34 @@ export class GridEngine {
       const col = def.columns.find((c) => c.name === name);
       return `${d.quote(col!.column)} AS v${i}`;
     });
+    const capped = (p: Params) =>
+      d.selectLimited(statColumns.join(', '), t, where(p), `${time} DESC, ${id} DESC`, STATISTICS_CAP);
+
+    const rowsParams = d.params();
+    const rows = d.selectLimited(columns, t, where(rowsParams), order, q.take);
+
+    const bareParams = d.params();
+    const bare = statColumns.length ? d.statistics(capped(bareParams), statColumns.length, []) : null;
+
+    // total and the cache markers ride in the statistics statement: one statement, one snapshot.
+    const summaryParams = d.params();
+    const inner = statColumns.length ? capped(summaryParams) : '';
+    const extras = [
+      `(SELECT COUNT(*) FROM ${t} WHERE ${where(summaryParams)}) AS total`,
+      `(SELECT MAX(${id}) FROM ${t}) AS mx`,
+      `(SELECT MIN(${id}) FROM ${t}) AS mn`,
+      ...(windowOnly ? [] : [`(SELECT COUNT(*) FROM ${t} WHERE ${window(summaryParams)}) AS wc`]),
+    ];
+    const summary = statColumns.length
+      ? d.statistics(inner, statColumns.length, extras)
+      : `SELECT ${extras.join(', ')}`;
     return {
-      params: p.values,
-      rows: d.selectLimited(columns, t, whereSql, order, q.take),
-      total: `SELECT COUNT(*) AS n FROM ${t} WHERE ${whereSql}`,
-      statistics: statColumns.length
-        ? d.statistics(
-            d.selectLimited(statColumns.join(', '), t, whereSql, `${time} DESC, ${id} DESC`, STATISTICS_CAP),
-            statColumns.length,
-          )
-        : null,
+      rows: { sql: rows, params: rowsParams.values },
+      /** The bare statistics statement (the benchmark's baseline). */
+      statistics: bare ? { sql: bare, params: bareParams.values } : null,
+      /** What the engine runs: statistics (when the grid has any), total and cache markers in one statement. */
+      summary: { sql: summary, params: summaryParams.values },
+      windowOnly,
     };
   }
 
@@ -123,25 +137,29 @@ export class GridEngine {
     q: GridQuery,
     scope: GridScope,
     seed: number | null,
-  ): Promise<GridResponse> {
+  ): Promise<{ response: GridResponse; markers: Pick<CacheEntry, 'maxId' | 'minId' | 'windowCount'> }> {
     const sql = this.build(def, q, scope, seed);
-    const [rows, total, stats] = await Promise.all([
-      this.dataSource.query<Record<string, unknown>[]>(sql.rows, sql.params),
-      this.dataSource.query<{ n: unknown }[]>(sql.total, sql.params),
-      sql.statistics
-        ? this.dataSource.query<Record<string, unknown>[]>(sql.statistics, sql.params)
-        : Promise.resolve([]),
+    const [rows, summaryRows] = await Promise.all([
+      this.dataSource.query<Record<string, unknown>[]>(sql.rows.sql, sql.rows.params),
+      this.dataSource.query<Record<string, unknown>[]>(sql.summary.sql, sql.summary.params),
     ]);
-    const parsed = sql.statistics
-      ? this.dialect.parseStatistics(stats[0] ?? { n: 0 }, def.statistics.length)
-      : [];
+    const summary = summaryRows[0] ?? {};
+    const total = Number(summary.total ?? 0);
+    const parsed = def.statistics.length ? this.dialect.parseStatistics(summary, def.statistics.length) : [];
     return {
-      rows: rows.map((r) => this.readRow(def, r)),
-      total: Number(total[0]?.n ?? 0),
-      statistics: Object.fromEntries(def.statistics.map((name, i) => [name, parsed[i]])),
-      ...(q.samplePercentage !== null && seed !== null
-        ? { sample: { percentage: q.samplePercentage, seed } }
-        : {}),
+      response: {
+        rows: rows.map((r) => this.readRow(def, r)),
+        total,
+        statistics: Object.fromEntries(def.statistics.map((name, i) => [name, parsed[i]])),
+        ...(q.samplePercentage !== null && seed !== null
+          ? { sample: { percentage: q.samplePercentage, seed } }
+          : {}),
+      },
+      markers: {
+        maxId: summary.mx === null || summary.mx === undefined ? null : Number(summary.mx),
+        minId: summary.mn === null || summary.mn === undefined ? null : Number(summary.mn),
+        windowCount: sql.windowOnly ? total : Number(summary.wc ?? 0),
+      },
     };
   }
 
@@ -187,8 +205,8 @@ export class GridEngine {
   private async changeCheck(
     def: GridDefinition,
     q: GridQuery,
-    previous?: CacheEntry,
-  ): Promise<{ unchanged: boolean; maxId: number | null; minId: number | null; windowCount: number }> {
+    previous: CacheEntry,
+  ): Promise<{ unchanged: boolean }> {
     const d = this.dialect;
     const p: Params = d.params();
     const t = d.quote(def.table);
@@ -212,12 +230,11 @@ export class GridEngine {
     const minId = row.mn === null ? null : Number(row.mn);
     const windowCount = Number(row.wc);
     const unchanged =
-      previous !== undefined &&
       previous.maxId === maxId &&
       previous.minId === minId &&
       previous.windowCount === windowCount &&
       (!moved || Number(row.shifted) === 0);
-    return { unchanged, maxId, minId, windowCount };
+    return { unchanged };
   }
 
   /** Drops every cached answer (tests; and callers that know they changed rows in place). */

@@ -27,7 +27,7 @@ export class MssqlDialect implements SqlDialect {
   sample(id: string, seed: string, threshold: string): string {
     return `((CAST(${id} AS bigint) % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + CAST(${seed} AS bigint)) % ${SAMPLE_MODULUS} < CAST(${threshold} AS bigint)`;
   }
-  statistics(inner: string, count: number): string {
+  statistics(inner: string, count: number, extras: readonly string[]): string {
     const aggs: string[] = ['COUNT(*) AS n'];
     const meds: string[] = [];
     const hists: string[] = [];
@@ -44,7 +44,7 @@ export class MssqlDialect implements SqlDialect {
         `(SELECT b, COUNT(*) AS c FROM (SELECT CASE WHEN a.max${i} = a.min${i} THEN 9 ELSE CASE WHEN FLOOR((${v} - a.min${i}) / (a.max${i} - a.min${i}) * 10) > 9 THEN 9 ELSE CAST(FLOOR((${v} - a.min${i}) / (a.max${i} - a.min${i}) * 10) AS int) END END AS b FROM s) x GROUP BY b FOR JSON PATH) AS h${i}`,
       );
     }
-    return `WITH s AS (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s), m AS (SELECT DISTINCT ${meds.join(', ')} FROM s) SELECT a.*, m.*, ${hists.join(', ')} FROM a LEFT JOIN m ON 1 = 1`;
+    return `WITH s AS (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s), m AS (SELECT DISTINCT ${meds.join(', ')} FROM s) SELECT a.*, m.*, ${[...hists, ...extras].join(', ')} FROM a LEFT JOIN m ON 1 = 1`;
   }
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
     const n = Number(row.n);

@@ -23,7 +23,7 @@ export class PostgresDialect implements SqlDialect {
   sample(id: string, seed: string, threshold: string): string {
     return `((${id} % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + ${seed}::bigint) % ${SAMPLE_MODULUS} < ${threshold}::bigint`;
   }
-  statistics(inner: string, count: number): string {
+  statistics(inner: string, count: number, extras: readonly string[]): string {
     const aggs: string[] = ['count(*) AS n'];
     const hists: string[] = [];
     for (let i = 0; i < count; i++) {
@@ -39,7 +39,7 @@ export class PostgresDialect implements SqlDialect {
         `(SELECT json_agg(json_build_array(b, c)) FROM (SELECT LEAST(9, FLOOR((${v} - a.min${i}) / NULLIF(a.max${i} - a.min${i}, 0) * 10))::int AS b, count(*) AS c FROM s GROUP BY 1) h) AS h${i}`,
       );
     }
-    return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${hists.join(', ')} FROM a`;
+    return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${[...hists, ...extras].join(', ')} FROM a`;
   }
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
     const n = Number(row.n);

@@ -29,9 +29,9 @@ export interface SqlDialect {
   sample(idColumn: string, seedPlaceholder: string, thresholdPlaceholder: string): string;
   /**
    * ONE statement computing the statistics of columns v0…vN-1 of the inner query (already capped), returning a
-   * single row; parse it with parseStatistics.
+   * single row with the `extras` scalar expressions as further columns; parse it with parseStatistics.
    */
-  statistics(inner: string, count: number): string;
+  statistics(inner: string, count: number, extras: readonly string[]): string;
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[];
   /** A raw value of a date column as an ISO 8601 string. */
   readDate(value: unknown): string | null;

@@ -28,7 +28,7 @@ export class SqliteDialect implements SqlDialect {
   sample(id: string, seed: string, threshold: string): string {
     return `((${id} % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + ${seed}) % ${SAMPLE_MODULUS} < ${threshold}`;
   }
-  statistics(inner: string, count: number): string {
+  statistics(inner: string, count: number, extras: readonly string[]): string {
     const aggs: string[] = ['count(*) AS n'];
     const extra: string[] = [];
     for (let i = 0; i < count; i++) {
@@ -40,7 +40,7 @@ export class SqliteDialect implements SqlDialect {
         `(SELECT json_group_array(json_array(b, c)) FROM (SELECT MIN(9, CAST((${v} - a.min${i}) / NULLIF(a.max${i} - a.min${i}, 0) * 10 AS INTEGER)) AS b, count(*) AS c FROM s GROUP BY 1)) AS h${i}`,
       );
     }
-    return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${extra.join(', ')} FROM a`;
+    return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${[...extra, ...extras].join(', ')} FROM a`;
   }
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
     const n = Number(row.n);
