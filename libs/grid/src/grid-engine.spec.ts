@@ -267,6 +267,38 @@ describe.each(TEST_PROVIDERS)('grid engine on %s', (provider) => {
     expect((await engine.query(def, q())).total).toBe(1);
   });
 
+  it('a row with a lower id committed after a higher one is never hidden by the cache', async () => {
+    await insert(ds, [{ createdDate: new Date(BASE), stageId: 1, name: 'a', value: 1, other: 1 }]);
+    const slow = ds.createQueryRunner();
+    await slow.connect();
+    await slow.startTransaction();
+    try {
+      // The slow writer takes the lower id and has not committed yet...
+      await slow.query(
+        provider === 'postgres'
+          ? 'INSERT INTO "GridTest" ("CreatedDate", "StageId", "Name", "Value", "Other") VALUES ($1, 1, \'slow\', 2, 2)'
+          : 'INSERT INTO "GridTest" ("CreatedDate", "StageId", "Name", "Value", "Other") VALUES (?, 1, \'slow\', 2, 2)',
+        [
+          provider === 'postgres'
+            ? new Date(BASE + 1)
+            : new Date(BASE + 1).toISOString().replace('T', ' ').replace('Z', ''),
+        ],
+      );
+      if (provider === 'postgres') {
+        // ...while a quick writer takes a higher id and commits.
+        await insert(ds, [
+          { createdDate: new Date(BASE + 2), stageId: 1, name: 'quick', value: 3, other: 3 },
+        ]);
+        expect((await engine.query(def, q())).total).toBe(2);
+      }
+      await slow.commitTransaction();
+    } finally {
+      await slow.release();
+    }
+    // Same newest id, same oldest id as the answer above: only the in-flight check keeps it from the cache.
+    expect((await engine.query(def, q())).total).toBe(provider === 'postgres' ? 3 : 2);
+  });
+
   it('the default window follows the clock without serving stale answers', async () => {
     await insert(ds, [
       { createdDate: new Date(BASE - 10 * 60_000), stageId: 1, name: 'a', value: 1, other: 1 },

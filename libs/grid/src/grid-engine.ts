@@ -60,8 +60,8 @@ export class GridEngine {
         return cached.response;
       }
     }
-    const { response, markers } = await this.compute(def, q, scope, seed);
-    if (key) {
+    const { response, markers, cacheable } = await this.compute(def, q, scope, seed);
+    if (key && cacheable) {
       this.cache.set(key, { from: q.from, to: q.to, ...markers, response });
       while (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value as string);
     }
@@ -117,7 +117,10 @@ export class GridEngine {
       `(SELECT COUNT(*) FROM ${t} WHERE ${where(summaryParams)}) AS total`,
       `(SELECT MAX(${id}) FROM ${t}) AS mx`,
       `(SELECT MIN(${id}) FROM ${t}) AS mn`,
-      ...(windowOnly ? [] : [`(SELECT COUNT(*) FROM ${t} WHERE ${window(summaryParams)}) AS wc`]),
+      ...(d.quietSnapshot ? [`CASE WHEN ${d.quietSnapshot} THEN 1 ELSE 0 END AS quiet`] : []),
+      ...(windowOnly || d.quietSnapshot
+        ? []
+        : [`(SELECT COUNT(*) FROM ${t} WHERE ${window(summaryParams)}) AS wc`]),
     ];
     const summary = statColumns.length
       ? d.statistics(inner, statColumns.length, extras)
@@ -137,7 +140,11 @@ export class GridEngine {
     q: GridQuery,
     scope: GridScope,
     seed: number | null,
-  ): Promise<{ response: GridResponse; markers: Pick<CacheEntry, 'maxId' | 'minId' | 'windowCount'> }> {
+  ): Promise<{
+    response: GridResponse;
+    markers: Pick<CacheEntry, 'maxId' | 'minId' | 'windowCount'>;
+    cacheable: boolean;
+  }> {
     const sql = this.build(def, q, scope, seed);
     const [rows, summaryRows] = await Promise.all([
       this.dataSource.query<Record<string, unknown>[]>(sql.rows.sql, sql.rows.params),
@@ -158,8 +165,10 @@ export class GridEngine {
       markers: {
         maxId: summary.mx === null || summary.mx === undefined ? null : Number(summary.mx),
         minId: summary.mn === null || summary.mn === undefined ? null : Number(summary.mn),
-        windowCount: sql.windowOnly ? total : Number(summary.wc ?? 0),
+        windowCount: this.dialect.quietSnapshot ? 0 : sql.windowOnly ? total : Number(summary.wc ?? 0),
       },
+      // A writer in flight at this snapshot could still commit rows with lower ids: do not cache then.
+      cacheable: !this.dialect.quietSnapshot || Number(summary.quiet) === 1,
     };
   }
 
@@ -197,10 +206,11 @@ export class GridEngine {
   }
 
   /**
-   * Whether the rows a cached answer stands for are still exactly the rows of the window: rows are never
-   * updated, so the same newest and oldest id, the same count in the window, and (when the default window
-   * moved with the clock) nothing in the slices it left or entered, mean the same set. One round trip,
-   * answered from indexes.
+   * Whether the rows a cached answer stands for are still exactly the rows of the window. Rows are never
+   * updated, and an answer is only cached when no writer was in flight at its snapshot (so no lower id can
+   * commit later; where the dialect cannot tell, the count of rows in the window is compared too). Then the
+   * same newest and oldest id and, when the default window moved with the clock, nothing in the slices it
+   * left or entered, mean the same set. One round trip, answered from indexes.
    */
   private async changeCheck(
     def: GridDefinition,
@@ -215,7 +225,11 @@ export class GridEngine {
     const parts = [
       `(SELECT MAX(${id}) FROM ${t}) AS mx`,
       `(SELECT MIN(${id}) FROM ${t}) AS mn`,
-      `(SELECT COUNT(*) FROM ${t} WHERE ${time} >= ${p.add(d.instant(q.from))} AND ${time} <= ${p.add(d.instant(q.to))}) AS wc`,
+      ...(d.quietSnapshot
+        ? []
+        : [
+            `(SELECT COUNT(*) FROM ${t} WHERE ${time} >= ${p.add(d.instant(q.from))} AND ${time} <= ${p.add(d.instant(q.to))}) AS wc`,
+          ]),
     ];
     const moved =
       previous && (previous.from.getTime() !== q.from.getTime() || previous.to.getTime() !== q.to.getTime());
@@ -228,7 +242,7 @@ export class GridEngine {
     const [row] = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
     const maxId = row.mx === null ? null : Number(row.mx);
     const minId = row.mn === null ? null : Number(row.mn);
-    const windowCount = Number(row.wc);
+    const windowCount = d.quietSnapshot ? 0 : Number(row.wc);
     const unchanged =
       previous.maxId === maxId &&
       previous.minId === minId &&

@@ -9,6 +9,7 @@ import { assembleStatistics } from './statistics-parsing';
  */
 export class MssqlDialect implements SqlDialect {
   readonly provider = 'mssql' as const;
+  readonly quietSnapshot = null;
   quote(id: string): string {
     return `[${id}]`;
   }

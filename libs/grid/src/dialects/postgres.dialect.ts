@@ -5,6 +5,8 @@ import { assembleStatistics } from './statistics-parsing';
 
 export class PostgresDialect implements SqlDialect {
   readonly provider = 'postgres' as const;
+  readonly quietSnapshot =
+    'pg_snapshot_xmin(pg_current_snapshot()) = pg_snapshot_xmax(pg_current_snapshot())';
   quote(id: string): string {
     return `"${id}"`;
   }

@@ -33,6 +33,12 @@ export interface SqlDialect {
    */
   statistics(inner: string, count: number, extras: readonly string[]): string;
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[];
+  /**
+   * A scalar SQL expression that is true when no writing transaction was in progress at this statement's
+   * snapshot (so no lower id can still commit after it), or null when the dialect cannot tell; then the
+   * cache also compares the count of rows in the window.
+   */
+  readonly quietSnapshot: string | null;
   /** A raw value of a date column as an ISO 8601 string. */
   readDate(value: unknown): string | null;
 }

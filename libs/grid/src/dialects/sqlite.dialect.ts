@@ -9,6 +9,8 @@ import { assembleStatistics } from './statistics-parsing';
  */
 export class SqliteDialect implements SqlDialect {
   readonly provider = 'sqlite' as const;
+  /** One writer at a time, each transaction whole: ids are never committed out of order. */
+  readonly quietSnapshot = '1 = 1';
   quote(id: string): string {
     return `"${id}"`;
   }
