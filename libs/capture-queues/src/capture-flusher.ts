@@ -66,6 +66,7 @@ export class CaptureFlusher {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
   private pendingHealth: CaptureQueueHealthEntry[] = [];
+  private readonly listeners = new Set<(report: FlushReport) => void>();
   private healthDropped = 0;
 
   constructor(
@@ -98,9 +99,26 @@ export class CaptureFlusher {
     return last;
   }
 
+  /** Calls `listener` after every flush with its report (streams push the health rows); returns an unsubscribe. */
+  onFlushed(listener: (report: FlushReport) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Runs a flush after any flush in progress; never rejects. */
   flush(): Promise<FlushReport> {
-    const run = this.chain.then(() => this.flushOnce());
+    const run = this.chain
+      .then(() => this.flushOnce())
+      .then((report) => {
+        for (const listener of this.listeners) {
+          try {
+            listener(report);
+          } catch (err) {
+            this.logger.error(`A flush listener failed: ${message(err)}`);
+          }
+        }
+        return report;
+      });
     // A defect here must not become an unhandled rejection (which would end the process) from the timer.
     const safe = run.catch((err: unknown): FlushReport => {
       this.logger.error(`Capture flush failed: ${message(err)}`);

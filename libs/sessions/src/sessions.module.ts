@@ -1,3 +1,6 @@
+import { CaptureQueuesModule } from '@app/capture-queues';
+import { EngineModule } from '@app/engine';
+import { TelemetryStreamBridge } from './telemetry-stream-bridge';
 import { Module } from '@nestjs/common';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
@@ -11,9 +14,15 @@ import { StreamRegistry } from './stream-registry';
 
 /** Logout, Revoke Sessions, the streaming connections that close on revocation, and the logout page. */
 @Module({
-  imports: [AuthModule, IdentityModule, AuditModule],
+  imports: [AuthModule, IdentityModule, AuditModule, CaptureQueuesModule, EngineModule],
   controllers: [LogoutController, RevokeTokensController, StreamController, AccountPageController],
-  providers: [StreamRegistry, StreamPublisher, SessionRevocationService, LogoutService],
+  providers: [
+    TelemetryStreamBridge,
+    StreamRegistry,
+    StreamPublisher,
+    SessionRevocationService,
+    LogoutService,
+  ],
   exports: [StreamPublisher, SessionRevocationService, StreamRegistry],
 })
 export class SessionsModule {}

@@ -79,6 +79,18 @@ export class StageRollupService implements OnModuleInit, OnModuleDestroy {
     add(this.caseCreation, String(stage), Math.round(micros));
   }
 
+  private readonly listeners = new Set<
+    (rows: { archiver: ArchiverCounterRow[]; caseCreation: CaseCreationCounterRow[] }) => void
+  >();
+
+  /** Calls `listener` with each interval's rows once they are written (streams push them); returns an unsubscribe. */
+  onWritten(
+    listener: (rows: { archiver: ArchiverCounterRow[]; caseCreation: CaseCreationCounterRow[] }) => void,
+  ): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Writes the interval's rows now; never overlaps a previous flush. */
   flush(): Promise<void> {
     const run = (this.flushing ?? Promise.resolve()).then(() => this.write());
@@ -124,6 +136,13 @@ export class StageRollupService implements OnModuleInit, OnModuleDestroy {
     });
     try {
       await this.repo.insert(archiverRows, caseRows);
+      for (const listener of this.listeners) {
+        try {
+          listener({ archiver: archiverRows, caseCreation: caseRows });
+        } catch (err) {
+          this.logger.error({ err }, 'A rollup listener failed');
+        }
+      }
     } catch (err) {
       this.failedWrites++;
       this.logger.error({ err }, 'Writing the stage rollups failed; they are kept for the next interval');
