@@ -3,3 +3,4 @@ export * from './data-source-options';
 export * from './migration-helpers';
 export * from './migrations';
 export * from './database.module';
+export * from './audited-record';

@@ -1,6 +1,6 @@
 import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { PortableColumn } from '@app/database';
-import { AuditedRecord } from './audited-record';
+import { AuditedRecord } from '@app/database';
 
 /** Data types of an extracted field; numbers are stored in DataTypeId. */
 export enum FieldDataType {

@@ -1,7 +1,7 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
-import { assembleStatistics } from './statistics-parsing';
+import { Params, SqlDialect, textOf } from './sql-dialect';
+import { parseAggregateRow } from './statistics-parsing';
 
 /**
  * SQL Server: PERCENTILE_CONT … OVER () for the median, STDEV for the deviation, FOR JSON for the buckets.
@@ -48,19 +48,9 @@ export class MssqlDialect implements SqlDialect {
     return `WITH s AS (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s), m AS (SELECT DISTINCT ${meds.join(', ')} FROM s) SELECT a.*, m.*, ${[...hists, ...extras].join(', ')} FROM a LEFT JOIN m ON 1 = 1`;
   }
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
-    const n = Number(row.n);
-    return Array.from({ length: count }, (_, i) =>
-      assembleStatistics(
-        n,
-        row[`min${i}`],
-        row[`max${i}`],
-        row[`mean${i}`],
-        row[`med${i}`],
-        toNumber(row[`sd${i}`]),
-        row[`h${i}`],
-      ),
-    );
+    return parseAggregateRow(row, count);
   }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     return (value instanceof Date ? value : new Date(textOf(value))).toISOString();

@@ -1,7 +1,7 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
-import { assembleStatistics } from './statistics-parsing';
+import { Params, SqlDialect, textOf } from './sql-dialect';
+import { parseAggregateRow } from './statistics-parsing';
 
 export class PostgresDialect implements SqlDialect {
   readonly provider = 'postgres' as const;
@@ -44,19 +44,9 @@ export class PostgresDialect implements SqlDialect {
     return `WITH s AS MATERIALIZED (${inner}), a AS (SELECT ${aggs.join(', ')} FROM s) SELECT a.*, ${[...hists, ...extras].join(', ')} FROM a`;
   }
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
-    const n = Number(row.n);
-    return Array.from({ length: count }, (_, i) =>
-      assembleStatistics(
-        n,
-        row[`min${i}`],
-        row[`max${i}`],
-        row[`mean${i}`],
-        row[`med${i}`],
-        toNumber(row[`sd${i}`]),
-        row[`h${i}`],
-      ),
-    );
+    return parseAggregateRow(row, count);
   }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     return (value instanceof Date ? value : new Date(textOf(value))).toISOString();

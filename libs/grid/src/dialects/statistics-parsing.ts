@@ -1,6 +1,25 @@
 import { ColumnStatistics, emptyStatistics, HISTOGRAM_BUCKETS, histogramBounds } from '../statistics';
 import { toNumber } from './sql-dialect';
 
+/**
+ * Statistics of `count` columns from one row whose aggregates are named n, min<i>, max<i>, mean<i>, med<i>,
+ * sd<i> and h<i> (the buckets): the shape PostgreSQL and SQL Server return.
+ */
+export function parseAggregateRow(row: Record<string, unknown>, count: number): ColumnStatistics[] {
+  const n = Number(row.n);
+  return Array.from({ length: count }, (_, i) =>
+    assembleStatistics(
+      n,
+      row[`min${i}`],
+      row[`max${i}`],
+      row[`mean${i}`],
+      row[`med${i}`],
+      toNumber(row[`sd${i}`]),
+      row[`h${i}`],
+    ),
+  );
+}
+
 /** Builds one column's statistics from the aggregate values and [bucket, count] pairs the SQL returned. */
 export function assembleStatistics(
   n: number,

@@ -1,9 +1,9 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { PortableColumn } from '@app/database';
+import { AuditedRecord, PortableColumn } from '@app/database';
 import { TenantRegistry } from './tenant-registry.entity';
 
 @Entity('RoleRegistry')
-export class RoleRegistry {
+export class RoleRegistry extends AuditedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',
@@ -25,22 +25,4 @@ export class RoleRegistry {
 
   @PortableColumn('string', { name: 'Name', length: 256 })
   Name!: string;
-
-  @PortableColumn('timestamp', { name: 'CreatedDate' })
-  CreatedDate!: Date;
-
-  @PortableColumn('string', { name: 'CreatedUser', length: 256 })
-  CreatedUser!: string;
-
-  @PortableColumn('timestamp', { name: 'UpdatedDate', nullable: true })
-  UpdatedDate!: Date | null;
-
-  @PortableColumn('string', { name: 'UpdatedUser', length: 256, nullable: true })
-  UpdatedUser!: string | null;
-
-  @PortableColumn('timestamp', { name: 'DeletedDate', nullable: true })
-  DeletedDate!: Date | null;
-
-  @PortableColumn('string', { name: 'DeletedUser', length: 256, nullable: true })
-  DeletedUser!: string | null;
 }

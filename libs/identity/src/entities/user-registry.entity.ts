@@ -1,11 +1,11 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { PortableColumn } from '@app/database';
+import { AuditedRecord, PortableColumn } from '@app/database';
 import { RoleRegistry } from './role-registry.entity';
 import { TenantRegistry } from './tenant-registry.entity';
 
 @Entity('UserRegistry')
 @Index('IX_UserRegistry_NormalizedName', ['NormalizedName'], { unique: true, where: '"DeletedDate" IS NULL' })
-export class UserRegistry {
+export class UserRegistry extends AuditedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',
@@ -76,22 +76,4 @@ export class UserRegistry {
   /** spec: UserRegistry.TokensValidFrom — every session started before it is refused. Only moves forward. */
   @PortableColumn('timestamp', { name: 'TokensValidFrom', nullable: true })
   TokensValidFrom!: Date | null;
-
-  @PortableColumn('timestamp', { name: 'CreatedDate' })
-  CreatedDate!: Date;
-
-  @PortableColumn('string', { name: 'CreatedUser', length: 256 })
-  CreatedUser!: string;
-
-  @PortableColumn('timestamp', { name: 'UpdatedDate', nullable: true })
-  UpdatedDate!: Date | null;
-
-  @PortableColumn('string', { name: 'UpdatedUser', length: 256, nullable: true })
-  UpdatedUser!: string | null;
-
-  @PortableColumn('timestamp', { name: 'DeletedDate', nullable: true })
-  DeletedDate!: Date | null;
-
-  @PortableColumn('string', { name: 'DeletedUser', length: 256, nullable: true })
-  DeletedUser!: string | null;
 }

@@ -1,4 +1,4 @@
-import { PortableColumn } from '@app/database';
+import { PortableColumn } from './portable-columns';
 
 /** Created/Updated/Deleted by and date: configuration records are soft-deleted. */
 export abstract class AuditedRecord {
