@@ -6,6 +6,7 @@
  * (two ways: the SDK's Histogram.record per value, and histograms pre-aggregated in place and exported
  * through the SDK reader as a MetricProducer) with SDK counters for the warnings; "off" binds a port that
  * does nothing. Rounds rotate the three modes; each figure is the median of its rounds. */
+import { invokeOverHttp } from './invoke-http';
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import { metrics } from '@opentelemetry/api';
@@ -374,6 +375,7 @@ async function bulkCopyBench(provider: 'postgres' | 'sqlite', connectionString?:
 
 async function main(): Promise<void> {
   await invokeBench();
+  await invokeOverHttp(Number(process.env.BENCH_SECONDS ?? 8));
   console.log('Archiver BulkCopyArchiveBuffer (multi-row INSERT chunks, ~600-byte JSON payloads)');
   const pg = process.env.DATABASE_URL ? undefined : await startPostgresServer();
   try {

@@ -21,17 +21,26 @@ function isLogout(req: Request): boolean {
   return req.method === 'POST' && LOGOUT_PATH.test(req.path);
 }
 
+/** Options of every Nest application of the service (NestFactory, or a testing module in a benchmark). */
+export const APPLICATION_OPTIONS = {
+  bufferLogs: true,
+  bodyParser: false,
+  // Throw instead of process.exit(1): main.ts reports and exits; tests see the error.
+  abortOnError: false,
+} as const;
+
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
 export async function createApp(
   settings: Settings,
   overrides: AppOverrides = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings, overrides), {
-    bufferLogs: true,
-    bodyParser: false,
-    // Throw instead of process.exit(1): main.ts reports and exits; tests see the error.
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings, overrides), APPLICATION_OPTIONS);
+  configureApp(app, settings);
+  return app;
+}
+
+/** Middleware, pipes and the API explorer on a created application. */
+export function configureApp(app: NestExpressApplication, settings: Settings): void {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
@@ -56,7 +65,6 @@ export async function createApp(
     }),
   );
   setUpSwagger(app);
-  return app;
 }
 
 /**
