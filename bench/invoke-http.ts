@@ -9,7 +9,10 @@ import { AppModule } from '../apps/server/src/app.module';
 import { APPLICATION_OPTIONS, configureApp } from '../apps/server/src/create-app';
 import { ADMIN_INITIAL_PASSWORD, ADMIN_PASSWORD, benchSettings, load, rate } from './support';
 
-async function start(settings: Settings, telemetryOff: boolean): Promise<{ app: NestExpressApplication; url: string }> {
+async function start(
+  settings: Settings,
+  telemetryOff: boolean,
+): Promise<{ app: NestExpressApplication; url: string }> {
   const builder = Test.createTestingModule({ imports: [AppModule.forRoot(settings)] });
   if (telemetryOff) builder.overrideProvider(PipelineTelemetry).useClass(NullPipelineTelemetry);
   const app = (await builder.compile()).createNestApplication<NestExpressApplication>(APPLICATION_OPTIONS);
@@ -24,13 +27,20 @@ async function apiKey(url: string, first: boolean): Promise<string> {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(
       first
-        ? { userName: 'Administrator', password: ADMIN_INITIAL_PASSWORD, newPassword: ADMIN_PASSWORD, repeatNewPassword: ADMIN_PASSWORD }
+        ? {
+            userName: 'Administrator',
+            password: ADMIN_INITIAL_PASSWORD,
+            newPassword: ADMIN_PASSWORD,
+            repeatNewPassword: ADMIN_PASSWORD,
+          }
         : { userName: 'Administrator', password: ADMIN_PASSWORD },
     ),
   });
   const { token } = (await signIn.json()) as { token: string };
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const me = (await (await fetch(`${url}/api/Authentication/Session`, { headers: auth })).json()) as { userGuid: string };
+  const me = (await (await fetch(`${url}/api/Authentication/Session`, { headers: auth })).json()) as {
+    userGuid: string;
+  };
   const created = await fetch(`${url}/api/UserRegistryApiKey`, {
     method: 'POST',
     headers: auth,
@@ -72,7 +82,9 @@ export async function invokeOverHttp(seconds: number): Promise<void> {
     const b = median(offs);
     console.log('Invoke over HTTP (API key, demo model, 16 connections, median of 3 alternating rounds):');
     console.log(`  telemetry off (null binding):         ${b.toFixed(0)} invocations/s`);
-    console.log(`  telemetry on (the service's binding): ${a.toFixed(0)} invocations/s  (overhead ${(((b - a) / b) * 100).toFixed(1)}%; target < 3%)`);
+    console.log(
+      `  telemetry on (the service's binding): ${a.toFixed(0)} invocations/s  (overhead ${(((b - a) / b) * 100).toFixed(1)}%; target < 3%)`,
+    );
   } finally {
     await on.app.close();
     await off.app.close();

@@ -34,7 +34,10 @@ export async function createApp(
   settings: Settings,
   overrides: AppOverrides = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings, overrides), APPLICATION_OPTIONS);
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(settings, overrides),
+    APPLICATION_OPTIONS,
+  );
   configureApp(app, settings);
   return app;
 }
