@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Put } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  ParseUUIDPipe,
+  Post,
+  Put,
+  Req,
+} from '@nestjs/common';
+import type { Request } from 'express';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
 import {
@@ -159,11 +171,12 @@ export class UserRegistryController {
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   resetPassword(
+    @Req() request: Request,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @Body() dto: ResetPasswordDto,
   ): Promise<UserDto> {
-    return this.users.resetPassword(actor, guid, dto);
+    return this.users.resetPassword(actor, guid, dto, request);
   }
 
   @Post(':guid/Unlock')

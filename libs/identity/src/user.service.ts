@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Actor, Clock, isUniqueViolation, Problems } from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
@@ -13,8 +14,22 @@ import { PasswordHasher, PasswordPolicy } from './password-hasher';
  * tenant's user is a 404, the same answer as a user that does not exist). The landlord reaches every
  * tenant, so it can create a new tenant's first administrator.
  */
+/** An administrator replaced a user's password: the user's earlier sessions ended at `at` (ms). */
+export interface PasswordReset {
+  userGuid: string;
+  userName: string;
+  tenantId: number;
+  at: number;
+  resetBy: string;
+  /** The administrator's request, for the logout audit row's addresses. */
+  request: Request | null;
+}
+
 @Injectable()
 export class UserService {
+  private readonly logger = new Logger('UserService');
+  private readonly resetListeners = new Set<(reset: PasswordReset) => void>();
+
   constructor(
     private readonly repo: IdentityRepository,
     private readonly hasher: PasswordHasher,
@@ -142,11 +157,27 @@ export class UserService {
     await this.repo.saveUser(user);
   }
 
-  /** Administrator reset: new hash, expired by default so the user must choose their own at next sign-in. */
-  async resetPassword(actor: Actor, guid: string, dto: ResetPasswordDto): Promise<UserDto> {
+  /** Called after every administrator password reset (the sessions feature closes streams and audits it). */
+  onPasswordReset(listener: (reset: PasswordReset) => void): () => void {
+    this.resetListeners.add(listener);
+    return () => this.resetListeners.delete(listener);
+  }
+
+  /**
+   * Administrator reset: new hash, expired by default so the user must choose their own at next sign-in.
+   * A password change ends the user's earlier sessions (spec: Session, "User's password changed"): the same
+   * save moves TokensValidFrom forward, so no session outlives the old password even if a listener fails.
+   */
+  async resetPassword(
+    actor: Actor,
+    guid: string,
+    dto: ResetPasswordDto,
+    request: Request | null = null,
+  ): Promise<UserDto> {
     const user = await this.visibleUser(actor, guid);
     this.policy.check('password', dto.password);
     const now = new Date(this.clock.now());
+    if (!user.TokensValidFrom || user.TokensValidFrom.getTime() < now.getTime()) user.TokensValidFrom = now;
     user.PasswordHash = await this.hasher.hash(dto.password);
     user.PasswordCreatedDate = now;
     user.PasswordExpiryDate = dto.passwordExpired === false ? null : now;
@@ -154,7 +185,23 @@ export class UserService {
     user.PasswordLocked = false;
     user.PasswordLockedDate = null;
     if (dto.wirePasswordHash !== undefined) user.WirePasswordHash = dto.wirePasswordHash;
-    return this.dto(await this.touch(actor, user));
+    const saved = await this.touch(actor, user);
+    const reset: PasswordReset = {
+      userGuid: saved.Guid,
+      userName: saved.Name,
+      tenantId: saved.TenantRegistryId,
+      at: now.getTime(),
+      resetBy: actor.userName,
+      request,
+    };
+    for (const listener of this.resetListeners) {
+      try {
+        listener(reset);
+      } catch (err) {
+        this.logger.error({ err }, 'A password reset listener failed');
+      }
+    }
+    return this.dto(saved);
   }
 
   async unlock(actor: Actor, guid: string): Promise<UserDto> {

@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { SETTINGS, Settings } from '@app/config';
 import { Actor, Clock } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
-import { ActorService, IdentityAuthService } from '@app/identity';
+import { ActorService, IdentityAuthService, UserService } from '@app/identity';
 import { SessionEvents, SessionsRevoked } from '@app/auth';
 import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
 import { StreamRegistry } from './stream-registry';
@@ -60,6 +60,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     private readonly sink: CacheEventSink,
     private readonly identity: IdentityAuthService,
     private readonly actors: ActorService,
+    private readonly users: UserService,
     private readonly streams: StreamRegistry,
     private readonly recorder: LogoutRecorder,
     private readonly events: SessionEvents,
@@ -68,7 +69,26 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
 
   onApplicationBootstrap(): void {
     // Password change (auth feature) revokes through the database itself and tells us here.
-    this.stopListening = this.events.onRevoked((e) => this.revokedEverywhere(e));
+    const stopRevoked = this.events.onRevoked((e) => this.revokedEverywhere(e));
+    // An administrator's password reset (identity feature) has already moved TokensValidFrom in the same
+    // save: close the streams everywhere and write the UserLogout row (ReasonId 3).
+    const stopReset = this.users.onPasswordReset((r) => {
+      this.revokedEverywhere({ userGuid: r.userGuid, validFrom: r.at });
+      this.recorder
+        .record(r.request, {
+          userName: r.userName,
+          tenantId: r.tenantId,
+          reason: LogoutReason.PasswordChanged,
+          outcome: LogoutOutcome.Revoked,
+          revokedByUser: r.resetBy,
+          message: 'Password reset by an administrator.',
+        })
+        .catch((err: unknown) => this.logger.error({ err }, 'Recording the password reset logout failed'));
+    });
+    this.stopListening = () => {
+      stopRevoked();
+      stopReset();
+    };
     if (this.settings.RedisConnectionString) this.subscribe(this.settings.RedisConnectionString);
   }
 
