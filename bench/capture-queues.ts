@@ -29,7 +29,7 @@ import {
 import { SystemClock } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import { dataSourceOptions, MIGRATIONS } from '@app/database';
-import { ArchiverStage, EngineMetrics, WarningRecorder } from '@app/telemetry';
+import { ArchiverStage, EngineMetrics, engineHistograms, WarningRecorder } from '@app/telemetry';
 import { startPostgresServer, type PostgresServer } from '../test/support/postgres-server';
 
 const ROUNDS = 25;
@@ -106,7 +106,10 @@ function benchEnqueue(): void {
     ),
   );
   const provider = new MeterProvider({ readers: [new CaptureMetricReader()] });
-  const recorder = new WarningRecorder(queues, new EngineMetrics(provider.getMeter('bench')));
+  const recorder = new WarningRecorder(
+    queues,
+    new EngineMetrics(provider.getMeter('bench'), engineHistograms('bench')),
+  );
   report(
     'WarningRecorder.archiverWarning (+ counter)',
     timeEach(

@@ -1,3 +1,4 @@
+import { DataSource } from 'typeorm';
 import { createServer, type Server } from 'node:http';
 import {
   ArchiverStage,
@@ -101,6 +102,40 @@ describe('metric export with EnableOpenTelemetry', () => {
     for (const name of ALL) expect(text).toContain(name.replace(/\./g, '_'));
     expect(text).toMatch(/service_engine_archiver_stage_duration\w*_bucket\{[^}]*stage="BuildArchiveJson"/);
     expect(text).toMatch(/service_engine_logs_warn_count\w*\{[^}]*stage="Activation"[^}]*\} 1/);
+  });
+
+  it('keeps the stage histograms cumulative on the scrape while the capture flush stores each interval once', async () => {
+    const { CaptureFlusher } = await import('@app/capture-queues');
+    const scrapeCount = async (stage: string): Promise<number> => {
+      const text = await (await fetch(`http://127.0.0.1:${promPort}/metrics`)).text();
+      const line = text
+        .split('\n')
+        .find((l) => /^service_engine_stage_duration\w*_count\{/.test(l) && l.includes(`stage="${stage}"`));
+      return Number(line?.split(' ').pop());
+    };
+    const stored = async (stage: string): Promise<number[]> => {
+      const rows = await t.app
+        .get(DataSource)
+        .query<{ Count: number | string }[]>(
+          `SELECT "Count" FROM "OpenTelemetryMetric" WHERE "InstrumentName" = ? AND "Attributes" = ? ORDER BY "Id"`,
+          [ENGINE_INSTRUMENTS.invokeStageDuration, JSON.stringify({ stage })],
+        );
+      return rows.map((r) => Number(r.Count));
+    };
+    const engine = t.app.get(EngineMetrics);
+    const flusher = t.app.get(CaptureFlusher);
+    engine.invokeStageDuration('ExtractFields', 0.2);
+    engine.invokeStageDuration('ExtractFields', 0.4);
+    expect(await scrapeCount('ExtractFields')).toBe(2);
+    await flusher.flush();
+    expect(await stored('ExtractFields')).toEqual([2]);
+    engine.invokeStageDuration('ExtractFields', 0.1);
+    // The flush took its interval without taking anything from the exporters' totals ...
+    expect(await scrapeCount('ExtractFields')).toBe(3);
+    expect(await scrapeCount('ExtractFields')).toBe(3);
+    // ... and the scrapes took nothing from the next interval.
+    await flusher.flush();
+    expect(await stored('ExtractFields')).toEqual([2, 1]);
   });
 
   it('sends every instrument to the OTLP/HTTP receiver', async () => {

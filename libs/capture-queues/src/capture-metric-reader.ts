@@ -12,6 +12,8 @@ import {
  */
 export class CaptureMetricReader extends MetricReader {
   private bound = false;
+  /** Producers whose data is already DELTA (histograms folded in place), merged into each collection. */
+  private readonly producers: MetricProducer[] = [];
 
   constructor() {
     super({
@@ -27,10 +29,27 @@ export class CaptureMetricReader extends MetricReader {
     this.bound = true;
   }
 
+  /** Adds a producer that reports DELTA data itself: each collection of it is one interval. */
+  addProducer(producer: MetricProducer): void {
+    this.producers.push(producer);
+  }
+
   /** The measurements since the previous collection, or null when no MeterProvider holds this reader. */
   async collectDelta(timeoutMillis = 5000): Promise<CollectionResult | null> {
     if (!this.bound) return null;
-    return this.collect({ timeoutMillis });
+    const sdk = await this.collect({ timeoutMillis });
+    if (!this.producers.length) return sdk;
+    const extra = await Promise.all(this.producers.map((p) => p.collect({ timeoutMillis })));
+    return {
+      resourceMetrics: {
+        resource: sdk.resourceMetrics.resource,
+        scopeMetrics: [
+          ...sdk.resourceMetrics.scopeMetrics,
+          ...extra.flatMap((r) => r.resourceMetrics.scopeMetrics),
+        ],
+      },
+      errors: [...sdk.errors, ...extra.flatMap((r) => r.errors)],
+    };
   }
 
   protected override async onForceFlush(): Promise<void> {}

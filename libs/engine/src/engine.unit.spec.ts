@@ -1,10 +1,4 @@
 import { Logger } from '@nestjs/common';
-import {
-  AggregationTemporality,
-  InMemoryMetricExporter,
-  MeterProvider,
-  PeriodicExportingMetricReader,
-} from '@opentelemetry/sdk-metrics';
 import { loadSettings, Settings } from '@app/config';
 import { ManualClock } from '@app/common';
 import { ArchiveRepository, ArchiveRow } from './archiver/archive.repository';
@@ -18,7 +12,6 @@ import { evaluateRuleCondition, parseRuleCondition } from './invoke/rule-conditi
 import { StageRollupRepository } from './rollups/stage-rollup.repository';
 import { StageRollupService } from './rollups/stage-rollup.service';
 import { InMemoryPipelineTelemetry } from './telemetry/pipeline-telemetry';
-import { PreAggregatedHistograms } from './telemetry/pre-aggregated-histograms';
 import { ArchiverStage, CaseCreationStage } from './telemetry/stages';
 
 // The failure paths log on purpose; keep the test output quiet.
@@ -192,40 +185,6 @@ describe('Archiver bulk copy', () => {
     await archiver.bulkCopy();
     expect(stored.map((r) => r.EntityAnalysisModelInstanceEntryGuid)).toEqual(['e0', 'e1', 'e2']);
     expect(archiver.copiedRows).toBe(3);
-  });
-});
-
-describe('pre-aggregated histograms', () => {
-  it('folds values into buckets per instrument and stage, exports them once through a reader, then starts over', async () => {
-    const h = new PreAggregatedHistograms({ 'service.engine.stage.duration': 'ms' }, [1, 10]);
-    for (const v of [0.5, 1, 5, 50]) h.record('service.engine.stage.duration', 'Parse', v);
-    h.record('service.engine.stage.duration', 'Activation', 2);
-    h.bind('service.engine.stage.duration', 'Parse')(3);
-    const reader = new PeriodicExportingMetricReader({
-      exporter: new InMemoryMetricExporter(AggregationTemporality.DELTA),
-      exportIntervalMillis: 3_600_000,
-      metricProducers: [h],
-    });
-    const provider = new MeterProvider({ readers: [reader] });
-    try {
-      const first = await reader.collect();
-      const metric = first.resourceMetrics.scopeMetrics.flatMap((s) => s.metrics)[0];
-      expect(metric.descriptor).toEqual(
-        expect.objectContaining({ name: 'service.engine.stage.duration', unit: 'ms' }),
-      );
-      const parse = metric.dataPoints.find((p) => p.attributes.stage === 'Parse');
-      expect(parse?.value).toEqual({
-        buckets: { boundaries: [1, 10], counts: [2, 2, 1] },
-        sum: 59.5,
-        count: 5,
-        min: 0.5,
-        max: 50,
-      });
-      const again = await reader.collect();
-      expect(again.resourceMetrics.scopeMetrics.flatMap((s) => s.metrics)).toEqual([]);
-    } finally {
-      await provider.shutdown();
-    }
   });
 });
 

@@ -11,4 +11,4 @@ export * from './case-creation/case-creation.service';
 export * from './rollups/stage-rollup.service';
 export * from './demo/demo-model';
 export * from './demo/demo-seed.service';
-export * from './telemetry/pre-aggregated-histograms';
+export * from './telemetry/capture-pipeline-telemetry';

@@ -1,4 +1,5 @@
-import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { Attributes, Counter, Meter } from '@opentelemetry/api';
+import { FoldedHistograms } from './folded-histograms';
 import {
   ARCHIVER_STAGE_NAMES,
   ARCHIVER_STAGES,
@@ -26,10 +27,44 @@ const INVOKE_BUCKETS_MS = [
 const STAGE_BUCKETS_MS = [
   0.1, 0.5, 1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000,
 ];
-/** Distinct trace point names whose attribute objects are kept (they come from code, not input). */
-const TRACE_POINT_ATTRIBUTE_CACHE = 256;
+/** Distinct trace point names whose attribute objects and recorders are kept (they come from code, not input). */
+const TRACE_POINT_CACHE = 256;
+
+/**
+ * The three stage-duration histograms, folded in place rather than recorded through the SDK: they are
+ * recorded up to ten times per invocation, on the request path. The telemetry module hands their
+ * producers to every reader (DELTA to the capture reader, CUMULATIVE to Prometheus and OTLP).
+ */
+export function engineHistograms(scope: string): FoldedHistograms {
+  return new FoldedHistograms(
+    [
+      {
+        name: ENGINE_INSTRUMENTS.invokeStageDuration,
+        unit: 'ms',
+        description: 'Gap since the previous trace point of the invoke pipeline.',
+        boundaries: INVOKE_BUCKETS_MS,
+      },
+      {
+        name: ENGINE_INSTRUMENTS.archiverStageDuration,
+        unit: 'ms',
+        description: 'Duration of each Archiver stage.',
+        boundaries: STAGE_BUCKETS_MS,
+      },
+      {
+        name: ENGINE_INSTRUMENTS.caseCreationStageDuration,
+        unit: 'ms',
+        description: 'Duration of each case creation stage.',
+        boundaries: STAGE_BUCKETS_MS,
+      },
+    ],
+    scope,
+    'stage',
+    TRACE_POINT_CACHE,
+  );
+}
 
 type StageAttributes<S extends number> = Readonly<Record<S, Attributes>>;
+type Recorder = (milliseconds: number) => void;
 
 function stageAttributes<S extends number>(
   stages: readonly S[],
@@ -40,15 +75,26 @@ function stageAttributes<S extends number>(
   return out;
 }
 
+function stageRecorders<S extends number>(
+  histograms: FoldedHistograms,
+  instrument: string,
+  stages: readonly S[],
+  names: Readonly<Record<S, string>>,
+): Readonly<Record<S, Recorder>> {
+  const out = {} as Record<S, Recorder>;
+  for (const s of stages) out[s] = histograms.bind(instrument, names[s]);
+  return out;
+}
+
 /**
  * The pipelines' OpenTelemetry instruments (spec: Events), each tagged by stage. Everything recorded here
  * reaches the OpenTelemetryMetric table through the capture reader, and the Prometheus / OTLP exporters
  * when EnableOpenTelemetry is True.
  */
 export class EngineMetrics {
-  private readonly archiverStage: Histogram;
-  private readonly caseCreationStage: Histogram;
-  private readonly invokeStage: Histogram;
+  private readonly archiverStage: Readonly<Record<ArchiverStage, Recorder>>;
+  private readonly caseCreationStage: Readonly<Record<CaseCreationStage, Recorder>>;
+  private readonly invokeStage = new Map<string, Recorder>();
   private readonly archiverWarn: Counter;
   private readonly caseCreationWarn: Counter;
   private readonly logsWarn: Counter;
@@ -56,22 +102,22 @@ export class EngineMetrics {
   private readonly caseCreationAttributes = stageAttributes(CASE_CREATION_STAGES, CASE_CREATION_STAGE_NAMES);
   private readonly tracePointAttributes = new Map<string, Attributes>();
 
-  constructor(meter: Meter) {
-    this.archiverStage = meter.createHistogram(ENGINE_INSTRUMENTS.archiverStageDuration, {
-      unit: 'ms',
-      description: 'Duration of each Archiver stage.',
-      advice: { explicitBucketBoundaries: STAGE_BUCKETS_MS },
-    });
-    this.caseCreationStage = meter.createHistogram(ENGINE_INSTRUMENTS.caseCreationStageDuration, {
-      unit: 'ms',
-      description: 'Duration of each case creation stage.',
-      advice: { explicitBucketBoundaries: STAGE_BUCKETS_MS },
-    });
-    this.invokeStage = meter.createHistogram(ENGINE_INSTRUMENTS.invokeStageDuration, {
-      unit: 'ms',
-      description: 'Gap since the previous trace point of the invoke pipeline.',
-      advice: { explicitBucketBoundaries: INVOKE_BUCKETS_MS },
-    });
+  constructor(
+    meter: Meter,
+    private readonly histograms: FoldedHistograms,
+  ) {
+    this.archiverStage = stageRecorders(
+      histograms,
+      ENGINE_INSTRUMENTS.archiverStageDuration,
+      ARCHIVER_STAGES,
+      ARCHIVER_STAGE_NAMES,
+    );
+    this.caseCreationStage = stageRecorders(
+      histograms,
+      ENGINE_INSTRUMENTS.caseCreationStageDuration,
+      CASE_CREATION_STAGES,
+      CASE_CREATION_STAGE_NAMES,
+    );
     this.archiverWarn = meter.createCounter(ENGINE_INSTRUMENTS.archiverWarnCount, {
       description: 'ArchiverWarning rows raised.',
     });
@@ -85,17 +131,22 @@ export class EngineMetrics {
 
   /** An Archiver stage completed. */
   archiverStageDuration(stage: ArchiverStage, milliseconds: number): void {
-    this.archiverStage.record(milliseconds, this.archiverAttributes[stage]);
+    this.archiverStage[stage](milliseconds);
   }
 
   /** A case creation stage completed. */
   caseCreationStageDuration(stage: CaseCreationStage, milliseconds: number): void {
-    this.caseCreationStage.record(milliseconds, this.caseCreationAttributes[stage]);
+    this.caseCreationStage[stage](milliseconds);
   }
 
   /** An invoke trace point was reached; `milliseconds` since the previous one. */
   invokeStageDuration(tracePoint: string, milliseconds: number): void {
-    this.invokeStage.record(milliseconds, this.tracePoint(tracePoint));
+    let record = this.invokeStage.get(tracePoint);
+    if (!record) {
+      record = this.histograms.bind(ENGINE_INSTRUMENTS.invokeStageDuration, tracePoint);
+      if (this.invokeStage.size < TRACE_POINT_CACHE) this.invokeStage.set(tracePoint, record);
+    }
+    record(milliseconds);
   }
 
   /** Prefer WarningRecorder, which also enqueues the ArchiverWarning row. */
@@ -117,8 +168,7 @@ export class EngineMetrics {
     let a = this.tracePointAttributes.get(name);
     if (!a) {
       a = Object.freeze({ stage: name });
-      if (this.tracePointAttributes.size < TRACE_POINT_ATTRIBUTE_CACHE)
-        this.tracePointAttributes.set(name, a);
+      if (this.tracePointAttributes.size < TRACE_POINT_CACHE) this.tracePointAttributes.set(name, a);
     }
     return a;
   }

@@ -1,4 +1,5 @@
 export * from './stages';
 export * from './engine-metrics';
+export * from './folded-histograms';
 export * from './warning-recorder';
 export * from './telemetry.module';

@@ -6,7 +6,8 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { CaptureMetricReader, CaptureQueuesModule } from '@app/capture-queues';
 import { SETTINGS, type Settings } from '@app/config';
-import { EngineMetrics } from './engine-metrics';
+import { EngineMetrics, engineHistograms } from './engine-metrics';
+import { FoldedHistograms } from './folded-histograms';
 import { WarningRecorder } from './warning-recorder';
 
 /** Name of the service's meter and resource. */
@@ -18,7 +19,10 @@ export class ServiceMeterProvider {
   readonly prometheus: PrometheusExporter | null;
   readonly otlp: PeriodicExportingMetricReader | null;
 
-  constructor(settings: Settings, capture: CaptureMetricReader) {
+  constructor(settings: Settings, capture: CaptureMetricReader, folded: FoldedHistograms) {
+    // Histograms folded in place reach every reader as a producer: the capture reader stores intervals
+    // (DELTA); the exporters, like the SDK's own instruments there, report totals (CUMULATIVE).
+    capture.addProducer(folded.deltaProducer());
     const readers: IMetricReader[] = [capture];
     this.prometheus = null;
     this.otlp = null;
@@ -27,6 +31,7 @@ export class ServiceMeterProvider {
         host: settings.OpenTelemetryPrometheusHost,
         port: settings.OpenTelemetryPrometheusPort,
         preventServerStart: true,
+        metricProducers: [folded.cumulativeProducer()],
       });
       readers.push(this.prometheus);
       const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
@@ -36,6 +41,7 @@ export class ServiceMeterProvider {
           exporter: new OTLPMetricExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/metrics` }),
           exportIntervalMillis: interval,
           exportTimeoutMillis: Math.min(interval, 30_000),
+          metricProducers: [folded.cumulativeProducer()],
         });
         readers.push(this.otlp);
       }
@@ -93,16 +99,18 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
 @Module({
   imports: [CaptureQueuesModule],
   providers: [
+    { provide: FoldedHistograms, useFactory: () => engineHistograms(SERVICE_NAME) },
     {
       provide: ServiceMeterProvider,
-      inject: [SETTINGS, CaptureMetricReader],
-      useFactory: (settings: Settings, capture: CaptureMetricReader) =>
-        new ServiceMeterProvider(settings, capture),
+      inject: [SETTINGS, CaptureMetricReader, FoldedHistograms],
+      useFactory: (settings: Settings, capture: CaptureMetricReader, folded: FoldedHistograms) =>
+        new ServiceMeterProvider(settings, capture, folded),
     },
     {
       provide: EngineMetrics,
-      inject: [ServiceMeterProvider],
-      useFactory: (m: ServiceMeterProvider) => new EngineMetrics(m.provider.getMeter(SERVICE_NAME)),
+      inject: [ServiceMeterProvider, FoldedHistograms],
+      useFactory: (m: ServiceMeterProvider, folded: FoldedHistograms) =>
+        new EngineMetrics(m.provider.getMeter(SERVICE_NAME), folded),
     },
     WarningRecorder,
     TelemetryLifecycle,
