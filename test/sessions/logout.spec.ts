@@ -10,6 +10,7 @@ import { ApiKeyService } from '@app/api-keys';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createPostgresDatabase, TEST_PROVIDERS } from '../support/databases';
 import { startPostgresServer, PostgresServer } from '../support/postgres-server';
+import { startRedisServer, RedisServer } from '../support/redis-server';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { logoutRows, setCookiesOf, signIn } from '../support/auth';
 
@@ -280,6 +281,56 @@ function rawRequest(url: string, text: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+describe('two nodes with one Redis: the no-session window is shared', () => {
+  let redis: RedisServer;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    const connectionString = await createPostgresDatabase();
+    const env = { TrustProxy: 'True', RedisConnectionString: redis.url };
+    a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
+    b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await redis?.stop();
+  });
+
+  const logout = (t: TestApp, ip: string) => request(t.url).post(LOGOUT).set('X-Forwarded-For', ip).send();
+
+  it('an address recorded through A within the minute is not recorded again through B', async () => {
+    const ip = nextAddress();
+    await logout(a, ip).expect(200);
+    await logout(b, ip).expect(200);
+    await logout(b, ip).expect(200);
+    await logout(a, ip).expect(200);
+    const rows = await rowsFrom(a, ip);
+    expect(rows.map((r) => [r.OutcomeId, r.ReasonId])).toEqual([[2, 1]]);
+    // A different address is its own window, on either node.
+    const other = nextAddress();
+    await logout(b, other).expect(200);
+    expect(await rowsFrom(a, other)).toHaveLength(1);
+  });
+
+  it('with Redis stopped each node still answers 200 at once and records the address itself (nothing lost)', async () => {
+    await redis.pause();
+    try {
+      const ip = nextAddress();
+      const started = Date.now();
+      await logout(a, ip).expect(200);
+      await logout(b, ip).expect(200);
+      await logout(b, ip).expect(200);
+      expect(Date.now() - started).toBeLessThan(3000);
+      // Once per node: each node's own window still holds.
+      expect((await rowsFrom(a, ip)).length).toBe(2);
+    } finally {
+      await redis.start();
+    }
+  });
+});
 
 describe('the revocation cannot be written in time (a row lock held by another transaction)', () => {
   let t: TestApp;

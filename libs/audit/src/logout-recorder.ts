@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
+import type Redis from 'ioredis';
+import { REDIS } from '@app/redis';
 import { clientAddresses, Clock, inertText, userAgentOf } from '@app/common';
 import { AddressWindow } from './address-window';
 import { AuditRepository } from './audit.repository';
@@ -21,6 +23,10 @@ export interface SessionCut {
 export const NO_SESSION_WINDOW_MS = 60_000;
 /** Addresses remembered for that rule; the memory cannot grow past it whatever callers send. */
 export const NO_SESSION_ADDRESS_CAPACITY = 10_000;
+/** Redis key prefix of the window shared by every node; the key's lifetime is the window. */
+export const NO_SESSION_KEY_PREFIX = 'decisioning:logout-no-session:';
+/** How long a Redis answer may take before this node decides alone. */
+const SHARED_WINDOW_TIMEOUT_MS = 250;
 
 /**
  * THE writer of UserLogout rows: logout (ReasonId 1), Revoke Sessions (2) and password change (3) all go
@@ -29,11 +35,13 @@ export const NO_SESSION_ADDRESS_CAPACITY = 10_000;
  */
 @Injectable()
 export class LogoutRecorder {
+  private readonly logger = new Logger('LogoutRecorder');
   private readonly noSession = new AddressWindow(NO_SESSION_WINDOW_MS, NO_SESSION_ADDRESS_CAPACITY);
 
   constructor(
     private readonly repo: AuditRepository,
     private readonly clock: Clock,
+    @Inject(REDIS) private readonly redis: Redis | null,
   ) {}
 
   async record(request: Request | null, cut: SessionCut): Promise<void> {
@@ -62,7 +70,9 @@ export class LogoutRecorder {
    */
   async recordNoSession(request: Request, message: string): Promise<boolean> {
     const { remoteIp } = clientAddresses(request);
-    if (!this.noSession.admit(remoteIp ?? '', this.clock.now())) return false;
+    const address = remoteIp ?? '';
+    if (!this.noSession.admit(address, this.clock.now())) return false;
+    if (!(await this.admitAcrossNodes(address))) return false;
     await this.record(request, {
       userName: null,
       tenantId: null,
@@ -71,5 +81,38 @@ export class LogoutRecorder {
       message,
     });
     return true;
+  }
+
+  /**
+   * With Redis, the window is shared by every node: the first node to SET the address's key (NX, expiring
+   * after the window) records the row, the others do not. This node's own window has already admitted the
+   * address, so Redis only ever sees addresses this node would record. When Redis cannot answer (down, or
+   * slower than SHARED_WINDOW_TIMEOUT_MS) the node decides alone, as without Redis: the row is written
+   * rather than lost, and the limit falls back to once a minute per address per node.
+   */
+  private async admitAcrossNodes(address: string): Promise<boolean> {
+    if (!this.redis) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), SHARED_WINDOW_TIMEOUT_MS);
+    });
+    try {
+      const answer = await Promise.race([
+        this.redis.set(`${NO_SESSION_KEY_PREFIX}${address}`, '1', 'PX', NO_SESSION_WINDOW_MS, 'NX'),
+        timeout,
+      ]);
+      if (answer === 'timeout') {
+        this.logger.warn('Redis did not answer in time: this node applies the no-session window alone');
+        return true;
+      }
+      return answer === 'OK';
+    } catch (err) {
+      this.logger.warn(
+        `Redis refused the shared no-session window (${err instanceof Error ? err.message : String(err)}): this node applies it alone`,
+      );
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
