@@ -3,6 +3,8 @@ import { DataSource } from 'typeorm';
 import { CaptureFlusher, CaptureQueueId, CaptureQueues } from '@app/capture-queues';
 import { startPostgresServer, PostgresServer } from './support/postgres-server';
 import { startTestApp, TestApp } from './support/test-app';
+import { createPostgresDatabase } from './support/databases';
+import { startCommitReplyCutter, CommitReplyCutter } from './support/commit-reply-cutter';
 
 /**
  * spec: Events, queue mechanics — a flush while PostgreSQL is really stopped (its own throwaway cluster,
@@ -102,5 +104,76 @@ describe('capture flush while PostgreSQL is stopped', () => {
     expect(
       Number((await ds.query<{ n: string }[]>(`SELECT COUNT(*) AS "n" FROM "ModelInvokeWarning"`))[0].n),
     ).toBe(150);
+  });
+});
+
+/**
+ * A flush whose COMMIT reached PostgreSQL but whose answer never came back (a proxy cuts the connection
+ * between them): the rows are in, the flusher cannot know. The next flush asks the CaptureBatch ledger
+ * first and does not write them twice.
+ */
+describe('capture flush whose COMMIT reply is lost', () => {
+  let cutter: CommitReplyCutter;
+  let t: TestApp;
+  let direct: Client;
+
+  beforeAll(async () => {
+    const database = await createPostgresDatabase();
+    cutter = await startCommitReplyCutter(database);
+    t = await startTestApp(
+      'postgres',
+      { CaptureQueueFlushIntervalMilliseconds: '3600000', InstanceName: 'node-cut' },
+      { connectionString: cutter.url },
+    );
+    direct = new Client({ connectionString: database });
+    await direct.connect();
+  });
+
+  afterAll(async () => {
+    await t?.close();
+    await direct?.end();
+    await cutter?.close();
+  });
+
+  it('writes each row exactly once: the retry finds its batch in the ledger and leaves those rows out', async () => {
+    const queues = t.app.get(CaptureQueues);
+    const flusher = t.app.get(CaptureFlusher);
+    await flusher.flush(); // the start's own rows out of the way
+    const warn = (i: number) =>
+      queues.enqueueModelInvokeWarning({
+        entityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
+        entityAnalysisModelName: 'Cut model',
+        entityAnalysisModelInstanceEntryGuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        message: 'ExtractFields',
+        elapsedMicroseconds: i,
+        sinceLastEntryMicroseconds: i,
+      });
+    for (let i = 0; i < 40; i++) warn(i);
+    const cut = cutter.armOnce();
+    const lost = await flusher.flush();
+    await cut;
+    expect(lost.deferred).toBe(true);
+    const count = async () =>
+      Number((await direct.query<{ n: string }>('SELECT COUNT(*) AS n FROM "ModelInvokeWarning"')).rows[0].n);
+    // Committed all the same, though the flusher was told the connection died.
+    expect(await count()).toBe(40);
+    expect(queues.modelInvokeWarning.depth).toBe(40);
+    for (let i = 40; i < 45; i++) warn(i);
+
+    const retried = await flusher.flush();
+    expect(retried.deferred).toBe(false);
+    expect(retried.written[CaptureQueueId.ModelInvokeWarning]).toBe(5);
+    expect(await count()).toBe(45);
+    const distinct = await direct.query<{ n: string }>(
+      'SELECT COUNT(DISTINCT "EntityAnalysisModelInstanceEntryGuid") AS n FROM "ModelInvokeWarning"',
+    );
+    expect(Number(distinct.rows[0].n)).toBe(45);
+    const ledger = await direct.query<{ TableName: string; RowCount: number }>(
+      `SELECT "TableName", "RowCount" FROM "CaptureBatch" WHERE "TableName" = 'ModelInvokeWarning' ORDER BY "Id"`,
+    );
+    expect(ledger.rows).toEqual([
+      { TableName: 'ModelInvokeWarning', RowCount: 40 },
+      { TableName: 'ModelInvokeWarning', RowCount: 5 },
+    ]);
   });
 });

@@ -21,11 +21,24 @@ class FakeWriter extends CaptureWriter {
   active = 0;
   maxActive = 0;
   calls = 0;
+  /** The next write commits, then fails as if the reply to COMMIT was lost. */
+  loseReply = false;
+  /** landed() fails as if the database were still away. */
+  ledgerDown = false;
+  readonly ledger = new Set<string>();
+  readonly asked: string[] = [];
+
+  landed(batch: string): Promise<boolean> {
+    this.asked.push(batch);
+    if (this.ledgerDown) return Promise.reject(unreachable);
+    return Promise.resolve(this.ledger.has(batch));
+  }
 
   async insert(
     table: EntityTarget<ObjectLiteral>,
     rows: readonly object[],
     constants: Record<string, unknown>,
+    batch: string,
   ) {
     this.calls++;
     this.active++;
@@ -39,6 +52,11 @@ class FakeWriter extends CaptureWriter {
       const list = this.tables.get(table) ?? [];
       list.push(...rows.map((r) => ({ ...r, ...constants })));
       this.tables.set(table, list);
+      this.ledger.add(batch);
+      if (this.loseReply) {
+        this.loseReply = false;
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+      }
     } finally {
       this.active--;
     }
@@ -49,7 +67,9 @@ class FakeWriter extends CaptureWriter {
   }
 }
 
-const unreachable = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+const unreachableError = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+const unreachable = unreachableError();
 
 describe('CaptureFlusher', () => {
   let clock: ManualClock;
@@ -103,6 +123,42 @@ describe('CaptureFlusher', () => {
     expect(writer.rows(CaptureQueueHealth)).toHaveLength(12);
     await flusher.flush();
     expect(messages()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('a write that committed but whose reply was lost is not written again; one that did not commit is', async () => {
+    warn('a');
+    warn('b');
+    writer.loseReply = true;
+    const lost = await flusher.flush();
+    expect(lost.deferred).toBe(true);
+    expect(messages()).toEqual(['a', 'b']); // committed, though the flusher could not know
+    expect(queues.modelInvokeWarning.depth).toBe(2);
+    warn('c');
+    // The database is still away when the next flush asks: nothing is decided, nothing lost.
+    writer.ledgerDown = true;
+    const undecided = await flusher.flush();
+    expect(undecided.deferred).toBe(true);
+    expect(queues.modelInvokeWarning.depth).toBe(3);
+    writer.ledgerDown = false;
+    const settled = await flusher.flush();
+    expect(settled.deferred).toBe(false);
+    expect(messages()).toEqual(['a', 'b', 'c']);
+    // The health rows of the lost flush were never written (its write came after the failure): they follow.
+    expect(healthOf(CaptureQueueId.ModelInvokeWarning).map((h) => h.QueueDepth)).toEqual([2, 3, 0]);
+
+    // A health write that committed with its reply lost is settled the same way.
+    writer.asked.length = 0;
+    const health = writer.rows(CaptureQueueHealth).length;
+    writer.during = () => {
+      // Only the health write of this flush (the queues are empty).
+      writer.during = null;
+      writer.loseReply = true;
+    };
+    expect((await flusher.flush()).healthWritten).toBe(false);
+    expect(writer.rows(CaptureQueueHealth)).toHaveLength(health + 6);
+    expect((await flusher.flush()).healthWritten).toBe(true);
+    expect(writer.asked).toHaveLength(1);
+    expect(writer.rows(CaptureQueueHealth)).toHaveLength(health + 12);
   });
 
   it('a full queue drops newcomers; rows put back beyond capacity drop the oldest; both counted', async () => {

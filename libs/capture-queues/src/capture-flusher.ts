@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
 import type { Clock } from '@app/common';
 import { isRowRefused } from './bulk-insert';
@@ -49,6 +50,11 @@ export interface FlushReport {
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
+interface Unresolved {
+  batch: string;
+  rows: ReadonlySet<object>;
+}
+
 /**
  * Drains the six capture queues into their tables once per interval, then records CaptureQueueHealth
  * (spec: CaptureQueueHealth; Events, queue mechanics).
@@ -57,6 +63,9 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
  * - A failed write loses nothing: the drained rows go back in front of their queue (bounded by its
  *   capacity; beyond it the oldest are dropped and counted) and are written at the next flush. Each write
  *   is one transaction, so a retried batch is never half written before.
+ * - A write that fails without saying whether it committed (the connection lost around COMMIT) is settled
+ *   before its rows are written again: its batch guid is looked up in the CaptureBatch ledger its
+ *   transaction also wrote, and rows that did land are not written twice.
  * - Health rows are produced at every flush, all six, with QueueDepth and DroppedCount read in the same
  *   synchronous step; while the database is away they are kept and written later with their own time.
  */
@@ -68,6 +77,8 @@ export class CaptureFlusher {
   private pendingHealth: CaptureQueueHealthEntry[] = [];
   private readonly listeners = new Set<(report: FlushReport) => void>();
   private healthDropped = 0;
+  /** Per table, the last write whose outcome is unknown: its batch guid and its rows (by identity). */
+  private readonly unresolved = new Map<EntityTarget<ObjectLiteral>, Unresolved>();
 
   constructor(
     private readonly queues: CaptureQueues,
@@ -154,7 +165,16 @@ export class CaptureFlusher {
     for (const id of CAPTURE_QUEUE_IDS) {
       const queue = this.queues.queue(id);
       if (report.deferred || queue.depth === 0) continue;
-      const rows = queue.drain();
+      const drained = queue.drain();
+      let rows: object[];
+      try {
+        rows = await this.settle(CAPTURE_QUEUE_TABLES[id], drained);
+      } catch (err) {
+        report.deferred = true;
+        queue.requeueFront(drained);
+        this.logger.warn(`${drained.length} capture rows kept for the next flush: ${message(err)}`);
+        continue;
+      }
       const result = await this.write(CAPTURE_QUEUE_TABLES[id], rows);
       report.written[id] = result.written;
       report.refused += result.refused;
@@ -186,7 +206,19 @@ export class CaptureFlusher {
     }
     if (!report.deferred) {
       try {
-        await this.writer.insert(CaptureQueueHealth, this.pendingHealth, { Instance: this.options.instance });
+        this.pendingHealth = await this.settle(CaptureQueueHealth, this.pendingHealth);
+        const batch = randomUUID();
+        try {
+          await this.writer.insert(
+            CaptureQueueHealth,
+            this.pendingHealth,
+            { Instance: this.options.instance },
+            batch,
+          );
+        } catch (err) {
+          this.unresolved.set(CaptureQueueHealth, { batch, rows: new Set(this.pendingHealth) });
+          throw err;
+        }
         this.pendingHealth = [];
         report.healthWritten = true;
       } catch (err) {
@@ -211,6 +243,24 @@ export class CaptureFlusher {
   }
 
   /**
+   * The rows of `rows` still to write: when the table's last write failed with its outcome unknown, asks the
+   * ledger whether it committed, and if it did leaves its rows out. Throws when the database cannot tell
+   * (the rows are then kept, and the question asked again at the next flush).
+   */
+  private async settle<T extends object>(table: EntityTarget<ObjectLiteral>, rows: T[]): Promise<T[]> {
+    const u = this.unresolved.get(table);
+    if (!u) return rows;
+    const landed = await this.writer.landed(u.batch);
+    this.unresolved.delete(table);
+    if (!landed) return rows;
+    const rest = rows.filter((r) => !u.rows.has(r));
+    this.logger.warn(
+      `${rows.length - rest.length} capture rows had been committed by a write whose reply was lost: not written again`,
+    );
+    return rest;
+  }
+
+  /**
    * Writes rows; on a refusal of the rows themselves, halves the batch to isolate the refused row(s)
    * (each dropped, counted and logged); on any other failure keeps what is not yet written.
    */
@@ -218,11 +268,15 @@ export class CaptureFlusher {
     table: EntityTarget<ObjectLiteral>,
     rows: object[],
   ): Promise<{ written: number; refused: number; kept: object[] }> {
+    if (rows.length === 0) return { written: 0, refused: 0, kept: [] };
+    const batch = randomUUID();
     try {
-      await this.writer.insert(table, rows, { Instance: this.options.instance });
+      await this.writer.insert(table, rows, { Instance: this.options.instance }, batch);
       return { written: rows.length, refused: 0, kept: [] };
     } catch (err) {
       if (!isRowRefused(err)) {
+        // It may have committed all the same: the next attempt settles it first.
+        this.unresolved.set(table, { batch, rows: new Set(rows) });
         this.logger.warn(`${rows.length} capture rows kept for the next flush: ${message(err)}`);
         return { written: 0, refused: 0, kept: rows };
       }

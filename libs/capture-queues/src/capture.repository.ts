@@ -4,18 +4,24 @@ import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { providerOf } from '@app/database';
 import { CaptureRowError, rowsPerStatement, valuesList } from './bulk-insert';
+import { CaptureBatch } from './entities';
 
-/** What the flush needs from the database: one atomic bulk insert per call. */
+/** What the flush needs from the database: one atomic bulk insert per call, and its ledger. */
 export abstract class CaptureWriter {
   /**
-   * Inserts every row, or none: the caller may retry the same rows after a failure without writing any
-   * twice. `constants` fills columns the rows do not carry (Instance).
+   * Inserts every row and the batch's CaptureBatch ledger row, or none. `constants` fills columns the rows
+   * do not carry (Instance). A failure may still have committed (the reply to COMMIT lost): before writing
+   * the same rows again, ask `landed(batch)`.
    */
   abstract insert(
     table: EntityTarget<ObjectLiteral>,
     rows: readonly object[],
     constants: Readonly<Record<string, unknown>>,
+    batch: string,
   ): Promise<void>;
+
+  /** Whether the batch of that guid was committed. Throws when the database cannot tell. */
+  abstract landed(batch: string): Promise<boolean>;
 }
 
 /** The better-sqlite3 handle under TypeORM, for a synchronous (uninterruptible) transaction. */
@@ -26,6 +32,13 @@ interface SqliteHandle {
 }
 
 const TABLE_NAME = /^[A-Za-z][A-Za-z0-9]{0,127}$/;
+
+interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+type CaptureBatchRow = Omit<CaptureBatch, 'Id' | 'Instance'>;
 
 /** PostgreSQL array type of each column type the capture tables use (an allow-list: others use VALUES). */
 const POSTGRES_ARRAY_TYPES: Readonly<Record<string, string>> = {
@@ -74,8 +87,42 @@ export class CaptureRepository extends CaptureWriter {
     table: EntityTarget<ObjectLiteral>,
     rows: readonly object[],
     constants: Readonly<Record<string, unknown>>,
+    batch: string,
   ): Promise<void> {
     if (rows.length === 0) return;
+    const statements = this.insertStatements(table, rows, constants);
+    const ledger: CaptureBatchRow = {
+      BatchGuid: batch,
+      TableName: this.checkedName(this.dataSource.getMetadata(table).tableName),
+      RowCount: rows.length,
+      CreatedDate: new Date(),
+    };
+    statements.push(...this.insertStatements(CaptureBatch, [ledger], constants));
+    if (this.provider === 'sqlite') {
+      await this.sqliteTransaction(statements);
+      return;
+    }
+    await this.dataSource.transaction(async (manager) => {
+      for (const st of statements) await manager.query(st.sql, st.params);
+    });
+  }
+
+  async landed(batch: string): Promise<boolean> {
+    const driver = this.dataSource.driver;
+    const p = this.provider === 'postgres' ? '$1' : this.provider === 'mssql' ? '@0' : '?';
+    const found = await this.dataSource.query<unknown[]>(
+      `SELECT ${driver.escape('Id')} FROM ${driver.escape('CaptureBatch')} WHERE ${driver.escape('BatchGuid')} = ${p}`,
+      [batch],
+    );
+    return found.length > 0;
+  }
+
+  /** The statements of one bulk insert of `rows` into `table` (unnest chunks or multi-row VALUES chunks). */
+  private insertStatements(
+    table: EntityTarget<ObjectLiteral>,
+    rows: readonly object[],
+    constants: Readonly<Record<string, unknown>>,
+  ): Statement[] {
     const meta = this.dataSource.getMetadata(table);
     const tableName = this.checkedName(meta.tableName);
     const columns = meta.columns.filter((c) => !c.isGenerated);
@@ -85,13 +132,11 @@ export class CaptureRepository extends CaptureWriter {
       .join(', ')}) VALUES `;
     if (this.provider === 'postgres' && this.postgresBulkPath === 'unnest') {
       const arrayTypes = columns.map((c) => POSTGRES_ARRAY_TYPES[String(c.type)]);
-      if (arrayTypes.every((t) => t !== undefined)) {
-        await this.postgresUnnest(head, rows, columns, arrayTypes, constants);
-        return;
-      }
+      if (arrayTypes.every((t) => t !== undefined))
+        return this.postgresUnnest(head, rows, columns, arrayTypes, constants);
     }
     const per = rowsPerStatement(this.provider, columns.length);
-    const statements: { sql: string; params: unknown[] }[] = [];
+    const statements: Statement[] = [];
     for (let from = 0; from < rows.length; from += per) {
       const chunk = rows.slice(from, from + per);
       statements.push({
@@ -99,13 +144,7 @@ export class CaptureRepository extends CaptureWriter {
         params: this.parameters(chunk, columns, constants),
       });
     }
-    if (this.provider === 'sqlite') {
-      await this.sqliteTransaction(statements);
-      return;
-    }
-    await this.dataSource.transaction(async (manager) => {
-      for (const s of statements) await manager.query(s.sql, s.params);
-    });
+    return statements;
   }
 
   /**
@@ -143,13 +182,13 @@ export class CaptureRepository extends CaptureWriter {
    * about twice as fast as multi-row VALUES at 20 000 rows (bench:capture-queues prints both), and far
    * from any parameter limit.
    */
-  private async postgresUnnest(
+  private postgresUnnest(
     head: string,
     rows: readonly object[],
     columns: ColumnMetadata[],
     arrayTypes: string[],
     constants: Readonly<Record<string, unknown>>,
-  ): Promise<void> {
+  ): Statement[] {
     const driver = this.dataSource.driver;
     const select = `SELECT * FROM unnest(${arrayTypes.map((t, i) => `$${i + 1}::${t}`).join(', ')})`;
     const sql = head.replace(/ VALUES $/, ' ') + select;
@@ -171,9 +210,7 @@ export class CaptureRepository extends CaptureWriter {
         ),
       );
     }
-    await this.dataSource.transaction(async (manager) => {
-      for (const params of chunks) await manager.query(sql, params);
-    });
+    return chunks.map((params) => ({ sql, params }));
   }
 
   private parameters(
@@ -207,7 +244,7 @@ export class CaptureRepository extends CaptureWriter {
    * requests. better-sqlite3 runs the whole batch synchronously instead, so nothing interleaves; if another
    * transaction is open on the connection, wait for it (bounded) rather than join it.
    */
-  private async sqliteTransaction(statements: { sql: string; params: unknown[] }[]): Promise<void> {
+  private async sqliteTransaction(statements: Statement[]): Promise<void> {
     const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
     for (let waited = 0; db.inTransaction; waited += 5) {
       if (waited >= 5000) throw Object.assign(new Error('SQLite connection busy'), { code: 'SQLITE_BUSY' });

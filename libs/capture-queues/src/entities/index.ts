@@ -1,4 +1,5 @@
 import { ArchiverWarning } from './archiver-warning.entity';
+import { CaptureBatch } from './capture-batch.entity';
 import { CacheConnectionEvent, CacheSentinelEvent } from './cache-event.entity';
 import { CaptureQueueHealth } from './capture-queue-health.entity';
 import { CaseCreationWarning } from './case-creation-warning.entity';
@@ -7,6 +8,7 @@ import { OpenTelemetryMetric } from './open-telemetry-metric.entity';
 
 export {
   ArchiverWarning,
+  CaptureBatch,
   CacheConnectionEvent,
   CacheSentinelEvent,
   CaptureQueueHealth,
@@ -23,6 +25,7 @@ export const CAPTURE_ENTITIES = [
   CacheConnectionEvent,
   OpenTelemetryMetric,
   CaptureQueueHealth,
+  CaptureBatch,
 ];
 
 /** A queue entry: the row without its generated Id and the Instance stamped at write time. */

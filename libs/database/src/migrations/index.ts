@@ -3,6 +3,7 @@ import { Audit1763800001000 } from './1763800001000-audit';
 import { CaptureQueues1763800002000 } from './1763800002000-capture-queues';
 import { Engine1763800003000 } from './1763800003000-engine';
 import { ApiKeys1763800004000 } from './1763800004000-api-keys';
+import { CaptureBatch1763800005000 } from './1763800005000-capture-batch';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   CaptureQueues1763800002000,
   Engine1763800003000,
   ApiKeys1763800004000,
+  CaptureBatch1763800005000,
 ];
