@@ -1,10 +1,9 @@
-import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
 import { PasswordHasher, UserRegistry, BOOTSTRAP_ADMINISTRATOR } from '@app/identity';
 import { Permission } from '@app/common';
-import { startTestApp, TestApp, TEST_ADMIN_PASSWORD, TEST_JWT_KEY } from '../support/test-app';
+import { startTestApp, TestApp, TEST_ADMIN_PASSWORD } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
 import { cookieValue, loginRows, setCookiesOf, signIn } from '../support/auth';
@@ -220,43 +219,6 @@ describe('X-Forwarded-For and the sign-in switches', () => {
           .send({ userName: name, password: 'p-password' })
           .expect(401);
         expect((await loginRows(t.app, name))[0].RemoteIp).toBe(trust ? '203.0.113.9' : '127.0.0.1');
-      } finally {
-        await t.close();
-      }
-    }
-  });
-
-  it('disables username/password sign-in and password change (404) under OAuth or Negotiate', async () => {
-    const switches: Record<string, string>[] = [
-      { OAuthAuthentication: 'True', OAuthAuthority: 'https://idp.example', OAuthClientId: 'client' },
-      { NegotiateAuthentication: 'True' },
-    ];
-    for (const env of switches) {
-      const t = await startTestApp('sqlite', env);
-      try {
-        const u = await createUser(t.app);
-        await request(t.url).post(SIGN_IN).send({ userName: u.name, password: u.password }).expect(404);
-        await request(t.url)
-          .post('/api/Authentication/WirePasswordHash')
-          .send({ userName: u.name })
-          .expect(404);
-        // A session of this service (as OpenID Connect would issue) still cannot change a password here.
-        const now = Date.now();
-        const token = jwt.sign(
-          { sub: u.guid, sst: now, iat: Math.floor(now / 1000), exp: Math.floor(now / 1000) + 600 },
-          TEST_JWT_KEY,
-          { algorithm: 'HS256' },
-        );
-        await request(t.url)
-          .post('/api/Authentication/ChangePassword')
-          .set('Authorization', `Bearer ${token}`)
-          .send({
-            password: u.password,
-            newPassword: 'A-new-long-password-1',
-            repeatNewPassword: 'A-new-long-password-1',
-          })
-          .expect(404);
-        expect(await loginRows(t.app, u.name)).toEqual([]);
       } finally {
         await t.close();
       }

@@ -110,6 +110,13 @@ describe('settings', () => {
       'NegotiateAuthentication',
     ],
     [{ RedisConnectionString: 'http://localhost' }, 'RedisConnectionString'],
+    // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
+    [
+      { OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' },
+      'OAuthAuthentication',
+    ],
+    [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
+    [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
   ])('refuses %p naming %s and what is allowed', (env, setting) => {
     const e = errorOf(env);
