@@ -18,6 +18,14 @@ export interface DatabaseTarget {
 type EntityList = MixedList<Function | string | EntitySchema>;
 type MigrationList = MixedList<(new () => MigrationInterface) | string>;
 
+/** An SQL function on every SQLite connection: Unicode lower case (JavaScript's toLowerCase). */
+export const SQLITE_UNICODE_LOWER = 'service_lower';
+
+interface SqliteConnection {
+  pragma(source: string): unknown;
+  function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown;
+}
+
 /** TypeORM options for one of the three databases. Never logs the connection string. */
 export function dataSourceOptions(
   target: DatabaseTarget,
@@ -35,10 +43,14 @@ export function dataSourceOptions(
         type: 'better-sqlite3',
         database: file,
         // WAL lets readers (grids) run while the flushes write; busy_timeout waits out short write locks.
-        prepareDatabase: (db: { pragma: (s: string) => unknown }) => {
+        prepareDatabase: (db: SqliteConnection) => {
           db.pragma('journal_mode = WAL');
           db.pragma('synchronous = NORMAL');
           db.pragma('busy_timeout = 5000');
+          // SQLite's LOWER() folds ASCII only; searches need the same Unicode folding as the pattern's.
+          db.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (v: unknown) =>
+            typeof v === 'string' ? v.toLowerCase() : v,
+          );
         },
       };
     }

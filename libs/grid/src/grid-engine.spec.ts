@@ -190,6 +190,16 @@ describe.each(TEST_PROVIDERS)('grid engine on %s', (provider) => {
     expect((await engine.query(def, q({ search: '_' }))).rows.map((r) => r.name)).toEqual(['under_score']);
     expect((await engine.query(def, q({ search: "' OR '1'='1" }))).total).toBe(0);
     expect((await engine.query(def, q({ search: "'" }))).rows.map((r) => r.name)).toEqual(["it's"]);
+    // Case-insensitive beyond ASCII, on a C-locale PostgreSQL cluster too.
+    await insert(ds, [
+      { createdDate: new Date(BASE + 5), stageId: 3, name: 'ÉCOLE Ünïcødé Straße', value: 1, other: 0 },
+    ]);
+    for (const search of ['école', 'ÉCOLE', 'ünïcødé', 'ÜNÏCØDÉ'])
+      expect((await engine.query(def, q({ search }))).rows.map((r) => r.name)).toEqual([
+        'ÉCOLE Ünïcødé Straße',
+      ]);
+    await ds.query(`DELETE FROM "GridTest" WHERE "Value" = 1`);
+    engine.clearCache();
     expect(
       (await engine.query(def, q({ sortField: 'Value', sortDirection: 'asc' }))).rows.map((r) => r.value),
     ).toEqual([5, 10, 20, 30]);

@@ -38,6 +38,7 @@ interface CacheEntry {
 export class GridEngine {
   private readonly dialect: SqlDialect;
   private readonly cache = new Map<string, CacheEntry>();
+  private prepared: Promise<void> | null = null;
 
   constructor(private readonly dataSource: DataSource) {
     this.dialect = dialectFor(providerOf(dataSource.options.type));
@@ -47,7 +48,20 @@ export class GridEngine {
     return this.dialect.provider;
   }
 
+  /** The dialect's one-time look at the server; retried on the next query if the database was away. */
+  private prepare(): Promise<void> {
+    if (!this.dialect.prepare) return Promise.resolve();
+    this.prepared ??= this.dialect
+      .prepare((sql) => this.dataSource.query<unknown[]>(sql))
+      .catch((err: unknown) => {
+        this.prepared = null;
+        throw err;
+      });
+    return this.prepared;
+  }
+
   async query(def: GridDefinition, q: GridQuery, scope: GridScope = []): Promise<GridResponse> {
+    await this.prepare();
     const seed = q.samplePercentage === null ? null : (q.sampleSeed ?? randomInt(0, SAMPLE_SEED_MAX));
     const key = q.samplePercentage !== null && q.sampleSeed === null ? null : this.cacheKey(def, q, scope);
     const cached = key ? this.cache.get(key) : undefined;

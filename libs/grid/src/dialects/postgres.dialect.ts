@@ -19,8 +19,16 @@ export class PostgresDialect implements SqlDialect {
   selectLimited(columns: string, from: string, where: string, orderBy: string, n: number): string {
     return `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy} LIMIT ${Math.trunc(n)}`;
   }
+  /** ICU's root collation when the server has it: LOWER() then folds all of Unicode whatever the database's ctype. */
+  private icu = false;
+
+  async prepare(query: (sql: string) => Promise<unknown[]>): Promise<void> {
+    this.icu = (await query(`SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu'`)).length > 0;
+  }
+
   like(column: string, p: string): string {
-    return `LOWER(${column}) LIKE ${p} ESCAPE '\\'`;
+    const folded = this.icu ? `LOWER(${column} COLLATE "und-x-icu")` : `LOWER(${column})`;
+    return `${folded} LIKE ${p} ESCAPE '\\'`;
   }
   sample(id: string, seed: string, threshold: string): string {
     return `((${id} % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + ${seed}::bigint) % ${SAMPLE_MODULUS} < ${threshold}::bigint`;

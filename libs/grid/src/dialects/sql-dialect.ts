@@ -23,7 +23,12 @@ export interface SqlDialect {
   instant(d: Date): unknown;
   /** SELECT … FROM … WHERE … ORDER BY … limited to n rows. */
   selectLimited(columns: string, from: string, where: string, orderBy: string, n: number): string;
-  /** Case-insensitive substring match of a column against an already escaped lower-case pattern. */
+  /** Looks up what the server offers, once, before the first query (optional). */
+  prepare?(query: (sql: string) => Promise<unknown[]>): Promise<void>;
+  /**
+   * Case-insensitive substring match of a column against an already escaped pattern, lower-cased by
+   * JavaScript's toLowerCase(): the column must be folded the same way, non-ASCII letters included.
+   */
   like(column: string, patternPlaceholder: string): string;
   /** The consistent-sample predicate on the id column. */
   sample(idColumn: string, seedPlaceholder: string, thresholdPlaceholder: string): string;

@@ -1,3 +1,4 @@
+import { SQLITE_UNICODE_LOWER } from '@app/database';
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
 import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
@@ -25,7 +26,8 @@ export class SqliteDialect implements SqlDialect {
     return `SELECT ${columns} FROM ${from} WHERE ${where} ORDER BY ${orderBy} LIMIT ${Math.trunc(n)}`;
   }
   like(column: string, p: string): string {
-    return `LOWER(${column}) LIKE ${p} ESCAPE '\\'`;
+    // LOWER() folds ASCII only: the connection's own Unicode lower case (registered in dataSourceOptions).
+    return `${SQLITE_UNICODE_LOWER}(${column}) LIKE ${p} ESCAPE '\\'`;
   }
   sample(id: string, seed: string, threshold: string): string {
     return `((${id} % ${SAMPLE_ID_FOLD}) * ${SAMPLE_MULTIPLIER} + ${seed}) % ${SAMPLE_MODULUS} < ${threshold}`;
