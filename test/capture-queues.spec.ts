@@ -149,7 +149,33 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
       const maxId = Number(
         (await rows<{ m: string }>(`SELECT MAX("Id") AS "m" FROM "ArchiverWarning"`))[0].m,
       );
+      // The two stage rollup grids are held to the same limit (registered by the engine module).
+      const rollups = ['ArchiverStagePerformanceCounter', 'CaseCreationStagePerformanceCounter'] as const;
+      for (const table of rollups) {
+        const now = new Date();
+        await ds.getRepository(table).insert(
+          Array.from({ length: RETAINED + 7 }, (_, i) => ({
+            ...(table === 'ArchiverStagePerformanceCounter'
+              ? { EntityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111' }
+              : {}),
+            StageId: 1,
+            StageName: `stage-${i}`,
+            TotalMicroseconds: i,
+            MinMicroseconds: i,
+            MaxMicroseconds: i,
+            InvokeCount: 1,
+            CreatedDate: now,
+            Instance: 'node-a',
+          })),
+        );
+      }
       await t.app.get(TelemetryRetention).trimAll();
+      for (const table of rollups) {
+        expect(await count(table)).toBe(RETAINED);
+        // the newest survive
+        expect(await count(table, `WHERE "StageName" = 'stage-${RETAINED + 6}'`)).toBe(1);
+        expect(await count(table, `WHERE "StageName" = 'stage-6'`)).toBe(0);
+      }
       expect(await count('ArchiverWarning')).toBe(RETAINED);
       expect(await count('ArchiverWarning', `WHERE "Id" > ${maxId - RETAINED}`)).toBe(RETAINED);
       expect(() => t.app.get(TelemetryRetention).register('UserLogin')).toThrow(/never trimmed/);

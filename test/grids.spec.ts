@@ -170,6 +170,31 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     );
   });
 
+  it('the stage rollup grids show their stored stageName and sort by it', async () => {
+    const repo = t.app.get(DataSource).getRepository('CaseCreationStagePerformanceCounter');
+    const now = new Date();
+    await repo.insert(
+      (['Notification', 'ExistingCasePriorityLookup', 'HttpEndpoint'] as const).map((name, i) => ({
+        StageId: [3, 1, 4][i],
+        StageName: name,
+        TotalMicroseconds: 10 * (i + 1),
+        MinMicroseconds: 1,
+        MaxMicroseconds: 9,
+        InvokeCount: i + 1,
+        CreatedDate: now,
+        Instance: 'node-a',
+      })),
+    );
+    const res = await request(t.url)
+      .get('/api/CaseCreationStagePerformanceCounter')
+      .query({ sortField: 'stageName', sortDirection: 'asc' })
+      .set('Authorization', `Bearer ${landlordToken}`)
+      .expect(200);
+    const names = (res.body as { rows: { stageName: string }[] }).rows.map((r) => r.stageName);
+    expect(names).toEqual(['ExistingCasePriorityLookup', 'HttpEndpoint', 'Notification']);
+    await repo.clear();
+  });
+
   it('hostile parameters are 400 problems or harmless, never a 500, and the table survives', async () => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
     const cases: [Record<string, string | string[]>, number][] = [

@@ -17,10 +17,15 @@ import {
   EntityAnalysisModelController,
   InvokeController,
 } from './engine.controller';
-import { ENGINE_ENTITIES } from './entities';
+import {
+  ArchiverStagePerformanceCounter,
+  CaseCreationStagePerformanceCounter,
+  ENGINE_ENTITIES,
+} from './entities';
 import { InvokeService } from './invoke/invoke.service';
 import { StageRollupRepository } from './rollups/stage-rollup.repository';
 import { StageRollupService } from './rollups/stage-rollup.service';
+import { TelemetryRetention } from '@app/capture-queues';
 import { TelemetryModule } from '@app/telemetry';
 import { CapturePipelineTelemetry } from './telemetry/capture-pipeline-telemetry';
 import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
@@ -65,4 +70,10 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
     PipelineTelemetry,
   ],
 })
-export class EngineModule {}
+export class EngineModule {
+  constructor(retention: TelemetryRetention) {
+    // spec: each grid holds up to the last 100000 rows — the two rollup grids' tables too.
+    retention.register(ArchiverStagePerformanceCounter);
+    retention.register(CaseCreationStagePerformanceCounter);
+  }
+}
