@@ -79,6 +79,13 @@ describe('grid query parameters', () => {
     expect(p.errors[0].field).toBe(field);
   });
 
+  it('an inverted window with one side defaulted names the parameter the caller sent', () => {
+    const onlyTo = problem({ to: '2026-11-22T09:00:00Z' });
+    expect(onlyTo.errors[0].field).toBe('to');
+    expect(JSON.stringify(onlyTo)).toMatch(/give from as well/);
+    expect(problem({ from: '2026-11-22T13:00:00Z' }).errors[0].field).toBe('from');
+  });
+
   it('refuses from after to', () => {
     expect(problem({ from: '2026-11-22T11:00:00Z', to: '2026-11-22T10:00:00Z' }).errors[0].field).toBe(
       'from',

@@ -89,7 +89,17 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
   const toRaw = single(q, 'to');
   const to = toRaw !== undefined ? parseInstant('to', toRaw) : new Date(now);
   const from = fromRaw !== undefined ? parseInstant('from', fromRaw) : new Date(now - DEFAULT_WINDOW_MS);
-  if (from.getTime() > to.getTime()) throw Problems.badParameter('from', 'from must not be after to.');
+  if (from.getTime() > to.getTime()) {
+    // Name the parameter the caller sent: a defaulted one is not theirs to fix.
+    if (fromRaw === undefined)
+      throw Problems.badParameter(
+        'to',
+        'to is earlier than the default from (one hour before now); give from as well.',
+      );
+    if (toRaw === undefined)
+      throw Problems.badParameter('from', 'from is later than the default to (now); give to as well.');
+    throw Problems.badParameter('from', 'from must not be after to.');
+  }
 
   const filters: GridQuery['filters'] = [];
   for (const f of def.filters) {
