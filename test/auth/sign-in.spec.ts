@@ -201,9 +201,23 @@ describe.each(TEST_PROVIDERS)('username and password sign-in on %s', (provider) 
     expect(row.UserAgent!.startsWith('ua\uFFFD')).toBe(true); // the tab
   });
 
-  it('answers a malformed body with a 400 problem, never a 500', async () => {
+  it('answers a malformed body with a 400 problem, never a 500, and still writes the attempt row', async () => {
+    const before = (await loginRows(t.app)).length;
     const res = await post({ userName: 42, password: ['a'] }).expect(400);
     expect(res.body).toMatchObject({ status: 400, type: 'urn:problem-type:validation' });
+    const u = await createUser(t.app);
+    await post({ userName: u.name, password: 42 }).expect(400);
+    const long = `long-${'x'.repeat(2000)}`;
+    await post({ userName: long, password: 'some-password' }).expect(400);
+    const rows = (await loginRows(t.app)).slice(before);
+    expect(rows.map((r) => [r.Failed, r.FailureTypeId, r.AuthenticationTypeId])).toEqual([
+      [true, FailureType.UnknownUser, AuthenticationType.UserNamePassword],
+      [true, FailureType.NoPassword, AuthenticationType.UserNamePassword],
+      [true, FailureType.UnknownUser, AuthenticationType.UserNamePassword],
+    ]);
+    expect(rows[0].CreatedUser).toBe('');
+    expect(rows[1]).toMatchObject({ CreatedUser: u.name, TenantRegistryId: u.actor.tenantId });
+    expect(rows[2].CreatedUser.length).toBeLessThanOrEqual(256);
   });
 });
 

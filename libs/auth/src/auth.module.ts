@@ -14,6 +14,7 @@ import { SessionCredentialResolver } from './session-credential-resolver';
 import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
+import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
 
 @Module({
@@ -29,6 +30,7 @@ import { SignInService } from './sign-in.service';
     SessionEvents,
     PasswordTransport,
     SignInService,
+    SignInAuditFilter,
   ],
   exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })

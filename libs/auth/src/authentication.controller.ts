@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Actor, Authenticated, CurrentActor, PERMISSION_NAMES, Public } from '@app/common';
@@ -14,6 +14,7 @@ import {
 } from './dto/authentication.dto';
 import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
+import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -30,6 +31,7 @@ export class AuthenticationController {
   @Post('ByUserNamePassword')
   @Public()
   @HttpCode(200)
+  @UseFilters(SignInAuditFilter)
   @ApiOkResponse({ type: SignedInDto })
   byUserNamePassword(
     @Body() body: SignInDto,
