@@ -12,7 +12,7 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export function waitForPort(port: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const attempt = () => {
@@ -23,7 +23,7 @@ function waitForPort(port: number, timeoutMs: number): Promise<void> {
       });
       s.once('error', () => {
         s.destroy();
-        if (Date.now() > deadline) reject(new Error(`redis-server did not open port ${port}`));
+        if (Date.now() > deadline) reject(new Error(`nothing opened port ${port}`));
         else setTimeout(attempt, 50);
       });
     };

@@ -47,7 +47,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     await this.reload();
     this.timer = setInterval(() => void this.reload(), this.settings.ApiKeyCacheRefreshIntervalMilliseconds);
     this.timer.unref();
-    if (this.settings.RedisConnectionString) this.subscribe(this.settings.RedisConnectionString);
+    if (this.settings.RedisConnectionString) this.subscribe();
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -105,8 +105,8 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     if (actor) this.byHash.set(key.KeyHash, { keyGuid: key.Guid, actor });
   }
 
-  private subscribe(url: string): void {
-    const sub = createRedisClient(url, this.sink, `${this.settings.InstanceName}:api-keys`);
+  private subscribe(): void {
+    const sub = createRedisClient(this.settings, this.sink, `${this.settings.InstanceName}:api-keys`);
     this.subscriber = sub;
     let readyOnce = false;
     sub.on('ready', () => {

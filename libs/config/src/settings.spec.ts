@@ -110,6 +110,17 @@ describe('settings', () => {
       'NegotiateAuthentication',
     ],
     [{ RedisConnectionString: 'http://localhost' }, 'RedisConnectionString'],
+    [{ RedisConnectionString: 'redis://r', RedisSentinels: 'sentinel-host' }, 'RedisSentinels'],
+    [{ RedisConnectionString: 'redis://r', RedisSentinels: ':26379' }, 'RedisSentinels'],
+    [{ RedisConnectionString: 'redis://r', RedisSentinels: 'h:0' }, 'RedisSentinels'],
+    [{ RedisConnectionString: 'redis://r', RedisSentinels: 'h:65536' }, 'RedisSentinels'],
+    [{ RedisConnectionString: 'redis://r', RedisSentinels: 'h:26379,,h2:26379' }, 'RedisSentinels'],
+    [{ RedisConnectionString: 'redis://r', RedisSentinels: 'h 1:26379' }, 'RedisSentinels'],
+    [{ RedisSentinels: 'h:26379' }, 'RedisConnectionString'],
+    [
+      { RedisConnectionString: 'redis://r', RedisSentinels: 'h:26379', RedisSentinelMasterName: 'my master' },
+      'RedisSentinelMasterName',
+    ],
     // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
     [
       { OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' },
@@ -130,6 +141,21 @@ describe('settings', () => {
     expect(e.message).not.toContain('tiny-secret');
     const e2 = errorOf({ RedisConnectionString: 'http://user:pa55word@host' });
     expect(e2.message).not.toContain('pa55word');
+  });
+
+  it('reads RedisSentinels as host:port endpoints (IPv6 in brackets), with mymaster by default', () => {
+    const s = load({
+      RedisConnectionString: 'redis://:pw@ignored:1/2',
+      RedisSentinels: 's1.example:26379, 10.0.0.2:26380,[::1]:65535',
+    });
+    expect(s.redisSentinels).toEqual([
+      { host: 's1.example', port: 26379 },
+      { host: '10.0.0.2', port: 26380 },
+      { host: '::1', port: 65535 },
+    ]);
+    expect(s.RedisSentinelMasterName).toBe('mymaster');
+    expect(s.RedisSentinelPassword).toBeUndefined();
+    expect(load({}).redisSentinels).toEqual([]);
   });
 
   it('honours PORT when Port is unset, and prefers Port', () => {
@@ -157,6 +183,7 @@ describe('settings', () => {
       'ApiHmacKey',
       'ConnectionString',
       'RedisConnectionString',
+      'RedisSentinelPassword',
       'OAuthClientSecret',
       'PasswordAsymmetricEncryptionPrivateKey',
       'BootstrapAdministratorPassword',

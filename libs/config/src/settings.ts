@@ -98,7 +98,23 @@ export const SETTING_DEFINITIONS = [
   ),
   text(
     'RedisConnectionString',
-    'Optional Redis URL (redis://host:port/db) for shared publish/subscribe between nodes.',
+    'Optional Redis URL (redis://host:port/db) for shared publish/subscribe between nodes. With RedisSentinels set it is still required, but only its scheme (rediss: TLS to the master), user name, password and database are used: its host and port are ignored.',
+    {
+      secret: true,
+    },
+  ),
+  text(
+    'RedisSentinels',
+    'Optional comma-separated Redis Sentinel endpoints (host:port,host:port). When set, the Redis clients ask them for the master named RedisSentinelMasterName, follow its failovers, and the Sentinel events about that master are recorded (CacheSentinelEvent); RedisConnectionString is then still required.',
+  ),
+  textWithDefault(
+    'RedisSentinelMasterName',
+    'mymaster',
+    'Name of the master the Redis Sentinels monitor (their `sentinel monitor` name). Used only with RedisSentinels.',
+  ),
+  text(
+    'RedisSentinelPassword',
+    "Password of the Redis Sentinels themselves, when they require one (their `requirepass`); the master's password comes from RedisConnectionString.",
     {
       secret: true,
     },
@@ -387,11 +403,35 @@ export type SettingValues = {
     : ValueOf<DefinitionOf<N>['kind']> | undefined;
 };
 
+/** A Redis Sentinel's address, from RedisSentinels. */
+export interface SentinelEndpoint {
+  host: string;
+  port: number;
+}
+
+/**
+ * RedisSentinels parsed: `host:port` entries separated by commas (an IPv6 host in brackets, `[::1]:26379`),
+ * or null when any entry is not one.
+ */
+export function parseSentinelEndpoints(value: string): SentinelEndpoint[] | null {
+  const out: SentinelEndpoint[] = [];
+  for (const entry of value.split(',').map((e) => e.trim())) {
+    const m = /^(\[[^\]\s]+\]|[^\s:[\]]+):(\d{1,5})$/.exec(entry);
+    if (!m) return null;
+    const port = Number(m[2]);
+    if (port < 1 || port > 65535) return null;
+    out.push({ host: m[1].replace(/^\[(.*)\]$/, '$1'), port });
+  }
+  return out;
+}
+
 export interface DerivedSettings {
   /** SessionAbsoluteLifetimeInterval/Value in milliseconds. */
   sessionAbsoluteLifetimeMs: number;
   /** RevokedSessionCheckInterval/Value in milliseconds. */
   revokedSessionCheckMs: number;
+  /** RedisSentinels parsed; empty when unset (a single Redis endpoint, or no Redis). */
+  redisSentinels: readonly SentinelEndpoint[];
 }
 
 export type Settings = Readonly<SettingValues & DerivedSettings>;
@@ -482,6 +522,7 @@ export function loadSettings(
       s.RevokedSessionCheckInterval,
       s.RevokedSessionCheckIntervalValue,
     ),
+    redisSentinels: Object.freeze(s.RedisSentinels ? (parseSentinelEndpoints(s.RedisSentinels) ?? []) : []),
   });
 }
 
@@ -546,6 +587,18 @@ function crossCheck(s: SettingValues): void {
     }
     if (protocol !== 'redis:' && protocol !== 'rediss:')
       throw new SettingError('RedisConnectionString', 'allowed values are URLs with scheme redis or rediss');
+  }
+  if (s.RedisSentinels) {
+    if (!parseSentinelEndpoints(s.RedisSentinels))
+      throw new SettingError(
+        'RedisSentinels',
+        'allowed values are comma-separated host:port endpoints with ports from 1 to 65535',
+      );
+    // The URL still gives the master's scheme, credentials and database.
+    if (!s.RedisConnectionString)
+      throw new SettingError('RedisConnectionString', 'required when RedisSentinels is set');
+    if (/\s/.test(s.RedisSentinelMasterName))
+      throw new SettingError('RedisSentinelMasterName', 'allowed values are names without spaces');
   }
 }
 

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { CacheEventSink, type CacheEventListener } from './redis.module';
+import { CacheEventSink, type CacheEventListener } from './cache-event-sink';
 
 describe('CacheEventSink', () => {
   beforeAll(() => Logger.overrideLogger(false));

@@ -1,109 +1,12 @@
-import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
 import { SETTINGS, Settings } from '@app/config';
+import { CacheEventSink } from './cache-event-sink';
+import { createRedisClient } from './redis-client';
+import { SentinelEventWatcher } from './sentinel-event-watcher';
 
 /** The shared Redis client, or null when RedisConnectionString is unset (single-node mode). */
 export const REDIS = Symbol('Redis');
-
-/** A subscriber to the cache client's events (the capture queues persist them). */
-export interface CacheEventListener {
-  connectionEvent(event: string, endpoint: string, details: string | null, occurredAt: Date): void;
-  sentinelEvent(event: string, endpoint: string, details: string | null, occurredAt: Date): void;
-}
-
-type CacheEventKind = 'connectionEvent' | 'sentinelEvent';
-interface EarlyEvent {
-  kind: CacheEventKind;
-  event: string;
-  endpoint: string;
-  details: string | null;
-  occurredAt: Date;
-}
-
-/**
- * Receives the Redis client's connection and Sentinel events, logs them and fans them out to subscribers
- * (CacheConnectionEvent / CacheSentinelEvent rows). Events raised before anyone subscribed (the client
- * connects while the application is still being composed) are held, up to EARLY_EVENT_LIMIT, and replayed to
- * the first subscriber. A failing subscriber never reaches the Redis client.
- */
-export class CacheEventSink {
-  static readonly EARLY_EVENT_LIMIT = 100;
-  private readonly logger = new Logger('Redis');
-  private readonly listeners: CacheEventListener[] = [];
-  private early: EarlyEvent[] | null = [];
-
-  subscribe(listener: CacheEventListener): () => void {
-    this.listeners.push(listener);
-    const early = this.early;
-    this.early = null;
-    for (const e of early ?? []) this.deliver(listener, e);
-    return () => {
-      const at = this.listeners.indexOf(listener);
-      if (at >= 0) this.listeners.splice(at, 1);
-    };
-  }
-
-  connectionEvent(event: string, endpoint: string, details: string | null): void {
-    this.logger.debug({ event, endpoint, details }, 'Redis connection event');
-    this.publish({ kind: 'connectionEvent', event, endpoint, details, occurredAt: new Date() });
-  }
-
-  sentinelEvent(event: string, endpoint: string, details: string | null): void {
-    this.logger.log({ event, endpoint, details }, 'Redis sentinel event');
-    this.publish({ kind: 'sentinelEvent', event, endpoint, details, occurredAt: new Date() });
-  }
-
-  private publish(e: EarlyEvent): void {
-    if (this.early) {
-      if (this.early.length < CacheEventSink.EARLY_EVENT_LIMIT) this.early.push(e);
-      return;
-    }
-    for (const l of this.listeners) this.deliver(l, e);
-  }
-
-  private deliver(listener: CacheEventListener, e: EarlyEvent): void {
-    try {
-      listener[e.kind](e.event, e.endpoint, e.details, e.occurredAt);
-    } catch (err) {
-      this.logger.warn(
-        `A cache event subscriber failed: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
-  }
-}
-
-/** host:port of a Redis URL, without credentials. */
-export function redisEndpoint(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || '6379'}`;
-  } catch {
-    return 'unknown';
-  }
-}
-
-export function createRedisClient(url: string, sink: CacheEventSink, name: string): Redis {
-  const client = new Redis(url, {
-    connectionName: name,
-    maxRetriesPerRequest: 1,
-    enableOfflineQueue: false,
-    // Reconnect for ever with a capped back-off: Redis is optional, the service keeps running without it.
-    retryStrategy: (times) => Math.min(times * 200, 2000),
-    lazyConnect: false,
-  });
-  const endpoint = redisEndpoint(url);
-  for (const event of ['connect', 'ready', 'close', 'reconnecting', 'end'] as const) {
-    client.on(event, (arg: unknown) =>
-      sink.connectionEvent(
-        event,
-        endpoint,
-        typeof arg === 'string' || typeof arg === 'number' ? String(arg) : null,
-      ),
-    );
-  }
-  client.on('error', (err: Error) => sink.connectionEvent('error', endpoint, err.message));
-  return client;
-}
 
 @Global()
 @Module({
@@ -114,16 +17,40 @@ export function createRedisClient(url: string, sink: CacheEventSink, name: strin
       inject: [SETTINGS, CacheEventSink],
       useFactory: (settings: Settings, sink: CacheEventSink) =>
         settings.RedisConnectionString
-          ? createRedisClient(settings.RedisConnectionString, sink, `${settings.InstanceName}:main`)
+          ? createRedisClient(settings, sink, `${settings.InstanceName}:main`)
+          : null,
+    },
+    {
+      provide: SentinelEventWatcher,
+      inject: [SETTINGS, CacheEventSink],
+      useFactory: (settings: Settings, sink: CacheEventSink) =>
+        settings.RedisConnectionString && settings.redisSentinels.length > 0
+          ? new SentinelEventWatcher(
+              {
+                sentinels: settings.redisSentinels,
+                masterName: settings.RedisSentinelMasterName,
+                password: settings.RedisSentinelPassword,
+                connectionName: `${settings.InstanceName}:sentinel-events`,
+              },
+              sink,
+            )
           : null,
     },
   ],
   exports: [REDIS, CacheEventSink],
 })
-export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS) private readonly redis: Redis | null) {}
+export class RedisModule implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis | null,
+    @Inject(SentinelEventWatcher) private readonly watcher: SentinelEventWatcher | null,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.watcher?.start();
+  }
 
   async onApplicationShutdown(): Promise<void> {
+    this.watcher?.stop();
     if (this.redis) this.redis.disconnect();
   }
 }

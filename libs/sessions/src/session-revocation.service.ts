@@ -89,7 +89,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
       stopRevoked();
       stopReset();
     };
-    if (this.settings.RedisConnectionString) this.subscribe(this.settings.RedisConnectionString);
+    if (this.settings.RedisConnectionString) this.subscribe();
   }
 
   onModuleDestroy(): void {
@@ -141,8 +141,8 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
       .catch((err: unknown) => this.logger.warn({ err }, 'Publishing a session revocation failed'));
   }
 
-  private subscribe(url: string): void {
-    const sub = createRedisClient(url, this.sink, `${this.settings.InstanceName}:sessions`);
+  private subscribe(): void {
+    const sub = createRedisClient(this.settings, this.sink, `${this.settings.InstanceName}:sessions`);
     this.subscriber = sub;
     let readyOnce = false;
     sub.on('ready', () => {
