@@ -15,10 +15,13 @@ import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { SignInService } from './sign-in.service';
+import { LoginPageController } from './oauth/login-page.controller';
+import { OAuthController } from './oauth/oauth.controller';
+import { OAuthSignInService } from './oauth/oauth-sign-in.service';
 
 @Module({
   imports: [IdentityModule, AuditModule, ApiKeysModule],
-  controllers: [AuthenticationController],
+  controllers: [AuthenticationController, OAuthController, LoginPageController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
     { provide: CredentialResolver, useClass: SessionCredentialResolver },
@@ -29,6 +32,7 @@ import { SignInService } from './sign-in.service';
     SessionEvents,
     PasswordTransport,
     SignInService,
+    OAuthSignInService,
   ],
   exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })

@@ -111,10 +111,8 @@ describe('settings', () => {
     ],
     [{ RedisConnectionString: 'http://localhost' }, 'RedisConnectionString'],
     // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
-    [
-      { OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' },
-      'OAuthAuthentication',
-    ],
+    [{ OAuthAuthentication: 'True', OAuthClientId: 'c' }, 'OAuthAuthority'],
+    [{ OAuthAuthentication: 'True', OAuthAuthority: 'https://x' }, 'OAuthClientId'],
     [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
     [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
@@ -123,6 +121,17 @@ describe('settings', () => {
     expect(e.setting).toBe(setting);
     expect(e.message).toContain(setting);
     expect(e.allowed.length).toBeGreaterThan(5);
+  });
+
+  it('starts with OAuthAuthentication True once the provider is named (OpenID Connect is built)', () => {
+    const s = load({
+      OAuthAuthentication: 'True',
+      OAuthAuthority: 'https://idp.example',
+      OAuthClientId: 'c',
+      OAuthClientSecret: 'client-secret',
+    });
+    expect(s.OAuthAuthentication).toBe(true);
+    expect(s.OAuthForceGet).toBe(false);
   });
 
   it('never puts a secret value in the error message', () => {

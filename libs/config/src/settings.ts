@@ -508,7 +508,7 @@ function crossCheck(s: SettingValues): void {
       if (!s[name]) throw new SettingError(name, 'required when OAuthAuthentication is True');
     }
   }
-  // Not built yet: starting with one of these True would leave nobody able to sign in (OAuth, Negotiate)
+  // Not built yet: starting with one of these True would leave nobody able to sign in (Negotiate)
   // or sign users in without the second factor the operator asked for. Refuse, plainly.
   for (const [name, what] of NOT_BUILT_YET) {
     if (s[name]) throw new SettingError(name, `False only in this version: ${what} is not built yet`);
@@ -551,10 +551,9 @@ function crossCheck(s: SettingValues): void {
 
 /** Identity features the settings name but this version does not have (README: not there yet). */
 const NOT_BUILT_YET: readonly (readonly [
-  'OAuthAuthentication' | 'NegotiateAuthentication' | 'EnableMultifactorAuthentication',
+  'NegotiateAuthentication' | 'EnableMultifactorAuthentication',
   string,
 ])[] = [
-  ['OAuthAuthentication', 'OpenID Connect sign-in'],
   ['NegotiateAuthentication', 'Negotiate (Kerberos) sign-in'],
   ['EnableMultifactorAuthentication', 'the one-time-passcode second factor'],
 ];
