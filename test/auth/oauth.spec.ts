@@ -6,7 +6,7 @@ import { LOGIN_PAGE_CSP, OAUTH_CALLBACK_PATH, OAUTH_TRANSACTION_COOKIE } from '@
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
-import { loginRows } from '../support/auth';
+import { loginRows, setCookiesOf } from '../support/auth';
 import { OidcBrowser } from '../support/oidc-browser';
 import {
   OIDC_CLIENT_ID,
@@ -253,6 +253,7 @@ describe('OpenID Connect sign-in with OAuthForceGet and OAuthForceRedirect', () 
     ({ t, idp } = await startWithProvider('sqlite', {
       OAuthForceGet: 'True',
       OAuthForceRedirect: '/Account/Logout',
+      TrustProxy: 'True',
     }));
   });
   afterAll(async () => {
@@ -277,6 +278,20 @@ describe('OpenID Connect sign-in with OAuthForceGet and OAuthForceRedirect', () 
     expect(await loginRows(t.app, u.name)).toEqual([
       expect.objectContaining({ AuthenticationTypeId: AuthenticationType.OAuth, Failed: false }),
     ]);
+  });
+
+  it('over HTTPS (a trusted proxy): the redirect_uri is the public one, the transaction cookie SameSite=None; Secure', async () => {
+    const res = await request(t.url)
+      .get('/api/Authentication/OAuth/Login')
+      .set('X-Forwarded-Proto', 'https')
+      .set('X-Forwarded-Host', 'decisioning.example');
+    expect(res.status).toBe(302);
+    expect(new URL(res.headers.location).searchParams.get('redirect_uri')).toBe(
+      `https://decisioning.example${OAUTH_CALLBACK_PATH}`,
+    );
+    const tx = setCookiesOf(res).find((c) => c.startsWith(`${OAUTH_TRANSACTION_COOKIE}=`))!;
+    expect(tx).toMatch(/; Secure/i);
+    expect(tx).toMatch(/SameSite=None/i);
   });
 
   it('refuses a form_post callback when the query mode was asked for (FailureTypeId 9)', async () => {

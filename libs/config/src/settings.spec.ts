@@ -113,6 +113,10 @@ describe('settings', () => {
     // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
     [{ OAuthAuthentication: 'True', OAuthClientId: 'c' }, 'OAuthAuthority'],
     [{ OAuthAuthentication: 'True', OAuthAuthority: 'https://x' }, 'OAuthClientId'],
+    [{ OAuthAuthentication: 'True', OAuthAuthority: 'idp.example', OAuthClientId: 'c' }, 'OAuthAuthority'],
+    [{ OAuthForceRedirect: 'https://evil.example/' }, 'OAuthForceRedirect'],
+    [{ OAuthForceRedirect: '//evil.example' }, 'OAuthForceRedirect'],
+    [{ OAuthForceRedirect: '/\\evil.example' }, 'OAuthForceRedirect'],
     [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
     [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
