@@ -289,8 +289,11 @@ export class OAuthSignInService {
       error instanceof OAuthFailure
         ? error
         : new OAuthFailure(FailureType.OAuthInternalError, messageOf(error));
-    if (!(error instanceof OAuthFailure))
-      this.logger.error(`OpenID Connect callback failed: ${failure.message}`);
+    if (!(error instanceof OAuthFailure) || failure.failureType === FailureType.OAuthInternalError)
+      this.logger.error(`OpenID Connect sign-in failed: ${failure.message}`);
+    // An unreachable or misconfigured provider is the operator's business, not only the audit table's.
+    else if (failure.failureType === FailureType.OAuthRemoteFailure)
+      this.logger.warn(`OpenID Connect provider failure: ${failure.message}`);
     try {
       await this.logins.record(req, {
         userName: failure.userName,
