@@ -13,8 +13,16 @@ module.exports = {
       '@swc/jest',
       { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
+    // openid-client 6 and its dependencies are ESM only. Node's require() loads them in the server, but
+    // Jest's module loader cannot: compile them to CommonJS too.
+    '/node_modules/(openid-client|oauth4webapi|jose)/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!@opentelemetry/otlp-exporter-base/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@opentelemetry/otlp-exporter-base|openid-client|oauth4webapi|jose)/)',
+  ],
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
   },

@@ -7,6 +7,9 @@ import { startTestApp, TestApp, TEST_ADMIN_PASSWORD } from '../support/test-app'
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
 import { cookieValue, loginRows, setCookiesOf, signIn } from '../support/auth';
+import { OAUTH_CALLBACK_PATH } from '@app/auth';
+import { OidcBrowser } from '../support/oidc-browser';
+import { OIDC_CLIENT_ID, OIDC_CLIENT_SECRET, reserveOidcProvider } from '../support/oidc-provider';
 
 const SIGN_IN = '/api/Authentication/ByUserNamePassword';
 const GENERIC = { status: 401, type: 'urn:problem-type:sign-in-failed', title: 'Sign-in failed' };
@@ -236,6 +239,47 @@ describe('X-Forwarded-For and the sign-in switches', () => {
       } finally {
         await t.close();
       }
+    }
+  });
+
+  it('disables username/password sign-in and password change (404) under OAuth', async () => {
+    const idp = await reserveOidcProvider();
+    const t = await startTestApp('sqlite', {
+      OAuthAuthentication: 'True',
+      OAuthAuthority: idp.issuer,
+      OAuthClientId: OIDC_CLIENT_ID,
+      OAuthClientSecret: OIDC_CLIENT_SECRET,
+    });
+    try {
+      await idp.start([`${t.url}${OAUTH_CALLBACK_PATH}`]);
+      const u = await createUser(t.app);
+      await request(t.url).post(SIGN_IN).send({ userName: u.name, password: u.password }).expect(404);
+      await request(t.url)
+        .post('/api/Authentication/WirePasswordHash')
+        .send({ userName: u.name })
+        .expect(404);
+      await request(t.url).get('/api/Authentication/PasswordPublicKey').expect(404);
+      // A session of this service issued by OpenID Connect still cannot change a password here.
+      const browser = new OidcBrowser();
+      await browser.signIn(`${t.url}/Account/Login`, u.name, OAUTH_CALLBACK_PATH);
+      const token = browser.cookie(t.url, 'authentication-jwt');
+      expect(token).toBeDefined();
+      await request(t.url)
+        .post('/api/Authentication/ChangePassword')
+        .set('Authorization', `Bearer ${token}`)
+        .send({
+          password: u.password,
+          newPassword: 'A-new-long-password-1',
+          repeatNewPassword: 'A-new-long-password-1',
+        })
+        .expect(404);
+      // Only the OpenID Connect sign-in wrote a row: the refused password routes wrote none.
+      expect(await loginRows(t.app, u.name)).toEqual([
+        expect.objectContaining({ AuthenticationTypeId: AuthenticationType.OAuth, Failed: false }),
+      ]);
+    } finally {
+      await t.close();
+      await idp.close();
     }
   });
 

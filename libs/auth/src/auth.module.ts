@@ -16,10 +16,13 @@ import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
+import { LoginPageController } from './oauth/login-page.controller';
+import { OAuthController } from './oauth/oauth.controller';
+import { OAuthSignInService } from './oauth/oauth-sign-in.service';
 
 @Module({
   imports: [IdentityModule, AuditModule, ApiKeysModule],
-  controllers: [AuthenticationController],
+  controllers: [AuthenticationController, OAuthController, LoginPageController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
     { provide: CredentialResolver, useClass: SessionCredentialResolver },
@@ -31,6 +34,7 @@ import { SignInService } from './sign-in.service';
     PasswordTransport,
     SignInService,
     SignInAuditFilter,
+    OAuthSignInService,
   ],
   exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })

@@ -9,3 +9,7 @@ export * from './session-credential-resolver';
 export * from './csrf';
 export * from './auth.guard';
 export * from './auth.module';
+export * from './oauth/local-return-url';
+export { LOGIN_PAGE_CSP } from './oauth/login-page.controller';
+export { OAUTH_CALLBACK_PATH, OAUTH_IDENTITY_CLAIMS, OAUTH_LOGIN_PATH } from './oauth/oauth-sign-in.service';
+export { OAUTH_TRANSACTION_COOKIE } from './oauth/oauth-transaction';

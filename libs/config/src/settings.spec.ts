@@ -122,10 +122,12 @@ describe('settings', () => {
       'RedisSentinelMasterName',
     ],
     // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
-    [
-      { OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' },
-      'OAuthAuthentication',
-    ],
+    [{ OAuthAuthentication: 'True', OAuthClientId: 'c' }, 'OAuthAuthority'],
+    [{ OAuthAuthentication: 'True', OAuthAuthority: 'https://x' }, 'OAuthClientId'],
+    [{ OAuthAuthentication: 'True', OAuthAuthority: 'idp.example', OAuthClientId: 'c' }, 'OAuthAuthority'],
+    [{ OAuthForceRedirect: 'https://evil.example/' }, 'OAuthForceRedirect'],
+    [{ OAuthForceRedirect: '//evil.example' }, 'OAuthForceRedirect'],
+    [{ OAuthForceRedirect: '/\\evil.example' }, 'OAuthForceRedirect'],
     [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
     [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
@@ -134,6 +136,17 @@ describe('settings', () => {
     expect(e.setting).toBe(setting);
     expect(e.message).toContain(setting);
     expect(e.allowed.length).toBeGreaterThan(5);
+  });
+
+  it('starts with OAuthAuthentication True once the provider is named (OpenID Connect is built)', () => {
+    const s = load({
+      OAuthAuthentication: 'True',
+      OAuthAuthority: 'https://idp.example',
+      OAuthClientId: 'c',
+      OAuthClientSecret: 'client-secret',
+    });
+    expect(s.OAuthAuthentication).toBe(true);
+    expect(s.OAuthForceGet).toBe(false);
   });
 
   it('never puts a secret value in the error message', () => {

@@ -548,8 +548,23 @@ function crossCheck(s: SettingValues): void {
     for (const name of ['OAuthAuthority', 'OAuthClientId'] as const) {
       if (!s[name]) throw new SettingError(name, 'required when OAuthAuthentication is True');
     }
+    let authority: URL | undefined;
+    try {
+      authority = new URL(s.OAuthAuthority ?? '');
+    } catch {
+      /* reported below */
+    }
+    if (!authority || (authority.protocol !== 'https:' && authority.protocol !== 'http:'))
+      throw new SettingError(
+        'OAuthAuthority',
+        'allowed values are http(s) URLs of an OpenID Provider issuer',
+      );
   }
-  // Not built yet: starting with one of these True would leave nobody able to sign in (OAuth, Negotiate)
+  // spec: OAuth 5 — the explicit redirect is a local URL too (the open-redirect guard applies to it).
+  const forced = s.OAuthForceRedirect;
+  if (forced !== undefined && (!forced.startsWith('/') || forced.startsWith('//') || /[\\\s]/.test(forced)))
+    throw new SettingError('OAuthForceRedirect', 'allowed values are local paths starting with a single /');
+  // Not built yet: starting with one of these True would leave nobody able to sign in (Negotiate)
   // or sign users in without the second factor the operator asked for. Refuse, plainly.
   for (const [name, what] of NOT_BUILT_YET) {
     if (s[name]) throw new SettingError(name, `False only in this version: ${what} is not built yet`);
@@ -604,10 +619,9 @@ function crossCheck(s: SettingValues): void {
 
 /** Identity features the settings name but this version does not have (README: not there yet). */
 const NOT_BUILT_YET: readonly (readonly [
-  'OAuthAuthentication' | 'NegotiateAuthentication' | 'EnableMultifactorAuthentication',
+  'NegotiateAuthentication' | 'EnableMultifactorAuthentication',
   string,
 ])[] = [
-  ['OAuthAuthentication', 'OpenID Connect sign-in'],
   ['NegotiateAuthentication', 'Negotiate (Kerberos) sign-in'],
   ['EnableMultifactorAuthentication', 'the one-time-passcode second factor'],
 ];

@@ -202,6 +202,23 @@ export class IdentityRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * Sign-in by an external identity (OpenID Connect): LastLoginDate, only while the user is still Active,
+   * not Password Locked and not deleted. The password and its failure count are not touched.
+   */
+  async completeExternalSignIn(userId: number, now: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({ LastLoginDate: now })
+      .where(
+        '"Id" = :userId AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
+        { userId, active: true, unlocked: false },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Replaces the password (if it is still `oldHash`), ends every earlier session and signs in. */
   async replacePassword(
     userId: number,
