@@ -15,10 +15,14 @@ import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { SignInService } from './sign-in.service';
+import { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';
+import { MockSecondFactorController } from './second-factor/mock-second-factor.controller';
+import { PasscodeTokens } from './second-factor/passcode-tokens';
+import { SecondFactorProvider } from './second-factor/second-factor-provider';
 
 @Module({
   imports: [IdentityModule, AuditModule, ApiKeysModule],
-  controllers: [AuthenticationController],
+  controllers: [AuthenticationController, MockSecondFactorController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
     { provide: CredentialResolver, useClass: SessionCredentialResolver },
@@ -29,6 +33,9 @@ import { SignInService } from './sign-in.service';
     SessionEvents,
     PasswordTransport,
     SignInService,
+    PasscodeTokens,
+    // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
+    { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],
   exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })

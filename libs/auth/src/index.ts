@@ -9,3 +9,7 @@ export * from './session-credential-resolver';
 export * from './csrf';
 export * from './auth.guard';
 export * from './auth.module';
+export * from './second-factor/second-factor-provider';
+export * from './second-factor/passcode-tokens';
+export { MOCK_PASSCODE } from './second-factor/mock-second-factor.controller';
+export { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';

@@ -110,19 +110,27 @@ describe('settings', () => {
       'NegotiateAuthentication',
     ],
     [{ RedisConnectionString: 'http://localhost' }, 'RedisConnectionString'],
-    // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
-    [
-      { OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' },
-      'OAuthAuthentication',
-    ],
+    // Not built yet: refused rather than leaving nobody able to sign in.
+    [{ OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' }, 'OAuthAuthentication'],
     [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
-    [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
+    [{ OutboundHttpMfaAmCertificateThumbprint: 'ab:cd' }, 'OutboundHttpMfaAmCertificateThumbprint'],
+    [{ MultifactorAuthenticationEndpoint: 'ftp://mfa.example' }, 'MultifactorAuthenticationEndpoint'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
   ])('refuses %p naming %s and what is allowed', (env, setting) => {
     const e = errorOf(env);
     expect(e.setting).toBe(setting);
     expect(e.message).toContain(setting);
     expect(e.allowed.length).toBeGreaterThan(5);
+  });
+
+  it('starts with EnableMultifactorAuthentication True (the second factor is built)', () => {
+    const s = load({
+      EnableMultifactorAuthentication: 'True',
+      OutboundHttpMfaAmCertificateThumbprint: Array(20).fill('Ab').join(':'),
+    });
+    expect(s.EnableMultifactorAuthentication).toBe(true);
+    expect(s.MultifactorAuthenticationClientKey).toBe('ShippedDefaultClientKey');
+    expect(s.MultifactorAuthenticationEndpoint).toBeUndefined();
   });
 
   it('never puts a secret value in the error message', () => {
