@@ -229,6 +229,37 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     ]);
   });
 
+  it('ChangePassword from a signed-in session also waits for the passcode, then ends the old session', async () => {
+    const u = await createUser(t.app);
+    const first = await request(t.url)
+      .post(PASSCODE)
+      .send({
+        passcodeToken: await passwordStep(t.url, { userName: u.name, password: u.password }),
+        passcode: MOCK_PASSCODE,
+      })
+      .expect(200);
+    const auth = `Bearer ${first.body.token}`;
+    clock.advance(1_000);
+    const newPassword = 'Changed-Long-Password-2';
+    const step = await request(t.url)
+      .post('/api/Authentication/ChangePassword')
+      .set('authorization', auth)
+      .send({ password: u.password, newPassword, repeatNewPassword: newPassword })
+      .expect(202);
+    expect(step.body.secondFactorRequired).toBe(true);
+    await request(t.url).get(SESSION).set('authorization', auth).expect(200); // nothing changed yet
+    const done = await request(t.url)
+      .post(PASSCODE)
+      .send({ passcodeToken: step.body.passcodeToken, passcode: MOCK_PASSCODE })
+      .expect(200);
+    await request(t.url).get(SESSION).set('authorization', auth).expect(401);
+    await request(t.url).get(SESSION).set('authorization', `Bearer ${done.body.token}`).expect(200);
+    const logouts = await logoutRows(t.app, u.name);
+    expect(logouts.map((r) => [r.ReasonId, r.SessionStartedDate?.toISOString()])).toEqual([
+      [3, first.body.sessionStartedAt],
+    ]);
+  });
+
   it('the mock answers valid only for its passcode, the shipped key and this application id', async () => {
     const good = {
       applicationId: t.settings.MultifactorAuthenticationApplicationId,
@@ -359,6 +390,27 @@ describe('second factor against an external provider', () => {
     ).toBe(0);
     answer = { status: 200, body: '{"valid":true}' };
     await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: '111111' }).expect(200);
+  });
+
+  it('a provider that does not answer within 5 seconds is a 503', async () => {
+    const silent = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const slow = await startTestApp('sqlite', {
+      ...MFA,
+      MultifactorAuthenticationEndpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/verify`,
+    });
+    try {
+      const u = await createUser(slow.app);
+      const passcodeToken = await passwordStep(slow.url, { userName: u.name, password: u.password });
+      const started = Date.now();
+      const res = await request(slow.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+      expect(res.status).toBe(503);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    } finally {
+      await slow.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('an unreachable provider is a 503', async () => {

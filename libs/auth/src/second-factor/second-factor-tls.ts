@@ -44,6 +44,10 @@ export function refusal(socket: tls.TLSSocket, host: string, trust: SecondFactor
       const code = error instanceof Error ? ((error as NodeJS.ErrnoException).code ?? error.message) : error;
       if (!socket.authorized && (code === null || !CHAIN_TRUST_ERRORS.has(code)))
         return `certificate refused (${code ?? 'unknown'})`;
+      // OpenSSL may report only the chain error of a self-signed certificate and not its dates: check them.
+      const now = Date.now();
+      if (!(Date.parse(cert.valid_from) <= now && now <= Date.parse(cert.valid_to)))
+        return 'certificate expired or not yet valid';
       // Node runs its host-name check only after a chain verified: run it here whatever the chain said.
       if (tls.checkServerIdentity(host, cert) !== undefined) return 'certificate does not name the host';
       const actual = parseThumbprint(cert.fingerprint);
