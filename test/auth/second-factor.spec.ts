@@ -107,6 +107,25 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     expect(row.FailedPasswordCount).toBe(0);
   });
 
+  it('a passcode token completes at most once, and any completed sign-in voids the outstanding ones', async () => {
+    const u = await createUser(t.app);
+    const a = await passwordStep(t.url, { userName: u.name, password: u.password });
+    const b = await passwordStep(t.url, { userName: u.name, password: u.password });
+    clock.advance(1_000);
+    await request(t.url).post(PASSCODE).send({ passcodeToken: b, passcode: MOCK_PASSCODE }).expect(200);
+    for (const used of [b, a]) {
+      const res = await request(t.url).post(PASSCODE).send({ passcodeToken: used, passcode: MOCK_PASSCODE });
+      expect(res.body).toMatchObject(GENERIC);
+      expect(setCookiesOf(res)).toEqual([]);
+    }
+    expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [false, null],
+      [true, FailureType.WrongPassword],
+      [true, FailureType.WrongPassword],
+    ]);
+    expect((await userRow(u.guid)).FailedPasswordCount).toBe(0); // a spent token is not a guess
+  });
+
   it('refuses a passcode token as a session, as bearer and as cookie', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });

@@ -150,7 +150,10 @@ export class SignInService {
     if (this.settings.EnableMultifactorAuthentication) {
       // spec: Second factor 1 and Session (JWT) "after second factor when enabled": no session, no success
       // row, no LastLoginDate, no password change until the passcode is accepted.
-      const pending = this.passcodeTokens.issue(proven);
+      const pending = this.passcodeTokens.issue({
+        ...proven,
+        lastLoginAt: user.lastLoginDate?.getTime() ?? null,
+      });
       return {
         secondFactorRequired: true,
         passcodeToken: pending.token,
@@ -177,7 +180,12 @@ export class SignInService {
     if (!user.active) return fail(FailureType.NotActive);
     if (user.passwordLocked) return fail(FailureType.PasswordLocked);
     // The password was changed since the password step: what was proven no longer matches (not counted).
-    if (user.passwordHash === null || !this.passcodeTokens.provesHash(pending, user.passwordHash))
+    // Or a sign-in was completed since (this token, or another): a passcode token completes at most once.
+    if (
+      user.passwordHash === null ||
+      !this.passcodeTokens.provesHash(pending, user.passwordHash) ||
+      (user.lastLoginDate?.getTime() ?? null) !== pending.lastLoginAt
+    )
       return fail(FailureType.WrongPassword);
 
     let accepted: boolean;

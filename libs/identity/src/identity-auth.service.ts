@@ -15,6 +15,8 @@ export interface SignInUser {
   active: boolean;
   passwordLocked: boolean;
   wirePasswordHash: boolean;
+  /** The last completed sign-in; a second-factor step is bound to it, so it completes at most once. */
+  lastLoginDate: Date | null;
 }
 
 /** A user as the credential resolver sees it on every request, read from the database. */
@@ -65,6 +67,7 @@ export class IdentityAuthService {
       active: u.Active,
       passwordLocked: u.PasswordLocked,
       wirePasswordHash: u.WirePasswordHash,
+      lastLoginDate: u.LastLoginDate,
     };
   }
 

@@ -26,7 +26,12 @@ const pending: PendingSignIn = {
 describe('PasscodeTokens', () => {
   it('round-trips the pending sign-in for 5 minutes, and not a second longer', () => {
     const { tokens, clock } = setUp();
-    const issued = tokens.issue({ ...pending, newHash: NEW_HASH, currentSessionStartedAt: T0 - 1000 });
+    const issued = tokens.issue({
+      ...pending,
+      newHash: NEW_HASH,
+      currentSessionStartedAt: T0 - 1000,
+      lastLoginAt: T0 - 5000,
+    });
     expect(issued.expiresAt).toBe(T0 + PASSCODE_TOKEN_VALIDITY_MS);
     const claims = tokens.verify(issued.token)!;
     expect(claims).toMatchObject({
@@ -35,7 +40,9 @@ describe('PasscodeTokens', () => {
       authenticationType: AuthenticationType.UserNamePassword,
       newHash: NEW_HASH,
       currentSessionStartedAt: T0 - 1000,
+      lastLoginAt: T0 - 5000,
     });
+    expect(tokens.verify(tokens.issue(pending).token)?.lastLoginAt).toBeNull();
     expect(tokens.provesHash(claims, HASH)).toBe(true);
     expect(tokens.provesHash(claims, NEW_HASH)).toBe(false);
     clock.set(issued.expiresAt - 1000);

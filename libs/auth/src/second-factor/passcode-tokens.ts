@@ -31,6 +31,8 @@ export interface PendingSignIn {
   verifiedHash: string;
   /** A new password's Argon2 hash, applied only once the passcode is accepted. */
   newHash?: string;
+  /** The user's LastLoginDate (ms) at the password step, or null: any completed sign-in since voids it. */
+  lastLoginAt?: number | null;
   /** The session of a signed-in user changing their password (UserLogout SessionStartedDate). */
   currentSessionStartedAt?: number;
 }
@@ -41,6 +43,7 @@ export interface PendingClaims {
   typedName: string;
   authenticationType: AuthenticationType;
   hashTag: string;
+  lastLoginAt: number | null;
   newHash?: string;
   currentSessionStartedAt?: number;
 }
@@ -48,7 +51,8 @@ export interface PendingClaims {
 /**
  * The passcode token: HS256 with JwtKey like a session token, but with its own `typ` and audience and a
  * 5-minute life; the session resolver refuses it. It carries no secret in clear: the verified hash only as
- * an HMAC tag (so a password changed meanwhile voids it), a new hash only AES-256-GCM encrypted.
+ * an HMAC tag (so a password changed meanwhile voids it), a new hash only AES-256-GCM encrypted, and the
+ * user's LastLoginDate (so a completed sign-in voids it).
  */
 @Injectable()
 export class PasscodeTokens {
@@ -75,6 +79,7 @@ export class PasscodeTokens {
       unm: pending.typedName,
       amt: pending.authenticationType,
       pwh: this.tag(pending.verifiedHash),
+      lld: pending.lastLoginAt ?? null,
       iat: Math.floor(now / 1000),
       exp,
       ...(pending.newHash !== undefined ? { nph: this.seal(pending.newHash) } : {}),
@@ -110,6 +115,7 @@ export class PasscodeTokens {
       typeof c.unm !== 'string' ||
       c.amt !== AuthenticationType.UserNamePassword ||
       typeof c.pwh !== 'string' ||
+      (c.lld !== null && !Number.isSafeInteger(c.lld)) ||
       typeof c.exp !== 'number' ||
       (c.nph !== undefined && typeof c.nph !== 'string') ||
       (c.css !== undefined && !Number.isSafeInteger(c.css))
@@ -126,6 +132,7 @@ export class PasscodeTokens {
       typedName: c.unm,
       authenticationType: c.amt,
       hashTag: c.pwh,
+      lastLoginAt: c.lld as number | null,
       ...(newHash !== undefined ? { newHash } : {}),
       ...(typeof c.css === 'number' ? { currentSessionStartedAt: c.css } : {}),
     };
