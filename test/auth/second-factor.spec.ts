@@ -5,7 +5,9 @@ import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
 import { ManualClock } from '@app/common';
 import { UserRegistry, UserService } from '@app/identity';
-import { MOCK_PASSCODE, SessionTokens } from '@app/auth';
+import { HttpAdapterHost } from '@nestjs/core';
+import { loadSettings } from '@app/config';
+import { HttpSecondFactorProvider, MOCK_PASSCODE, SecondFactorUnavailable, SessionTokens } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { freePort } from '../support/free-port';
@@ -430,6 +432,32 @@ describe('second factor against an external provider', () => {
       silent.closeAllConnections();
       await new Promise((resolve) => silent.close(resolve));
     }
+  });
+
+  it('sends user information of the endpoint URL as Basic authentication, and never puts it in an error', async () => {
+    const port = (provider.address() as AddressInfo).port;
+    let authorization: string | undefined;
+    const seen = (req: IncomingMessage) => (authorization = req.headers.authorization);
+    provider.prependOnceListener('request', seen);
+    answer = { status: 200, body: '{"valid":true}' };
+    const settings = (endpoint: string) =>
+      loadSettings({
+        MultifactorAuthenticationEndpoint: endpoint,
+        MultifactorAuthenticationClientKey: 'client-key-of-the-provider',
+      });
+    const withUser = new HttpSecondFactorProvider(
+      settings(`http://mfa%20user:pa%3Ass-word@127.0.0.1:${port}/otp/verify`),
+      new HttpAdapterHost(),
+    );
+    await expect(withUser.verify('someone', '123456')).resolves.toBe(true);
+    expect(authorization).toBe(`Basic ${Buffer.from('mfa user:pa:ss-word').toString('base64')}`);
+    const closed = new HttpSecondFactorProvider(
+      settings(`http://mfa:pa55-word@127.0.0.1:${await freePort()}/otp/verify`),
+      new HttpAdapterHost(),
+    );
+    const err = await closed.verify('someone', '123456').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SecondFactorUnavailable);
+    expect(String((err as Error).message)).not.toMatch(/pa55|client-key|otp\/verify|someone|123456/);
   });
 
   it('an unreachable provider is a 503', async () => {
