@@ -71,4 +71,44 @@ describe('start-up', () => {
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
   });
+
+  it('with EnableMultifactorAuthentication and no endpoint: WARNs at start, and the bundled mock on its own address completes a sign-in', async () => {
+    const port = await freePort();
+    const server = spawnServer({
+      DataDirectory: createSqliteDirectory(),
+      Port: String(port),
+      EnableMultifactorAuthentication: 'True',
+      BootstrapAdministratorPassword: 'Bootstrap-Password-For-Mfa-1',
+    });
+    try {
+      await waitFor(() => server.output().includes('Service listening'), 30_000, 'the service to listen');
+      expect(server.output()).toMatch(/"level":40[^\n]*bundled mock \(\/api\/mfa\)[^\n]*one fixed passcode/);
+      const post = (path: string, body: object) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+      // The bootstrap password is expired: the change is proven, then waits for the passcode.
+      const step = await post('/api/Authentication/ByUserNamePassword', {
+        userName: 'Administrator',
+        password: 'Bootstrap-Password-For-Mfa-1',
+        newPassword: 'A-Long-New-Password-1',
+        repeatNewPassword: 'A-Long-New-Password-1',
+      });
+      expect(step.status).toBe(202);
+      const { passcodeToken } = (await step.json()) as { passcodeToken: string };
+      const done = await post('/api/Authentication/Passcode', { passcodeToken, passcode: '000000' });
+      expect(done.status).toBe(200);
+      const { token } = (await done.json()) as { token: string };
+      const session = await fetch(`http://127.0.0.1:${port}/api/Authentication/Session`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(session.status).toBe(200);
+      expect(server.output()).not.toContain('ShippedDefaultClientKey');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
 });

@@ -19,10 +19,14 @@ import { SignInService } from './sign-in.service';
 import { LoginPageController } from './oauth/login-page.controller';
 import { OAuthController } from './oauth/oauth.controller';
 import { OAuthSignInService } from './oauth/oauth-sign-in.service';
+import { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';
+import { MockSecondFactorController } from './second-factor/mock-second-factor.controller';
+import { PasscodeTokens } from './second-factor/passcode-tokens';
+import { SecondFactorProvider } from './second-factor/second-factor-provider';
 
 @Module({
   imports: [IdentityModule, AuditModule, ApiKeysModule],
-  controllers: [AuthenticationController, OAuthController, LoginPageController],
+  controllers: [AuthenticationController, OAuthController, LoginPageController, MockSecondFactorController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
     { provide: CredentialResolver, useClass: SessionCredentialResolver },
@@ -35,6 +39,9 @@ import { OAuthSignInService } from './oauth/oauth-sign-in.service';
     SignInService,
     SignInAuditFilter,
     OAuthSignInService,
+    PasscodeTokens,
+    // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
+    { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],
   exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Actor, Authenticated, CurrentActor, PERMISSION_NAMES, Public } from '@app/common';
 import { AuthProblems } from './auth-problems';
@@ -12,10 +12,20 @@ import {
   WirePasswordHashDto,
   WirePasswordHashRequestDto,
 } from './dto/authentication.dto';
+import { PasscodeDto, SecondFactorRequiredDto } from './dto/second-factor.dto';
 import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
 import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
+
+/** spec: Errors — 202 while the second factor is pending (passcode still required). */
+function accepted(
+  response: Response,
+  outcome: SignedInDto | SecondFactorRequiredDto,
+): SignedInDto | SecondFactorRequiredDto {
+  if ('secondFactorRequired' in outcome) response.status(202);
+  return outcome;
+}
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
 
@@ -33,12 +43,26 @@ export class AuthenticationController {
   @HttpCode(200)
   @UseFilters(SignInAuditFilter)
   @ApiOkResponse({ type: SignedInDto })
-  byUserNamePassword(
+  @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
+  async byUserNamePassword(
     @Body() body: SignInDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
+  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+    return accepted(response, await this.signIn.signIn(body, request, response));
+  }
+
+  /** The second step of a sign-in with EnableMultifactorAuthentication (404 when it is off). */
+  @Post('Passcode')
+  @Public()
+  @HttpCode(200)
+  @ApiOkResponse({ type: SignedInDto })
+  passcode(
+    @Body() body: PasscodeDto,
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
   ): Promise<SignedInDto> {
-    return this.signIn.signIn(body, request, response);
+    return this.signIn.passcode(body, request, response);
   }
 
   /** A signed-in user changes their password: earlier sessions end and this caller gets a new session. */
@@ -46,17 +70,21 @@ export class AuthenticationController {
   @Authenticated()
   @HttpCode(200)
   @ApiOkResponse({ type: SignedInDto })
-  changePassword(
+  @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
+  async changePassword(
     @CurrentActor() actor: Actor,
     @Body() body: ChangePasswordDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
-  ): Promise<SignedInDto> {
-    return this.signIn.signIn(
-      { userName: actor.userName, ...body },
-      request,
+  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+    return accepted(
       response,
-      actor.sessionStartedAt,
+      await this.signIn.signIn(
+        { userName: actor.userName, ...body },
+        request,
+        response,
+        actor.sessionStartedAt,
+      ),
     );
   }
 

@@ -13,3 +13,7 @@ export * from './oauth/local-return-url';
 export { LOGIN_PAGE_CSP } from './oauth/login-page.controller';
 export { OAUTH_CALLBACK_PATH, OAUTH_IDENTITY_CLAIMS, OAUTH_LOGIN_PATH } from './oauth/oauth-sign-in.service';
 export { OAUTH_TRANSACTION_COOKIE } from './oauth/oauth-transaction';
+export * from './second-factor/second-factor-provider';
+export * from './second-factor/passcode-tokens';
+export { MOCK_PASSCODE } from './second-factor/mock-second-factor.controller';
+export { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';

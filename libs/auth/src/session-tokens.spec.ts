@@ -1,6 +1,9 @@
 import jwt from 'jsonwebtoken';
 import { loadSettings } from '@app/config';
 import { ManualClock } from '@app/common';
+import { createSecretKey } from 'node:crypto';
+import { AuthenticationType } from '@app/audit';
+import { PasscodeTokens } from './second-factor/passcode-tokens';
 import { SessionTokens, TOKEN_VALIDITY_MS } from './session-tokens';
 
 const KEY = 'unit-test-jwt-key-0123456789abcdefghijklmnop';
@@ -20,6 +23,26 @@ describe('SessionTokens', () => {
     expect(issued.expiresAt - T0).toBe(TOKEN_VALIDITY_MS);
     expect(jwt.decode(issued.token, { complete: true })?.header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(tokens.verify(issued.token)).toEqual({ sub: GUID, sst: T0, iat: T0 / 1000, exp: T0 / 1000 + 900 });
+  });
+
+  it('refuses a well-signed token that has an audience, even with every session claim', () => {
+    const { tokens } = setUp();
+    const key = createSecretKey(Buffer.from(KEY, 'utf8'));
+    const claims = { sub: GUID, sst: T0, iat: T0 / 1000, exp: T0 / 1000 + 900 };
+    expect(tokens.verify(jwt.sign(claims, key, { algorithm: 'HS256' }))).not.toBeNull();
+    const withAudience = jwt.sign(claims, key, { algorithm: 'HS256', audience: 'second-factor' });
+    expect(tokens.verify(withAudience)).toBeNull();
+  });
+
+  it('refuses a passcode token (second factor pending)', () => {
+    const { tokens, clock } = setUp();
+    const pending = new PasscodeTokens(loadSettings({ JwtKey: KEY, ApiHmacKey: KEY }), clock).issue({
+      userGuid: GUID,
+      typedName: 'someone',
+      authenticationType: AuthenticationType.UserNamePassword,
+      verifiedHash: '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaA',
+    });
+    expect(tokens.verify(pending.token)).toBeNull();
   });
 
   it('tolerates 30 seconds of clock difference and no more', () => {

@@ -84,7 +84,9 @@ export class SessionTokens {
       return null;
     }
     if (typeof decoded !== 'object' || decoded === null) return null;
-    const c = decoded as Partial<Record<keyof SessionClaims, unknown>>;
+    const c = decoded as Partial<Record<keyof SessionClaims | 'aud', unknown>>;
+    // A token with an audience is not a session token (e.g. the second factor's passcode token).
+    if (c.aud !== undefined) return null;
     if (
       typeof c.sub !== 'string' ||
       !UUID.test(c.sub) ||

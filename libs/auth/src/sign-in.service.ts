@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
 import { Clock, Problems } from '@app/common';
@@ -19,6 +19,9 @@ import {
 } from '@app/identity';
 import { AuthProblems } from './auth-problems';
 import type { SignedInDto } from './dto/authentication.dto';
+import type { SecondFactorRequiredDto } from './dto/second-factor.dto';
+import { PasscodeTokens, PendingSignIn } from './second-factor/passcode-tokens';
+import { SecondFactorProvider, SecondFactorUnavailable } from './second-factor/second-factor-provider';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
 import { SessionEvents } from './session-events';
@@ -32,6 +35,11 @@ export interface SignInRequest {
   repeatNewPassword?: string | null;
 }
 
+export interface PasscodeRequest {
+  passcodeToken: string;
+  passcode: string;
+}
+
 const WIRE_HASH = /^[0-9a-f]{64}$/i;
 
 /**
@@ -40,6 +48,8 @@ const WIRE_HASH = /^[0-9a-f]{64}$/i;
  */
 @Injectable()
 export class SignInService {
+  private readonly logger = new Logger('SignIn');
+
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly identity: IdentityAuthService,
@@ -52,6 +62,8 @@ export class SignInService {
     private readonly logouts: LogoutRecorder,
     private readonly sessionEvents: SessionEvents,
     private readonly clock: Clock,
+    private readonly passcodeTokens: PasscodeTokens,
+    private readonly secondFactor: SecondFactorProvider,
   ) {}
 
   /** spec: Identity schemes 1 — disabled (404) whenever OAuth or Negotiate is enabled. */
@@ -67,30 +79,28 @@ export class SignInService {
 
   /**
    * Signs in (and changes the password when newPassword is given). `currentSessionStartedAt`: the session
-   * of a signed-in user changing their password, for the UserLogout row.
+   * of a signed-in user changing their password, for the UserLogout row. With EnableMultifactorAuthentication
+   * a proven password yields a passcode token instead, and nothing of the success happens yet.
    */
   async signIn(
     body: SignInRequest,
     request: Request,
     response: Response,
     currentSessionStartedAt?: number,
-  ): Promise<SignedInDto> {
+  ): Promise<SignedInDto | SecondFactorRequiredDto> {
     this.ensureEnabled();
     const user = await this.identity.findSignInUser(body.userName);
     const supplied = body.password ?? undefined;
     // Decode before anything is decided, so every branch costs about one Argon2 verification.
     const candidate = supplied === undefined || supplied === '' ? undefined : this.transport.decode(supplied);
-    const fail = async (failureType: FailureType): Promise<never> => {
-      await this.logins.record(request, {
-        userName: body.userName,
-        tenantId: user?.tenantId ?? null,
-        authenticationType: AuthenticationType.UserNamePassword,
+    const fail = (failureType: FailureType): Promise<never> =>
+      this.fail(
+        request,
+        body.userName,
+        user?.tenantId ?? null,
+        AuthenticationType.UserNamePassword,
         failureType,
-      });
-      throw failureType === FailureType.PasswordExpired
-        ? AuthProblems.passwordExpired()
-        : AuthProblems.signInFailed();
-    };
+      );
 
     if (!user || !user.active || user.passwordLocked) {
       await this.equaliseTiming(candidate);
@@ -106,15 +116,18 @@ export class SignInService {
       return fail(FailureType.WrongPassword);
     }
     const correct = await this.verify(hash, candidate);
-    const now = this.clock.now();
     if (!correct || candidate === null) {
       // spec: User account — more than PasswordAttempts consecutive failures lock; a lock already set by a
       // concurrent attempt makes this one a PasswordLocked failure (the count never slips past the lock).
-      const counted = await this.identity.countFailedPassword(user.id, this.settings.PasswordAttempts, now);
+      const counted = await this.identity.countFailedPassword(
+        user.id,
+        this.settings.PasswordAttempts,
+        this.clock.now(),
+      );
       return fail(counted ? FailureType.WrongPassword : FailureType.PasswordLocked);
     }
 
-    let issued: IssuedToken;
+    let newHash: string | undefined;
     if (body.newPassword !== undefined && body.newPassword !== null) {
       const newPassword = this.checkNewPassword(
         user,
@@ -122,9 +135,113 @@ export class SignInService {
         body.newPassword,
         body.repeatNewPassword ?? undefined,
       );
-      const newHash = await this.hasher.hash(newPassword);
-      if (!(await this.identity.replacePassword(user.id, hash, newHash, now, user.name))) {
-        return fail(await this.stateFailure(body.userName));
+      newHash = await this.hasher.hash(newPassword);
+    } else if (user.passwordExpiryDate !== null && user.passwordExpiryDate.getTime() <= this.clock.now()) {
+      return fail(FailureType.PasswordExpired);
+    }
+    const proven: PendingSignIn = {
+      userGuid: user.guid,
+      typedName: body.userName,
+      authenticationType: AuthenticationType.UserNamePassword,
+      verifiedHash: hash,
+      ...(newHash !== undefined ? { newHash } : {}),
+      ...(currentSessionStartedAt !== undefined ? { currentSessionStartedAt } : {}),
+    };
+    if (this.settings.EnableMultifactorAuthentication) {
+      // spec: Second factor 1 and Session (JWT) "after second factor when enabled": no session, no success
+      // row, no LastLoginDate, no password change until the passcode is accepted.
+      const pending = this.passcodeTokens.issue({
+        ...proven,
+        lastLoginAt: user.lastLoginDate?.getTime() ?? null,
+      });
+      return {
+        secondFactorRequired: true,
+        passcodeToken: pending.token,
+        expiresAt: new Date(pending.expiresAt).toISOString(),
+      };
+    }
+    return this.complete(user, proven, request, response);
+  }
+
+  /**
+   * The second step (spec: Second factor): the passcode token of a proven password and the passcode. A
+   * wrong passcode counts towards the same lockout as a wrong password.
+   */
+  async passcode(body: PasscodeRequest, request: Request, response: Response): Promise<SignedInDto> {
+    this.ensureEnabled();
+    if (!this.settings.EnableMultifactorAuthentication) throw AuthProblems.disabled();
+    const pending = this.passcodeTokens.verify(body.passcodeToken);
+    // No user is identified by a bad or expired token: nothing to record (docs/authentication.md).
+    if (!pending) throw AuthProblems.signInFailed();
+    const user = await this.identity.findSignInUserByGuid(pending.userGuid);
+    const fail = (failureType: FailureType): Promise<never> =>
+      this.fail(request, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
+    if (!user) return fail(FailureType.UnknownUser);
+    if (!user.active) return fail(FailureType.NotActive);
+    if (user.passwordLocked) return fail(FailureType.PasswordLocked);
+    // The password was changed since the password step: what was proven no longer matches (not counted).
+    // Or a sign-in was completed since (this token, or another): a passcode token completes at most once.
+    if (
+      user.passwordHash === null ||
+      !this.passcodeTokens.provesHash(pending, user.passwordHash) ||
+      (user.lastLoginDate?.getTime() ?? null) !== pending.lastLoginAt
+    )
+      return fail(FailureType.WrongPassword);
+
+    let accepted: boolean;
+    try {
+      accepted = await this.secondFactor.verify(user.name, body.passcode);
+    } catch (err) {
+      // No UserLogin row: the attempt was neither refused nor accepted, and the token stays usable.
+      this.logger.error(
+        `Second-factor provider unavailable: ${err instanceof SecondFactorUnavailable ? err.message : 'unexpected error'}`,
+      );
+      throw Problems.unavailable('The second-factor provider cannot be reached; try again shortly.');
+    }
+    if (!accepted) {
+      // spec: User account lockout, shared with wrong passwords; FailureTypeId 5 is the closest meaning.
+      const counted = await this.identity.countFailedPassword(
+        user.id,
+        this.settings.PasswordAttempts,
+        this.clock.now(),
+      );
+      return fail(counted ? FailureType.WrongPassword : FailureType.PasswordLocked);
+    }
+    return this.complete(
+      user,
+      {
+        userGuid: user.guid,
+        typedName: pending.typedName,
+        authenticationType: pending.authenticationType,
+        verifiedHash: user.passwordHash,
+        ...(pending.newHash !== undefined ? { newHash: pending.newHash } : {}),
+        ...(pending.currentSessionStartedAt !== undefined
+          ? { currentSessionStartedAt: pending.currentSessionStartedAt }
+          : {}),
+      },
+      request,
+      response,
+    );
+  }
+
+  /**
+   * The success of a sign-in, once every factor is proven: password change (when asked), LastLoginDate and
+   * count reset, the session, the UserLogin row and the cookies. The session starts now.
+   */
+  private async complete(
+    user: SignInUser,
+    proven: PendingSignIn,
+    request: Request,
+    response: Response,
+  ): Promise<SignedInDto> {
+    const now = this.clock.now();
+    const fail = (failureType: FailureType): Promise<never> =>
+      this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType);
+    if (proven.newHash !== undefined) {
+      if (
+        !(await this.identity.replacePassword(user.id, proven.verifiedHash, proven.newHash, now, user.name))
+      ) {
+        return fail(await this.stateFailure(user.guid));
       }
       // spec: Session (JWT) — a password change ends the earlier sessions (their streams close too):
       // UserLogout with ReasonId 3, through the one recorder of session cuts.
@@ -134,23 +251,17 @@ export class SignInService {
         tenantId: user.tenantId,
         reason: LogoutReason.PasswordChanged,
         outcome: LogoutOutcome.Revoked,
-        sessionStartedAt: currentSessionStartedAt ?? null,
+        sessionStartedAt: proven.currentSessionStartedAt ?? null,
       });
-      issued = this.tokens.issue(user.guid, now);
-    } else {
-      if (user.passwordExpiryDate !== null && user.passwordExpiryDate.getTime() <= now) {
-        return fail(FailureType.PasswordExpired);
-      }
-      if (!(await this.identity.completeSignIn(user.id, hash, now))) {
-        // Locked, deactivated, deleted or re-passworded while this attempt was verifying.
-        return fail(await this.stateFailure(body.userName));
-      }
-      issued = this.tokens.issue(user.guid, now);
+    } else if (!(await this.identity.completeSignIn(user.id, proven.verifiedHash, now))) {
+      // Locked, deactivated, deleted or re-passworded while this attempt was verifying.
+      return fail(await this.stateFailure(user.guid));
     }
+    const issued: IssuedToken = this.tokens.issue(user.guid, now);
     await this.logins.record(request, {
-      userName: body.userName,
+      userName: proven.typedName,
       tenantId: user.tenantId,
-      authenticationType: AuthenticationType.UserNamePassword,
+      authenticationType: proven.authenticationType,
     });
     this.cookies.set(request, response, issued);
     return {
@@ -158,6 +269,20 @@ export class SignInService {
       expiresAt: new Date(issued.expiresAt).toISOString(),
       sessionStartedAt: new Date(issued.sessionStartedAt).toISOString(),
     };
+  }
+
+  /** Writes the failed UserLogin row and throws the problem of that failure. */
+  private async fail(
+    request: Request,
+    userName: string,
+    tenantId: number | null,
+    authenticationType: AuthenticationType,
+    failureType: FailureType,
+  ): Promise<never> {
+    await this.logins.record(request, { userName, tenantId, authenticationType, failureType });
+    throw failureType === FailureType.PasswordExpired
+      ? AuthProblems.passwordExpired()
+      : AuthProblems.signInFailed();
   }
 
   /** A password longer than 1024 characters is refused before hashing; null (RSA failure) never matches. */
@@ -176,8 +301,8 @@ export class SignInService {
     await this.hasher.verifyDummy(candidate ?? '');
   }
 
-  private async stateFailure(userName: string): Promise<FailureType> {
-    const now = await this.identity.findSignInUser(userName);
+  private async stateFailure(userGuid: string): Promise<FailureType> {
+    const now = await this.identity.findSignInUserByGuid(userGuid);
     if (!now) return FailureType.UnknownUser;
     if (!now.active) return FailureType.NotActive;
     if (now.passwordLocked) return FailureType.PasswordLocked;

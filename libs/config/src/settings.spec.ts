@@ -121,7 +121,6 @@ describe('settings', () => {
       { RedisConnectionString: 'redis://r', RedisSentinels: 'h:26379', RedisSentinelMasterName: 'my master' },
       'RedisSentinelMasterName',
     ],
-    // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
     [{ OAuthAuthentication: 'True', OAuthClientId: 'c' }, 'OAuthAuthority'],
     [{ OAuthAuthentication: 'True', OAuthAuthority: 'https://x' }, 'OAuthClientId'],
     [{ OAuthAuthentication: 'True', OAuthAuthority: 'idp.example', OAuthClientId: 'c' }, 'OAuthAuthority'],
@@ -129,7 +128,8 @@ describe('settings', () => {
     [{ OAuthForceRedirect: '//evil.example' }, 'OAuthForceRedirect'],
     [{ OAuthForceRedirect: '/\\evil.example' }, 'OAuthForceRedirect'],
     [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
-    [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
+    [{ OutboundHttpMfaAmCertificateThumbprint: 'ab:cd' }, 'OutboundHttpMfaAmCertificateThumbprint'],
+    [{ MultifactorAuthenticationEndpoint: 'ftp://mfa.example' }, 'MultifactorAuthenticationEndpoint'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
   ])('refuses %p naming %s and what is allowed', (env, setting) => {
     const e = errorOf(env);
@@ -147,6 +147,16 @@ describe('settings', () => {
     });
     expect(s.OAuthAuthentication).toBe(true);
     expect(s.OAuthForceGet).toBe(false);
+  });
+
+  it('starts with EnableMultifactorAuthentication True (the second factor is built)', () => {
+    const s = load({
+      EnableMultifactorAuthentication: 'True',
+      OutboundHttpMfaAmCertificateThumbprint: Array(20).fill('Ab').join(':'),
+    });
+    expect(s.EnableMultifactorAuthentication).toBe(true);
+    expect(s.MultifactorAuthenticationClientKey).toBe('ShippedDefaultClientKey');
+    expect(s.MultifactorAuthenticationEndpoint).toBeUndefined();
   });
 
   it('never puts a secret value in the error message', () => {

@@ -70,6 +70,9 @@ function choice<N extends string, V extends string>(
 }
 const UNITS = ['s', 'n', 'h', 'd'] as const;
 
+/** spec: Second factor 4 — the bundled mock answers only while MultifactorAuthenticationClientKey is this. */
+export const SHIPPED_MFA_CLIENT_KEY = 'ShippedDefaultClientKey';
+
 /**
  * Every environment setting of the service, under the spec's exact names and with the spec's defaults.
  * The README's settings table is checked against this list by a test.
@@ -216,7 +219,7 @@ export const SETTING_DEFINITIONS = [
   ),
   textWithDefault(
     'MultifactorAuthenticationClientKey',
-    'ShippedDefaultClientKey',
+    SHIPPED_MFA_CLIENT_KEY,
     'Second-factor provider client key; the mock only answers while it is at its shipped default.',
     { secret: true },
   ),
@@ -564,8 +567,7 @@ function crossCheck(s: SettingValues): void {
   const forced = s.OAuthForceRedirect;
   if (forced !== undefined && (!forced.startsWith('/') || forced.startsWith('//') || /[\\\s]/.test(forced)))
     throw new SettingError('OAuthForceRedirect', 'allowed values are local paths starting with a single /');
-  // Not built yet: starting with one of these True would leave nobody able to sign in (Negotiate)
-  // or sign users in without the second factor the operator asked for. Refuse, plainly.
+  // Not built yet: starting with one of these True would leave nobody able to sign in. Refuse, plainly.
   for (const [name, what] of NOT_BUILT_YET) {
     if (s[name]) throw new SettingError(name, `False only in this version: ${what} is not built yet`);
   }
@@ -593,6 +595,27 @@ function crossCheck(s: SettingValues): void {
     if (v !== undefined && v.length < 32)
       throw new SettingError(name, 'allowed values are secrets of at least 32 characters');
   }
+  if (
+    s.OutboundHttpMfaAmCertificateThumbprint !== undefined &&
+    !/^[0-9a-f]{40}$/i.test(s.OutboundHttpMfaAmCertificateThumbprint.replace(/:/g, ''))
+  )
+    throw new SettingError(
+      'OutboundHttpMfaAmCertificateThumbprint',
+      'allowed values are a SHA-1 thumbprint in hex',
+    );
+  if (s.MultifactorAuthenticationEndpoint !== undefined) {
+    let protocol = '';
+    try {
+      protocol = new URL(s.MultifactorAuthenticationEndpoint).protocol;
+    } catch {
+      /* reported below */
+    }
+    if (protocol !== 'http:' && protocol !== 'https:')
+      throw new SettingError(
+        'MultifactorAuthenticationEndpoint',
+        'allowed values are URLs with scheme http or https',
+      );
+  }
   if (s.RedisConnectionString) {
     let protocol = '';
     try {
@@ -618,12 +641,8 @@ function crossCheck(s: SettingValues): void {
 }
 
 /** Identity features the settings name but this version does not have (README: not there yet). */
-const NOT_BUILT_YET: readonly (readonly [
-  'NegotiateAuthentication' | 'EnableMultifactorAuthentication',
-  string,
-])[] = [
+const NOT_BUILT_YET: readonly (readonly ['NegotiateAuthentication', string])[] = [
   ['NegotiateAuthentication', 'Negotiate (Kerberos) sign-in'],
-  ['EnableMultifactorAuthentication', 'the one-time-passcode second factor'],
 ];
 
 /** Names of the settings that must never appear in a log line or an error body. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { isPermission, Permission } from '@app/common';
 import { IdentityRepository } from './identity.repository';
 import { normalizeUserName } from './names';
+import type { UserRegistry } from './entities';
 
 /** What sign-in needs to know about a user matched by name. */
 export interface SignInUser {
@@ -14,6 +15,8 @@ export interface SignInUser {
   active: boolean;
   passwordLocked: boolean;
   wirePasswordHash: boolean;
+  /** The last completed sign-in; a second-factor step is bound to it, so it completes at most once. */
+  lastLoginDate: Date | null;
 }
 
 /** A user as the credential resolver sees it on every request, read from the database. */
@@ -44,7 +47,15 @@ export class IdentityAuthService {
 
   async findSignInUser(userName: string): Promise<SignInUser | null> {
     if (!userName || userName.length > MAX_USER_NAME) return null;
-    const u = await this.repo.findUserByNormalizedName(normalizeUserName(userName.trim()));
+    return this.toSignInUser(await this.repo.findUserByNormalizedName(normalizeUserName(userName.trim())));
+  }
+
+  /** The same view of a (not deleted) user found by Guid: the second factor step knows only the Guid. */
+  async findSignInUserByGuid(userGuid: string): Promise<SignInUser | null> {
+    return this.toSignInUser(await this.repo.findUserByGuid(userGuid));
+  }
+
+  private toSignInUser(u: UserRegistry | null): SignInUser | null {
     if (!u) return null;
     return {
       id: u.Id,
@@ -56,6 +67,7 @@ export class IdentityAuthService {
       active: u.Active,
       passwordLocked: u.PasswordLocked,
       wirePasswordHash: u.WirePasswordHash,
+      lastLoginDate: u.LastLoginDate,
     };
   }
 

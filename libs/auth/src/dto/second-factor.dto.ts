@@ -1,0 +1,34 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+
+export class SecondFactorRequiredDto {
+  @ApiProperty({ enum: [true] }) secondFactorRequired!: true;
+  @ApiProperty({ description: 'Proof of the password step, for POST /api/Authentication/Passcode' })
+  passcodeToken!: string;
+  @ApiProperty({ description: 'ISO-8601 instant the passcodeToken expires' }) expiresAt!: string;
+}
+
+export class PasscodeDto {
+  @ApiProperty({ description: 'The passcodeToken of the 202 answer' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(4096)
+  passcodeToken!: string;
+
+  @ApiProperty({ description: 'The one-time passcode' })
+  @IsString()
+  @MinLength(1)
+  @MaxLength(256)
+  passcode!: string;
+}
+
+export class MockSecondFactorRequestDto {
+  @ApiProperty() @IsString() @MaxLength(1024) applicationId!: string;
+  @ApiProperty() @IsString() @MaxLength(1024) clientKey!: string;
+  @ApiProperty() @IsString() @MaxLength(1024) userName!: string;
+  @ApiProperty() @IsString() @MaxLength(256) passcode!: string;
+}
+
+export class MockSecondFactorAnswerDto {
+  @ApiProperty() valid!: boolean;
+}

@@ -1,0 +1,478 @@
+import request from 'supertest';
+import { createServer, IncomingMessage, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DataSource } from 'typeorm';
+import { AuthenticationType, FailureType } from '@app/audit';
+import { ManualClock } from '@app/common';
+import { UserRegistry, UserService } from '@app/identity';
+import { HttpAdapterHost } from '@nestjs/core';
+import { loadSettings } from '@app/config';
+import { HttpSecondFactorProvider, MOCK_PASSCODE, SecondFactorUnavailable, SessionTokens } from '@app/auth';
+import { startTestApp, TestApp } from '../support/test-app';
+import { TEST_PROVIDERS } from '../support/databases';
+import { freePort } from '../support/free-port';
+import { createUser, landlordActor } from '../factories/identity.factory';
+import { cookieValue, loginRows, logoutRows, setCookiesOf } from '../support/auth';
+
+const SIGN_IN = '/api/Authentication/ByUserNamePassword';
+const PASSCODE = '/api/Authentication/Passcode';
+const SESSION = '/api/Authentication/Session';
+const GENERIC = { status: 401, type: 'urn:problem-type:sign-in-failed', title: 'Sign-in failed' };
+const MFA = { EnableMultifactorAuthentication: 'True' };
+
+/** Signs in with the password and expects the 202 of a pending second factor; returns the passcode token. */
+async function passwordStep(url: string, body: object): Promise<string> {
+  const res = await request(url).post(SIGN_IN).send(body);
+  if (res.status !== 202) throw new Error(`sign-in answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body.passcodeToken as string;
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      } catch (e) {
+        reject(e instanceof Error ? e : new Error(String(e)));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (provider) => {
+  let t: TestApp;
+  const clock = new ManualClock(Date.now());
+  beforeAll(async () => {
+    t = await startTestApp(provider, MFA, { clock });
+  });
+  afterAll(() => t.close());
+
+  const userRow = (guid: string) =>
+    t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: guid });
+
+  it('a proven password answers 202 with a passcode token: no session, no success row, no LastLoginDate', async () => {
+    const u = await createUser(t.app);
+    await request(t.url).post(SIGN_IN).send({ userName: u.name, password: 'wrong-password-1' }).expect(401);
+    const res = await request(t.url)
+      .post(SIGN_IN)
+      .send({ userName: u.name, password: u.password })
+      .expect(202);
+    expect(res.body).toEqual({
+      secondFactorRequired: true,
+      passcodeToken: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      expiresAt: new Date(Math.floor((clock.now() + 5 * 60_000) / 1000) * 1000).toISOString(),
+    });
+    expect(setCookiesOf(res).filter((c) => c.startsWith('authentication-'))).toEqual([]);
+    const row = await userRow(u.guid);
+    expect(row.LastLoginDate).toBeNull();
+    expect(row.FailedPasswordCount).toBe(1); // only a completed sign-in resets it
+    expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [true, FailureType.WrongPassword],
+    ]);
+  });
+
+  it('the right passcode signs in like sign-in: token, both cookies, a working session, ONE success row', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    const res = await request(t.url)
+      .post(PASSCODE)
+      .set('user-agent', 'mfa-agent/1.0')
+      .send({ passcodeToken, passcode: MOCK_PASSCODE })
+      .expect(200);
+    expect(res.body).toEqual({
+      token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
+      expiresAt: expect.any(String),
+      sessionStartedAt: new Date(clock.now()).toISOString(),
+    });
+    const cookies = setCookiesOf(res);
+    expect(cookieValue(cookies, 'authentication-jwt')).toBe(res.body.token);
+    expect(cookieValue(cookies, 'authentication-expiry')).toBe(res.body.expiresAt);
+    const bearer = await request(t.url)
+      .get(SESSION)
+      .set('authorization', `Bearer ${res.body.token}`)
+      .expect(200);
+    expect(bearer.body).toMatchObject({ userGuid: u.guid, credential: 'bearer' });
+    await request(t.url).get(SESSION).set('cookie', `authentication-jwt=${res.body.token}`).expect(200);
+    const rows = await loginRows(t.app, u.name);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      Failed: false,
+      FailureTypeId: null,
+      AuthenticationTypeId: AuthenticationType.UserNamePassword,
+      UserAgent: 'mfa-agent/1.0',
+    });
+    const row = await userRow(u.guid);
+    expect(row.LastLoginDate?.getTime()).toBe(clock.now());
+    expect(row.FailedPasswordCount).toBe(0);
+  });
+
+  it('a passcode token completes at most once, and any completed sign-in voids the outstanding ones', async () => {
+    const u = await createUser(t.app);
+    const a = await passwordStep(t.url, { userName: u.name, password: u.password });
+    const b = await passwordStep(t.url, { userName: u.name, password: u.password });
+    clock.advance(1_000);
+    await request(t.url).post(PASSCODE).send({ passcodeToken: b, passcode: MOCK_PASSCODE }).expect(200);
+    for (const used of [b, a]) {
+      const res = await request(t.url).post(PASSCODE).send({ passcodeToken: used, passcode: MOCK_PASSCODE });
+      expect(res.body).toMatchObject(GENERIC);
+      expect(setCookiesOf(res)).toEqual([]);
+    }
+    expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [false, null],
+      [true, FailureType.WrongPassword],
+      [true, FailureType.WrongPassword],
+    ]);
+    expect((await userRow(u.guid)).FailedPasswordCount).toBe(0); // a spent token is not a guess
+  });
+
+  it('refuses a passcode token as a session, as bearer and as cookie', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    expect(t.app.get(SessionTokens).verify(passcodeToken)).toBeNull();
+    const bearer = await request(t.url).get(SESSION).set('authorization', `Bearer ${passcodeToken}`);
+    expect(bearer.status).toBe(401);
+    expect(bearer.body.type).toBe('urn:problem-type:authentication-required');
+    const cookie = await request(t.url).get(SESSION).set('cookie', `authentication-jwt=${passcodeToken}`);
+    expect(cookie.status).toBe(401);
+    expect(setCookiesOf(cookie).some((c) => /^authentication-jwt=[^;]+\./.test(c))).toBe(false);
+  });
+
+  it('a session token is not a passcode token', async () => {
+    const u = await createUser(t.app);
+    const session = t.app.get(SessionTokens).issue(u.guid, clock.now());
+    const res = await request(t.url)
+      .post(PASSCODE)
+      .send({ passcodeToken: session.token, passcode: MOCK_PASSCODE });
+    expect(res.body).toMatchObject(GENERIC);
+    expect(await loginRows(t.app, u.name)).toEqual([]);
+  });
+
+  it('a wrong passcode is a 401 with FailureTypeId 5 and counts: PasswordAttempts + 1 of them lock the account', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    for (let i = 0; i < 4; i++) {
+      const res = await request(t.url)
+        .post(PASSCODE)
+        .send({ passcodeToken, passcode: `12345${i}` });
+      expect(res.body).toMatchObject(GENERIC);
+    }
+    const row = await userRow(u.guid);
+    expect(row.FailedPasswordCount).toBe(4);
+    expect(row.PasswordLocked).toBe(true);
+    // Locked: the right passcode, and then the right password, fail as PasswordLocked.
+    const late = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+    expect(late.body).toMatchObject(GENERIC);
+    expect(setCookiesOf(late)).toEqual([]);
+    await request(t.url).post(SIGN_IN).send({ userName: u.name, password: u.password }).expect(401);
+    const rows = await loginRows(t.app, u.name);
+    expect(rows.map((r) => [r.Failed, r.FailureTypeId, r.AuthenticationTypeId])).toEqual([
+      ...Array(4).fill([true, FailureType.WrongPassword, AuthenticationType.UserNamePassword]),
+      [true, FailureType.PasswordLocked, AuthenticationType.UserNamePassword],
+      [true, FailureType.PasswordLocked, AuthenticationType.UserNamePassword],
+    ]);
+  });
+
+  it('wrong passwords and wrong passcodes share one lockout count', async () => {
+    const u = await createUser(t.app);
+    for (let i = 0; i < 2; i++)
+      await request(t.url)
+        .post(SIGN_IN)
+        .send({ userName: u.name, password: `wrong-password-${i}` })
+        .expect(401);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: '999999' }).expect(401);
+    expect((await userRow(u.guid)).PasswordLocked).toBe(false);
+    await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: '999998' }).expect(401);
+    expect((await userRow(u.guid)).PasswordLocked).toBe(true);
+  });
+
+  it('an expired passcode token is a generic 401 and writes no row', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    clock.advance(5 * 60_000 + 1_000);
+    const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+    expect(res.body).toMatchObject(GENERIC);
+    expect(await loginRows(t.app, u.name)).toEqual([]);
+    expect((await userRow(u.guid)).FailedPasswordCount).toBe(0);
+  });
+
+  it('a malformed or tampered passcode token is a generic 401; a missing passcode a 400', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    const [h, p, s] = passcodeToken.split('.');
+    for (const bad of ['x', `${h}.${p}.${s.slice(0, -2)}AA`, `${h}.${p}x.${s}`]) {
+      const res = await request(t.url).post(PASSCODE).send({ passcodeToken: bad, passcode: MOCK_PASSCODE });
+      expect(res.body).toMatchObject(GENERIC);
+    }
+    await request(t.url).post(PASSCODE).send({ passcodeToken }).expect(400);
+    expect(await loginRows(t.app, u.name)).toEqual([]);
+  });
+
+  it('a user deactivated after the password step cannot complete it (row FailureTypeId 2)', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    await t.app.get(UserService).deactivate(await landlordActor(t.app), u.guid);
+    const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+    expect(res.body).toMatchObject(GENERIC);
+    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([FailureType.NotActive]);
+  });
+
+  it('a password change waits for the passcode; a token of the old password dies with it', async () => {
+    const u = await createUser(t.app);
+    const newPassword = 'A-New-Long-Password-1';
+    const change = await passwordStep(t.url, {
+      userName: u.name,
+      password: u.password,
+      newPassword,
+      repeatNewPassword: newPassword,
+    });
+    expect(change).not.toContain('$argon2'); // the new hash travels encrypted
+    // Not changed yet: the old password still proves, the new one does not.
+    const older = await passwordStep(t.url, { userName: u.name, password: u.password });
+    await request(t.url).post(SIGN_IN).send({ userName: u.name, password: newPassword }).expect(401);
+    const res = await request(t.url).post(PASSCODE).send({ passcodeToken: change, passcode: MOCK_PASSCODE });
+    expect(res.status).toBe(200);
+    await request(t.url).get(SESSION).set('authorization', `Bearer ${res.body.token}`).expect(200);
+    await passwordStep(t.url, { userName: u.name, password: newPassword });
+    await request(t.url).post(SIGN_IN).send({ userName: u.name, password: u.password }).expect(401);
+    // The token of the old password no longer proves anything (not counted).
+    const stale = await request(t.url).post(PASSCODE).send({ passcodeToken: older, passcode: MOCK_PASSCODE });
+    expect(stale.body).toMatchObject(GENERIC);
+    expect((await logoutRows(t.app, u.name)).map((r) => r.ReasonId)).toEqual([3]);
+    expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [true, FailureType.WrongPassword], // the new password before the change
+      [false, null],
+      [true, FailureType.WrongPassword], // the old password after it
+      [true, FailureType.WrongPassword], // the stale passcode token
+    ]);
+  });
+
+  it('ChangePassword from a signed-in session also waits for the passcode, then ends the old session', async () => {
+    const u = await createUser(t.app);
+    const first = await request(t.url)
+      .post(PASSCODE)
+      .send({
+        passcodeToken: await passwordStep(t.url, { userName: u.name, password: u.password }),
+        passcode: MOCK_PASSCODE,
+      })
+      .expect(200);
+    const auth = `Bearer ${first.body.token}`;
+    clock.advance(1_000);
+    const newPassword = 'Changed-Long-Password-2';
+    const step = await request(t.url)
+      .post('/api/Authentication/ChangePassword')
+      .set('authorization', auth)
+      .send({ password: u.password, newPassword, repeatNewPassword: newPassword })
+      .expect(202);
+    expect(step.body.secondFactorRequired).toBe(true);
+    await request(t.url).get(SESSION).set('authorization', auth).expect(200); // nothing changed yet
+    const done = await request(t.url)
+      .post(PASSCODE)
+      .send({ passcodeToken: step.body.passcodeToken, passcode: MOCK_PASSCODE })
+      .expect(200);
+    await request(t.url).get(SESSION).set('authorization', auth).expect(401);
+    await request(t.url).get(SESSION).set('authorization', `Bearer ${done.body.token}`).expect(200);
+    const logouts = await logoutRows(t.app, u.name);
+    expect(logouts.map((r) => [r.ReasonId, r.SessionStartedDate?.toISOString()])).toEqual([
+      [3, first.body.sessionStartedAt],
+    ]);
+  });
+
+  it('the mock answers valid only for its passcode, the shipped key and this application id', async () => {
+    const good = {
+      applicationId: t.settings.MultifactorAuthenticationApplicationId,
+      clientKey: 'ShippedDefaultClientKey',
+      userName: 'anyone',
+      passcode: MOCK_PASSCODE,
+    };
+    expect((await request(t.url).post('/api/mfa').send(good).expect(200)).body).toEqual({ valid: true });
+    for (const bad of [
+      { ...good, passcode: '000001' },
+      { ...good, clientKey: 'ShippedDefaultClientKeyX' },
+      { ...good, applicationId: 'Other' },
+    ])
+      expect((await request(t.url).post('/api/mfa').send(bad).expect(200)).body).toEqual({ valid: false });
+  });
+});
+
+describe('second factor settings', () => {
+  it('with a changed client key the mock refuses even its passcode', async () => {
+    const t = await startTestApp('sqlite', {
+      ...MFA,
+      MultifactorAuthenticationClientKey: 'a-real-provider-key',
+    });
+    try {
+      const u = await createUser(t.app);
+      const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+      const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+      expect(res.body).toMatchObject(GENERIC);
+      expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
+        FailureType.WrongPassword,
+      ]);
+      const direct = await request(t.url).post('/api/mfa').send({
+        applicationId: t.settings.MultifactorAuthenticationApplicationId,
+        clientKey: 'ShippedDefaultClientKey',
+        userName: u.name,
+        passcode: MOCK_PASSCODE,
+      });
+      expect(direct.body).toEqual({ valid: false });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('without EnableMultifactorAuthentication sign-in answers 200 and the passcode step does not exist', async () => {
+    const t = await startTestApp('sqlite');
+    try {
+      const u = await createUser(t.app);
+      await request(t.url).post(SIGN_IN).send({ userName: u.name, password: u.password }).expect(200);
+      await request(t.url).post(PASSCODE).send({ passcodeToken: 'x', passcode: MOCK_PASSCODE }).expect(404);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('second factor against an external provider', () => {
+  let provider: Server;
+  let received: unknown[] = [];
+  let answer: { status: number; body: string } = { status: 200, body: '{"valid":false}' };
+  let t: TestApp;
+
+  beforeAll(async () => {
+    provider = createServer((req, res) => {
+      void readJson(req).then((body) => {
+        received.push({ method: req.method, url: req.url, body });
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(answer.body);
+      });
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const port = (provider.address() as AddressInfo).port;
+    t = await startTestApp('sqlite', {
+      ...MFA,
+      MultifactorAuthenticationEndpoint: `http://127.0.0.1:${port}/otp/verify`,
+      MultifactorAuthenticationApplicationId: 'decisioning-test',
+      MultifactorAuthenticationClientKey: 'client-key-of-the-provider',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise((resolve) => provider.close(resolve));
+  });
+  beforeEach(() => {
+    received = [];
+  });
+
+  it('receives applicationId, clientKey, userName and passcode, and its answer decides', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name.toUpperCase(), password: u.password });
+    answer = { status: 200, body: '{"valid":false}' };
+    await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE }).expect(401);
+    answer = { status: 200, body: '{"valid":true}' };
+    const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: '424242' }).expect(200);
+    await request(t.url).get(SESSION).set('authorization', `Bearer ${res.body.token}`).expect(200);
+    const body = {
+      applicationId: 'decisioning-test',
+      clientKey: 'client-key-of-the-provider',
+      userName: u.name, // as registered, not as typed
+    };
+    expect(received).toEqual([
+      { method: 'POST', url: '/otp/verify', body: { ...body, passcode: MOCK_PASSCODE } },
+      { method: 'POST', url: '/otp/verify', body: { ...body, passcode: '424242' } },
+    ]);
+    // CreatedUser is the name as typed.
+    expect((await loginRows(t.app, u.name.toUpperCase())).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [true, FailureType.WrongPassword],
+      [false, null],
+    ]);
+  });
+
+  it('a provider error is a 503 problem, writes no row, leaks no key, and the token stays usable', async () => {
+    const u = await createUser(t.app);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    for (const a of [
+      { status: 500, body: '{"error":"boom"}' },
+      { status: 200, body: 'not json' },
+    ]) {
+      answer = a;
+      const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: '111111' });
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.headers['retry-after']).toBeDefined();
+      expect(JSON.stringify(res.body)).not.toMatch(/client-key|otp\/verify|127\.0\.0\.1/);
+    }
+    expect(await loginRows(t.app, u.name)).toEqual([]);
+    expect(
+      (await t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: u.guid }))
+        .FailedPasswordCount,
+    ).toBe(0);
+    answer = { status: 200, body: '{"valid":true}' };
+    await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: '111111' }).expect(200);
+  });
+
+  it('a provider that does not answer within 5 seconds is a 503', async () => {
+    const silent = createServer(() => undefined); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const slow = await startTestApp('sqlite', {
+      ...MFA,
+      MultifactorAuthenticationEndpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/verify`,
+    });
+    try {
+      const u = await createUser(slow.app);
+      const passcodeToken = await passwordStep(slow.url, { userName: u.name, password: u.password });
+      const started = Date.now();
+      const res = await request(slow.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+      expect(res.status).toBe(503);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    } finally {
+      await slow.close();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+
+  it('sends user information of the endpoint URL as Basic authentication, and never puts it in an error', async () => {
+    const port = (provider.address() as AddressInfo).port;
+    let authorization: string | undefined;
+    const seen = (req: IncomingMessage) => (authorization = req.headers.authorization);
+    provider.prependOnceListener('request', seen);
+    answer = { status: 200, body: '{"valid":true}' };
+    const settings = (endpoint: string) =>
+      loadSettings({
+        MultifactorAuthenticationEndpoint: endpoint,
+        MultifactorAuthenticationClientKey: 'client-key-of-the-provider',
+      });
+    const withUser = new HttpSecondFactorProvider(
+      settings(`http://mfa%20user:pa%3Ass-word@127.0.0.1:${port}/otp/verify`),
+      new HttpAdapterHost(),
+    );
+    await expect(withUser.verify('someone', '123456')).resolves.toBe(true);
+    expect(authorization).toBe(`Basic ${Buffer.from('mfa user:pa:ss-word').toString('base64')}`);
+    const closed = new HttpSecondFactorProvider(
+      settings(`http://mfa:pa55-word@127.0.0.1:${await freePort()}/otp/verify`),
+      new HttpAdapterHost(),
+    );
+    const err = await closed.verify('someone', '123456').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SecondFactorUnavailable);
+    expect(String((err as Error).message)).not.toMatch(/pa55|client-key|otp\/verify|someone|123456/);
+  });
+
+  it('an unreachable provider is a 503', async () => {
+    const closed = await startTestApp('sqlite', {
+      ...MFA,
+      MultifactorAuthenticationEndpoint: `http://127.0.0.1:${await freePort()}/verify`,
+    });
+    try {
+      const u = await createUser(closed.app);
+      const passcodeToken = await passwordStep(closed.url, { userName: u.name, password: u.password });
+      const res = await request(closed.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
+      expect(res.status).toBe(503);
+      expect(await loginRows(closed.app, u.name)).toEqual([]);
+    } finally {
+      await closed.close();
+    }
+  });
+});
