@@ -128,6 +128,19 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     expect((await userRow(u.guid)).FailedPasswordCount).toBe(0); // a spent token is not a guess
   });
 
+  it('the same passcode token sent five times at once signs in exactly once (the completion is atomic)', async () => {
+    const u = await createUser(t.app);
+    const token = await passwordStep(t.url, { userName: u.name, password: u.password });
+    clock.advance(1_000);
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        request(t.url).post(PASSCODE).send({ passcodeToken: token, passcode: MOCK_PASSCODE }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 401, 401, 401, 401]);
+    expect((await loginRows(t.app, u.name)).filter((r) => !r.Failed)).toHaveLength(1);
+  });
+
   it('refuses a passcode token as a session, as bearer and as cookie', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });

@@ -214,6 +214,7 @@ export class SignInService {
         typedName: pending.typedName,
         authenticationType: pending.authenticationType,
         verifiedHash: user.passwordHash,
+        lastLoginAt: pending.lastLoginAt,
         ...(pending.newHash !== undefined ? { newHash: pending.newHash } : {}),
         ...(pending.currentSessionStartedAt !== undefined
           ? { currentSessionStartedAt: pending.currentSessionStartedAt }
@@ -253,8 +254,9 @@ export class SignInService {
         outcome: LogoutOutcome.Revoked,
         sessionStartedAt: proven.currentSessionStartedAt ?? null,
       });
-    } else if (!(await this.identity.completeSignIn(user.id, proven.verifiedHash, now))) {
-      // Locked, deactivated, deleted or re-passworded while this attempt was verifying.
+    } else if (!(await this.identity.completeSignIn(user.id, proven.verifiedHash, now, proven.lastLoginAt))) {
+      // Locked, deactivated, deleted or re-passworded while this attempt was verifying; or, for a passcode
+      // token, another completion got there first (the LastLoginDate condition makes single use atomic).
       return fail(await this.stateFailure(user.guid));
     }
     const issued: IssuedToken = this.tokens.issue(user.guid, now);

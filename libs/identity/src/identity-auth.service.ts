@@ -76,8 +76,20 @@ export class IdentityAuthService {
     return this.repo.countFailedPassword(userId, allowed, new Date(now));
   }
 
-  completeSignIn(userId: number, verifiedHash: string, now: number): Promise<boolean> {
-    return this.repo.completeSignIn(userId, verifiedHash, new Date(now));
+  completeSignIn(
+    userId: number,
+    verifiedHash: string,
+    now: number,
+    expectedLastLoginAt?: number | null,
+  ): Promise<boolean> {
+    return this.repo.completeSignIn(
+      userId,
+      verifiedHash,
+      new Date(now),
+      expectedLastLoginAt === undefined || expectedLastLoginAt === null
+        ? expectedLastLoginAt
+        : new Date(expectedLastLoginAt),
+    );
   }
 
   /** See IdentityRepository.completeExternalSignIn: false when the user cannot sign in any more. */

@@ -189,16 +189,25 @@ export class IdentityRepository {
    * A successful sign-in: resets the count and stamps LastLoginDate, only if the user can still sign in
    * (active, not locked, not deleted) and the password is still the one verified. False otherwise.
    */
-  async completeSignIn(userId: number, verifiedHash: string, now: Date): Promise<boolean> {
-    const result = await this.users
+  async completeSignIn(
+    userId: number,
+    verifiedHash: string,
+    now: Date,
+    /** When given, LastLoginDate must still be this (null: never signed in): a pending sign-in completes once. */
+    expectedLastLogin?: Date | null,
+  ): Promise<boolean> {
+    const query = this.users
       .createQueryBuilder()
       .update(UserRegistry)
       .set({ FailedPasswordCount: 0, LastLoginDate: now })
       .where(
         '"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
         { userId, verifiedHash, active: true, unlocked: false },
-      )
-      .execute();
+      );
+    if (expectedLastLogin === null) query.andWhere('"LastLoginDate" IS NULL');
+    else if (expectedLastLogin !== undefined)
+      query.andWhere('"LastLoginDate" = :expectedLastLogin', { expectedLastLogin });
+    const result = await query.execute();
     return (result.affected ?? 0) > 0;
   }
 
