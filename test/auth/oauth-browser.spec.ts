@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { chromium, Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { AuthenticationType, FailureType } from '@app/audit';
 import { OAUTH_CALLBACK_PATH } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -11,19 +11,7 @@ import {
   reserveOidcProvider,
   TestOidcProvider,
 } from '../support/oidc-provider';
-
-/** Debian's Chromium, never a downloaded browser (DECISIONS: browser tests). */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { launchChromium } from '../support/chromium';
 
 /**
  * OpenID Connect sign-in in a real browser against a real provider: the form_post page's own script posts
@@ -48,7 +36,7 @@ describe.each([
     // The service is reached as 127.0.0.1 (same site as the provider) and as localhost (another site).
     const port = new URL(t.url).port;
     await idp.start([`${t.url}${OAUTH_CALLBACK_PATH}`, `http://localhost:${port}${OAUTH_CALLBACK_PATH}`]);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

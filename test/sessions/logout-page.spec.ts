@@ -1,23 +1,12 @@
 import request from 'supertest';
-import { chromium, Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';
 import { ACCOUNT_PAGE_CSP } from '@app/sessions';
+import { launchChromium } from '../support/chromium';
 
 const SESSION = '/api/Authentication/Session';
-/** Debian's Chromium, never a downloaded browser (DECISIONS: browser tests). */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 describe('GET /Account/Logout', () => {
   let t: TestApp;
@@ -68,7 +57,7 @@ describe('GET /Account/Logout', () => {
   it('in Chromium: signed in, the button logs out, the message shows, and the old cookie is refused', async () => {
     const u = await createUser(t.app);
     const s = await signIn(t.url, u.name, u.password);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     const context = await browser.newContext();
     await context.addCookies([
       { name: 'authentication-jwt', value: s.token, url: t.url, httpOnly: true, sameSite: 'Lax' },
