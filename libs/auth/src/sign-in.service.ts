@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
-import { Clock, Problems } from '@app/common';
+import { Clock, ProblemException, Problems } from '@app/common';
 import {
   AuthenticationType,
   FailureType,
@@ -22,7 +22,7 @@ import type { SignedInDto } from './dto/authentication.dto';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
 import { SessionEvents } from './session-events';
-import { IssuedToken, SessionTokens } from './session-tokens';
+import { SessionTokens } from './session-tokens';
 
 /** Optional fields may arrive as JSON null; null means "not supplied". */
 export interface SignInRequest {
@@ -30,6 +30,15 @@ export interface SignInRequest {
   password?: string | null;
   newPassword?: string | null;
   repeatNewPassword?: string | null;
+}
+
+/** Who a scheme other than username/password has proven the caller to be. */
+export interface EstablishedIdentity {
+  /** The UserRegistry name to look up (case-insensitively, like a typed user name). */
+  userName: string;
+  /** What UserLogin.CreatedUser records: the identity as the scheme presented it (a Kerberos principal). */
+  recordedName: string;
+  authenticationType: AuthenticationType;
 }
 
 const WIRE_HASH = /^[0-9a-f]{64}$/i;
@@ -114,7 +123,6 @@ export class SignInService {
       return fail(counted ? FailureType.WrongPassword : FailureType.PasswordLocked);
     }
 
-    let issued: IssuedToken;
     if (body.newPassword !== undefined && body.newPassword !== null) {
       const newPassword = this.checkNewPassword(
         user,
@@ -136,7 +144,6 @@ export class SignInService {
         outcome: LogoutOutcome.Revoked,
         sessionStartedAt: currentSessionStartedAt ?? null,
       });
-      issued = this.tokens.issue(user.guid, now);
     } else {
       if (user.passwordExpiryDate !== null && user.passwordExpiryDate.getTime() <= now) {
         return fail(FailureType.PasswordExpired);
@@ -145,12 +152,75 @@ export class SignInService {
         // Locked, deactivated, deleted or re-passworded while this attempt was verifying.
         return fail(await this.stateFailure(body.userName));
       }
-      issued = this.tokens.issue(user.guid, now);
     }
+    return this.issueSession(
+      request,
+      response,
+      user,
+      body.userName,
+      AuthenticationType.UserNamePassword,
+      now,
+    );
+  }
+
+  /**
+   * A scheme other than username/password has established who the caller is (Negotiate today): the user must
+   * exist, be active and not be locked (FailureTypeId 1, 2, 3, FailureMessage null), then the session is
+   * issued exactly as after a password (spec: Identity schemes 2). `refusal` is the scheme's own 401.
+   * The second factor's 202 hooks in here, before issueSession (docs/authentication.md, Negotiate).
+   */
+  async signInEstablished(
+    identity: EstablishedIdentity,
+    request: Request,
+    response: Response,
+    refusal: () => ProblemException,
+  ): Promise<SignedInDto> {
+    const user = await this.identity.findSignInUser(identity.userName);
+    const fail = async (failureType: FailureType): Promise<never> => {
+      await this.logins.record(request, {
+        userName: identity.recordedName,
+        tenantId: user?.tenantId ?? null,
+        authenticationType: identity.authenticationType,
+        failureType,
+      });
+      throw refusal();
+    };
+    if (!user) return fail(FailureType.UnknownUser);
+    if (!user.active) return fail(FailureType.NotActive);
+    if (user.passwordLocked) return fail(FailureType.PasswordLocked);
+    const now = this.clock.now();
+    if (!(await this.identity.completeExternalSignIn(user.id, now))) {
+      // Locked, deactivated or deleted since it was read.
+      const state = await this.stateFailure(identity.userName);
+      return fail(state === FailureType.WrongPassword ? FailureType.UnknownUser : state);
+    }
+    return this.issueSession(
+      request,
+      response,
+      user,
+      identity.recordedName,
+      identity.authenticationType,
+      now,
+    );
+  }
+
+  /**
+   * THE place a session is issued once identity is established and the user's state checked, for every
+   * scheme: the JWT, the UserLogin success row, both cookies, and the sign-in body.
+   */
+  private async issueSession(
+    request: Request,
+    response: Response,
+    user: SignInUser,
+    recordedName: string,
+    authenticationType: AuthenticationType,
+    now: number,
+  ): Promise<SignedInDto> {
+    const issued = this.tokens.issue(user.guid, now);
     await this.logins.record(request, {
-      userName: body.userName,
+      userName: recordedName,
       tenantId: user.tenantId,
-      authenticationType: AuthenticationType.UserNamePassword,
+      authenticationType,
     });
     this.cookies.set(request, response, issued);
     return {

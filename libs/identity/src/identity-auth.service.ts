@@ -68,6 +68,11 @@ export class IdentityAuthService {
     return this.repo.completeSignIn(userId, verifiedHash, new Date(now));
   }
 
+  /** See IdentityRepository.completeExternalSignIn: false when the user can no longer sign in. */
+  completeExternalSignIn(userId: number, now: number): Promise<boolean> {
+    return this.repo.completeExternalSignIn(userId, new Date(now));
+  }
+
   /** Sets the new hash and TokensValidFrom = now (every earlier session ends, on every node). */
   replacePassword(
     userId: number,

@@ -202,6 +202,24 @@ export class IdentityRepository {
     return (result.affected ?? 0) > 0;
   }
 
+  /**
+   * A sign-in whose identity another scheme proved (Negotiate): stamps LastLoginDate only if the user can
+   * still sign in (active, not locked, not deleted). The password count is left alone: no password was
+   * proven. False otherwise.
+   */
+  async completeExternalSignIn(userId: number, now: Date): Promise<boolean> {
+    const result = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({ LastLoginDate: now })
+      .where(
+        '"Id" = :userId AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
+        { userId, active: true, unlocked: false },
+      )
+      .execute();
+    return (result.affected ?? 0) > 0;
+  }
+
   /** Replaces the password (if it is still `oldHash`), ends every earlier session and signs in. */
   async replacePassword(
     userId: number,
