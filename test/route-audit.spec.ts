@@ -12,6 +12,7 @@ import { startTestApp, TestApp } from './support/test-app';
 const ANONYMOUS_ROUTES = new Set<string>([
   'GET /api/Ready', // readiness probe
   'POST /api/Authentication/ByUserNamePassword', // sign-in creates a credential (spec: Credentials 2)
+  'GET /api/Authentication/ByNegotiate', // Negotiate sign-in creates a credential (spec: Credentials 2)
   'POST /api/Authentication/WirePasswordHash', // which password form the browser must send
   'GET /api/Authentication/PasswordPublicKey', // RSA key for password transport
   'POST /api/Authentication/Logout', // always 200, deletes the cookies (spec: Logout behaviour 1)

@@ -12,6 +12,7 @@ import {
   WirePasswordHashDto,
   WirePasswordHashRequestDto,
 } from './dto/authentication.dto';
+import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
 import { SignInAuditFilter } from './sign-in-audit.filter';
@@ -24,6 +25,7 @@ const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).
 export class AuthenticationController {
   constructor(
     private readonly signIn: SignInService,
+    private readonly negotiate: NegotiateService,
     private readonly transport: PasswordTransport,
     private readonly tokens: SessionTokens,
   ) {}
@@ -58,6 +60,18 @@ export class AuthenticationController {
       response,
       actor.sessionStartedAt,
     );
+  }
+
+  /**
+   * spec: Authentication endpoints, Identity schemes (Negotiate) — no body; `Authorization: Negotiate <token>`.
+   * 200 with the sign-in body and cookies; 401 with `WWW-Authenticate: Negotiate` when the handshake
+   * cannot complete or the user cannot sign in; 404 while NegotiateAuthentication is False.
+   */
+  @Get('ByNegotiate')
+  @Public()
+  @ApiOkResponse({ type: SignedInDto })
+  byNegotiate(@Req() request: Request, @Res({ passthrough: true }) response: Response): Promise<SignedInDto> {
+    return this.negotiate.signInByNegotiate(request, response);
   }
 
   @Post('WirePasswordHash')

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   intervalToMilliseconds,
   loadSettings,
@@ -111,11 +114,12 @@ describe('settings', () => {
     ],
     [{ RedisConnectionString: 'http://localhost' }, 'RedisConnectionString'],
     // Not built yet: refused rather than leaving nobody able to sign in, or no second factor.
-    [
-      { OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' },
-      'OAuthAuthentication',
-    ],
-    [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
+    [{ OAuthAuthentication: 'True', OAuthAuthority: 'https://x', OAuthClientId: 'c' }, 'OAuthAuthentication'],
+    // Negotiate needs the service key, named or through the standard KRB5_KTNAME, and readable.
+    [{ NegotiateAuthentication: 'True' }, 'NegotiateKeytab'],
+    [{ NegotiateAuthentication: 'True', NegotiateKeytab: '/nonexistent/http.keytab' }, 'NegotiateKeytab'],
+    [{ NegotiateServicePrincipal: 'HTTP/host@REALM' }, 'NegotiateServicePrincipal'],
+    [{ NegotiateRealm: 'A@B' }, 'NegotiateRealm'],
     [{ EnableMultifactorAuthentication: 'True' }, 'EnableMultifactorAuthentication'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
   ])('refuses %p naming %s and what is allowed', (env, setting) => {
@@ -123,6 +127,31 @@ describe('settings', () => {
     expect(e.setting).toBe(setting);
     expect(e.message).toContain(setting);
     expect(e.allowed.length).toBeGreaterThan(5);
+  });
+
+  it('starts with NegotiateAuthentication when a readable keytab is named, or KRB5_KTNAME is set', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-keytab-'));
+    const keytab = join(dir, 'http.keytab');
+    writeFileSync(keytab, '');
+    try {
+      const s = load({
+        NegotiateAuthentication: 'True',
+        NegotiateKeytab: keytab,
+        NegotiateServicePrincipal: 'HTTP@www.example.com',
+        NegotiateRealm: 'EXAMPLE.COM',
+      });
+      expect(s).toMatchObject({
+        NegotiateAuthentication: true,
+        NegotiateKeytab: keytab,
+        NegotiateServicePrincipal: 'HTTP@www.example.com',
+        NegotiateRealm: 'EXAMPLE.COM',
+      });
+      expect(
+        load({ NegotiateAuthentication: 'True', KRB5_KTNAME: 'FILE:/etc/http.keytab' }).NegotiateKeytab,
+      ).toBe(undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never puts a secret value in the error message', () => {
