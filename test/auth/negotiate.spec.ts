@@ -109,7 +109,7 @@ describe.each(TEST_PROVIDERS)('Negotiate sign-in against a real KDC on %s', (pro
   it.each([
     ['not active', { Active: false }, FailureType.NotActive],
     ['password locked', { PasswordLocked: true }, FailureType.PasswordLocked],
-  ] as const)('refuses a %s user: 401, row FailureTypeId %#', async (_what, change, failureType) => {
+  ] as const)('refuses a %s user: 401, a row with its FailureTypeId', async (_what, change, failureType) => {
     const p = principal('held');
     const u = await createUser(t.app, { name: p.name });
     await setUser(u.guid, change);
