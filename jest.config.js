@@ -25,6 +25,8 @@ module.exports = {
   ],
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+    // One native binding per worker, its JavaScript once per test file: see the file.
+    '^kerberos$': '<rootDir>/test/support/kerberos-once.js',
   },
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',

@@ -14,6 +14,7 @@ const ANONYMOUS_ROUTES = new Set<string>([
   'POST /api/Authentication/ByUserNamePassword', // sign-in creates a credential (spec: Credentials 2)
   'POST /api/Authentication/Passcode', // second step of sign-in: a passcode token and the passcode
   'POST /api/mfa', // the bundled mock second-factor endpoint (spec: Endpoints)
+  'GET /api/Authentication/ByNegotiate', // Negotiate sign-in creates a credential (spec: Credentials 2)
   'POST /api/Authentication/WirePasswordHash', // which password form the browser must send
   'GET /api/Authentication/PasswordPublicKey', // RSA key for password transport
   'POST /api/Authentication/Logout', // always 200, deletes the cookies (spec: Logout behaviour 1)

@@ -4,19 +4,20 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions, MIGRATIONS } from '@app/database';
 import { startPostgresServer, PostgresServer } from './postgres-server';
 import { startRedisServer, RedisServer } from './redis-server';
+import { KdcServer, startKdc } from './kdc';
 
 export const TEMPLATE_DATABASE = 'service_template';
 
 declare global {
-  var __testServers: { pg?: PostgresServer; redis?: RedisServer } | undefined;
+  var __testServers: { pg?: PostgresServer; redis?: RedisServer; kdc?: KdcServer } | undefined;
 }
 
 /**
- * Once per Jest run: a throwaway PostgreSQL and Redis (or DATABASE_URL / REDIS_URL when set), and a
- * template database with every migration applied, which each test file clones.
+ * Once per Jest run: a throwaway PostgreSQL and Redis (or DATABASE_URL / REDIS_URL when set), a template
+ * database with every migration applied, which each test file clones, and a Kerberos KDC (test/support/kdc.ts).
  */
 export default async function globalSetup(): Promise<void> {
-  const servers: { pg?: PostgresServer; redis?: RedisServer } = {};
+  const servers: { pg?: PostgresServer; redis?: RedisServer; kdc?: KdcServer } = {};
   globalThis.__testServers = servers;
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
@@ -49,4 +50,9 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = template;
   process.env.TEST_REDIS_URL = redisUrl;
+  // Set here, in the real environment the workers inherit, because the GSS library reads it with getenv.
+  servers.kdc = await startKdc();
+  process.env.TEST_KDC_DIR = servers.kdc.dir;
+  process.env.KRB5_CONFIG = servers.kdc.krb5Conf;
+  process.env.KRB5_KTNAME = `FILE:${servers.kdc.keytab}`;
 }

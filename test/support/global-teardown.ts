@@ -17,4 +17,5 @@ export default async function globalTeardown(): Promise<void> {
     await admin.end();
   }
   if (servers?.redis) await servers.redis.stop();
+  servers?.kdc?.stop();
 }

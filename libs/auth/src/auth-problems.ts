@@ -6,6 +6,8 @@ export const AuthProblemType = {
   signInFailed: 'urn:problem-type:sign-in-failed',
   passwordExpired: 'urn:problem-type:password-expired',
   csrfOrigin: 'urn:problem-type:csrf-origin',
+  /** Every 401 of GET api/Authentication/ByNegotiate (with WWW-Authenticate: Negotiate). */
+  negotiate: 'urn:problem-type:negotiate-required',
 } as const;
 
 export const AuthProblems = {

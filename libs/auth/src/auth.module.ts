@@ -8,6 +8,7 @@ import { ApiKeyValidator } from './api-key-validator';
 import { AuthGuard } from './auth.guard';
 import { AuthenticationController } from './authentication.controller';
 import { CredentialResolver } from './credential-resolver';
+import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
 import { SessionCredentialResolver } from './session-credential-resolver';
@@ -37,6 +38,7 @@ import { SecondFactorProvider } from './second-factor/second-factor-provider';
     SessionEvents,
     PasswordTransport,
     SignInService,
+    NegotiateService,
     SignInAuditFilter,
     OAuthSignInService,
     PasscodeTokens,

@@ -13,6 +13,7 @@ import {
   WirePasswordHashRequestDto,
 } from './dto/authentication.dto';
 import { PasscodeDto, SecondFactorRequiredDto } from './dto/second-factor.dto';
+import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
 import { SignInAuditFilter } from './sign-in-audit.filter';
@@ -34,6 +35,7 @@ const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).
 export class AuthenticationController {
   constructor(
     private readonly signIn: SignInService,
+    private readonly negotiate: NegotiateService,
     private readonly transport: PasswordTransport,
     private readonly tokens: SessionTokens,
   ) {}
@@ -86,6 +88,24 @@ export class AuthenticationController {
         actor.sessionStartedAt,
       ),
     );
+  }
+
+  /**
+   * spec: Authentication endpoints, Identity schemes (Negotiate) — no body; `Authorization: Negotiate <token>`.
+   * 200 with the sign-in body and cookies (202 with a passcode token when EnableMultifactorAuthentication is
+   * True); 401 with `WWW-Authenticate: Negotiate` when the handshake
+   * cannot complete or the user cannot sign in; 404 while NegotiateAuthentication is False.
+   */
+  @Get('ByNegotiate')
+  @Public()
+  @ApiOkResponse({ type: SignedInDto })
+  @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Identity proven; passcode required' })
+  async byNegotiate(
+    @Req() request: Request,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+    // spec: Negotiate 2 — with the second factor enabled, success is 202 and the passcode follows.
+    return accepted(response, await this.negotiate.signInByNegotiate(request, response));
   }
 
   @Post('WirePasswordHash')

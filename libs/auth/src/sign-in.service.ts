@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
-import { Clock, Problems } from '@app/common';
+import { Clock, ProblemException, Problems } from '@app/common';
 import {
   AuthenticationType,
   FailureType,
@@ -38,6 +38,15 @@ export interface SignInRequest {
 export interface PasscodeRequest {
   passcodeToken: string;
   passcode: string;
+}
+
+/** Who a scheme other than username/password has proven the caller to be. */
+export interface EstablishedIdentity {
+  /** The UserRegistry name to look up (case-insensitively, like a typed user name). */
+  userName: string;
+  /** What UserLogin.CreatedUser records: the identity as the scheme presented it (a Kerberos principal). */
+  recordedName: string;
+  authenticationType: AuthenticationType;
 }
 
 const WIRE_HASH = /^[0-9a-f]{64}$/i;
@@ -147,20 +156,59 @@ export class SignInService {
       ...(newHash !== undefined ? { newHash } : {}),
       ...(currentSessionStartedAt !== undefined ? { currentSessionStartedAt } : {}),
     };
-    if (this.settings.EnableMultifactorAuthentication) {
-      // spec: Second factor 1 and Session (JWT) "after second factor when enabled": no session, no success
-      // row, no LastLoginDate, no password change until the passcode is accepted.
-      const pending = this.passcodeTokens.issue({
-        ...proven,
-        lastLoginAt: user.lastLoginDate?.getTime() ?? null,
-      });
-      return {
-        secondFactorRequired: true,
-        passcodeToken: pending.token,
-        expiresAt: new Date(pending.expiresAt).toISOString(),
-      };
-    }
+    if (this.settings.EnableMultifactorAuthentication) return this.secondFactorRequired(user, proven);
     return this.complete(user, proven, request, response);
+  }
+
+  /**
+   * spec: Second factor 1 and Session (JWT) "after second factor when enabled": no session, no success row,
+   * no LastLoginDate, no password change until the passcode is accepted; a passcode token instead (202).
+   */
+  private secondFactorRequired(user: SignInUser, proven: PendingSignIn): SecondFactorRequiredDto {
+    const pending = this.passcodeTokens.issue({
+      ...proven,
+      lastLoginAt: user.lastLoginDate?.getTime() ?? null,
+    });
+    return {
+      secondFactorRequired: true,
+      passcodeToken: pending.token,
+      expiresAt: new Date(pending.expiresAt).toISOString(),
+    };
+  }
+
+  /**
+   * A scheme other than username/password has established who the caller is (Negotiate): the user must
+   * exist, be active and not be locked (FailureTypeId 1, 2, 3, FailureMessage null; `refusal` is the
+   * scheme's own 401). Then, as after a password, either the second factor's 202 (spec: Negotiate 2 — with
+   * EnableMultifactorAuthentication) or the session (spec: Identity schemes 2).
+   */
+  async signInEstablished(
+    identity: EstablishedIdentity,
+    request: Request,
+    response: Response,
+    refusal: () => ProblemException,
+  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+    const user = await this.identity.findSignInUser(identity.userName);
+    const fail = async (failureType: FailureType): Promise<never> => {
+      await this.logins.record(request, {
+        userName: identity.recordedName,
+        tenantId: user?.tenantId ?? null,
+        authenticationType: identity.authenticationType,
+        failureType,
+      });
+      throw refusal();
+    };
+    if (!user) return fail(FailureType.UnknownUser);
+    if (!user.active) return fail(FailureType.NotActive);
+    if (user.passwordLocked) return fail(FailureType.PasswordLocked);
+    const proven: PendingSignIn = {
+      userGuid: user.guid,
+      typedName: identity.recordedName,
+      authenticationType: identity.authenticationType,
+      verifiedHash: null,
+    };
+    if (this.settings.EnableMultifactorAuthentication) return this.secondFactorRequired(user, proven);
+    return this.complete(user, proven, request, response, refusal);
   }
 
   /**
@@ -168,11 +216,19 @@ export class SignInService {
    * wrong passcode counts towards the same lockout as a wrong password.
    */
   async passcode(body: PasscodeRequest, request: Request, response: Response): Promise<SignedInDto> {
-    this.ensureEnabled();
-    if (!this.settings.EnableMultifactorAuthentication) throw AuthProblems.disabled();
+    // The second step follows a password (disabled under OAuth or Negotiate) or Negotiate itself.
+    if (!this.settings.EnableMultifactorAuthentication || this.settings.OAuthAuthentication)
+      throw AuthProblems.disabled();
     const pending = this.passcodeTokens.verify(body.passcodeToken);
     // No user is identified by a bad or expired token: nothing to record (docs/authentication.md).
     if (!pending) throw AuthProblems.signInFailed();
+    // A password step's token is void once password sign-in is off (Negotiate switched on meanwhile), and a
+    // Negotiate step's once Negotiate is off.
+    if (
+      (pending.authenticationType === AuthenticationType.UserNamePassword) ===
+      this.settings.NegotiateAuthentication
+    )
+      throw AuthProblems.signInFailed();
     const user = await this.identity.findSignInUserByGuid(pending.userGuid);
     const fail = (failureType: FailureType): Promise<never> =>
       this.fail(request, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
@@ -180,10 +236,12 @@ export class SignInService {
     if (!user.active) return fail(FailureType.NotActive);
     if (user.passwordLocked) return fail(FailureType.PasswordLocked);
     // The password was changed since the password step: what was proven no longer matches (not counted).
-    // Or a sign-in was completed since (this token, or another): a passcode token completes at most once.
+    // (A Negotiate token proved no password: nothing to compare.) Or a sign-in was completed since (this
+    // token, or another): a passcode token completes at most once.
+    const passwordProven = pending.hashTag !== null;
     if (
-      user.passwordHash === null ||
-      !this.passcodeTokens.provesHash(pending, user.passwordHash) ||
+      (passwordProven &&
+        (user.passwordHash === null || !this.passcodeTokens.provesHash(pending, user.passwordHash))) ||
       (user.lastLoginDate?.getTime() ?? null) !== pending.lastLoginAt
     )
       return fail(FailureType.WrongPassword);
@@ -213,7 +271,7 @@ export class SignInService {
         userGuid: user.guid,
         typedName: pending.typedName,
         authenticationType: pending.authenticationType,
-        verifiedHash: user.passwordHash,
+        verifiedHash: passwordProven ? user.passwordHash : null,
         lastLoginAt: pending.lastLoginAt,
         ...(pending.newHash !== undefined ? { newHash: pending.newHash } : {}),
         ...(pending.currentSessionStartedAt !== undefined
@@ -234,11 +292,32 @@ export class SignInService {
     proven: PendingSignIn,
     request: Request,
     response: Response,
+    /** The scheme's own refusal (Negotiate's 401 with its challenge); else the sign-in problems. */
+    refusal?: () => ProblemException,
   ): Promise<SignedInDto> {
     const now = this.clock.now();
-    const fail = (failureType: FailureType): Promise<never> =>
-      this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType);
-    if (proven.newHash !== undefined) {
+    const fail = async (failureType: FailureType): Promise<never> => {
+      if (!refusal)
+        return this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType);
+      await this.logins.record(request, {
+        userName: proven.typedName,
+        tenantId: user.tenantId,
+        authenticationType: proven.authenticationType,
+        failureType,
+      });
+      throw refusal();
+    };
+    if (proven.verifiedHash === null) {
+      // No password was proven (Negotiate): LastLoginDate only while the user can still sign in, and for a
+      // passcode token only if no other sign-in completed since (single use, atomic).
+      if (!(await this.identity.completeExternalSignIn(user.id, now, proven.lastLoginAt))) {
+        const state = await this.stateFailure(user.guid);
+        // Not a password failure: a state that changed, or (passcode token) a completion that came first.
+        return fail(
+          state === FailureType.WrongPassword && refusal !== undefined ? FailureType.UnknownUser : state,
+        );
+      }
+    } else if (proven.newHash !== undefined) {
       if (
         !(await this.identity.replacePassword(user.id, proven.verifiedHash, proven.newHash, now, user.name))
       ) {

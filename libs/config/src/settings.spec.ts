@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   intervalToMilliseconds,
   loadSettings,
@@ -127,9 +130,13 @@ describe('settings', () => {
     [{ OAuthForceRedirect: 'https://evil.example/' }, 'OAuthForceRedirect'],
     [{ OAuthForceRedirect: '//evil.example' }, 'OAuthForceRedirect'],
     [{ OAuthForceRedirect: '/\\evil.example' }, 'OAuthForceRedirect'],
-    [{ NegotiateAuthentication: 'True' }, 'NegotiateAuthentication'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'ab:cd' }, 'OutboundHttpMfaAmCertificateThumbprint'],
     [{ MultifactorAuthenticationEndpoint: 'ftp://mfa.example' }, 'MultifactorAuthenticationEndpoint'],
+    // Negotiate needs the service key, named or through the standard KRB5_KTNAME, and readable.
+    [{ NegotiateAuthentication: 'True' }, 'NegotiateKeytab'],
+    [{ NegotiateAuthentication: 'True', NegotiateKeytab: '/nonexistent/http.keytab' }, 'NegotiateKeytab'],
+    [{ NegotiateServicePrincipal: 'HTTP/host@REALM' }, 'NegotiateServicePrincipal'],
+    [{ NegotiateRealm: 'A@B' }, 'NegotiateRealm'],
     [{ OutboundHttpMfaAmCertificateThumbprint: 'zz' }, 'OutboundHttpMfaAmCertificateThumbprint'],
   ])('refuses %p naming %s and what is allowed', (env, setting) => {
     const e = errorOf(env);
@@ -157,6 +164,31 @@ describe('settings', () => {
     expect(s.EnableMultifactorAuthentication).toBe(true);
     expect(s.MultifactorAuthenticationClientKey).toBe('ShippedDefaultClientKey');
     expect(s.MultifactorAuthenticationEndpoint).toBeUndefined();
+  });
+
+  it('starts with NegotiateAuthentication when a readable keytab is named, or KRB5_KTNAME is set', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'settings-keytab-'));
+    const keytab = join(dir, 'http.keytab');
+    writeFileSync(keytab, '');
+    try {
+      const s = load({
+        NegotiateAuthentication: 'True',
+        NegotiateKeytab: keytab,
+        NegotiateServicePrincipal: 'HTTP@www.example.com',
+        NegotiateRealm: 'EXAMPLE.COM',
+      });
+      expect(s).toMatchObject({
+        NegotiateAuthentication: true,
+        NegotiateKeytab: keytab,
+        NegotiateServicePrincipal: 'HTTP@www.example.com',
+        NegotiateRealm: 'EXAMPLE.COM',
+      });
+      expect(
+        load({ NegotiateAuthentication: 'True', KRB5_KTNAME: 'FILE:/etc/http.keytab' }).NegotiateKeytab,
+      ).toBe(undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never puts a secret value in the error message', () => {

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import { hostname } from 'node:os';
 
 /** Interval unit codes of the spec: s seconds, n minutes, h hours, d days. */
@@ -195,6 +196,32 @@ export const SETTING_DEFINITIONS = [
   ),
   bool('OAuthAuthentication', false, 'Sign in through OpenID Connect (authorization code with PKCE).'),
   bool('NegotiateAuthentication', false, 'Sign in through Negotiate (Kerberos).'),
+  text(
+    'NegotiateKeytab',
+    'Path of the service keytab for Negotiate; set as KRB5_KTNAME for the process at start. Required with NegotiateAuthentication unless KRB5_KTNAME is set.',
+  ),
+  text(
+    'NegotiateServicePrincipal',
+    'GSS host-based service name the Negotiate acceptor uses (e.g. HTTP@www.example.com). Unset: any service principal in the keytab.',
+    {
+      kind: {
+        type: 'string',
+        pattern: /^[A-Za-z0-9._-]+(@[A-Za-z0-9._-]+)?$/,
+        patternText: 'a host-based service name such as HTTP@www.example.com',
+      },
+    },
+  ),
+  text(
+    'NegotiateRealm',
+    'Kerberos realm whose principals may sign in through Negotiate (e.g. EXAMPLE.COM). Unset: any realm the KDC vouches for.',
+    {
+      kind: {
+        type: 'string',
+        pattern: /^[^@\s]{1,255}$/,
+        patternText: 'a Kerberos realm name such as EXAMPLE.COM',
+      },
+    },
+  ),
   bool(
     'EnableMultifactorAuthentication',
     false,
@@ -514,7 +541,7 @@ export function loadSettings(
     out[def.name] = raw === undefined || raw === '' ? def.default : parseValue(def, raw);
   }
   const s = out as unknown as SettingValues;
-  crossCheck(s);
+  crossCheck(s, env);
   return Object.freeze({
     ...s,
     sessionAbsoluteLifetimeMs: intervalToMilliseconds(
@@ -529,7 +556,27 @@ export function loadSettings(
   });
 }
 
-function crossCheck(s: SettingValues): void {
+/**
+ * Negotiate needs the service key: NegotiateKeytab, else the standard KRB5_KTNAME. A keytab that cannot be
+ * read would only show up as every sign-in failing, so it stops the start instead.
+ */
+function checkNegotiateKeytab(keytab: string | undefined, env: NodeJS.ProcessEnv): void {
+  if (keytab) {
+    try {
+      accessSync(keytab, constants.R_OK);
+    } catch {
+      throw new SettingError('NegotiateKeytab', 'allowed values are paths of a readable keytab file');
+    }
+    return;
+  }
+  if (!env.KRB5_KTNAME)
+    throw new SettingError(
+      'NegotiateKeytab',
+      'required when NegotiateAuthentication is True (or set the standard KRB5_KTNAME)',
+    );
+}
+
+function crossCheck(s: SettingValues, env: NodeJS.ProcessEnv): void {
   if (s.PasswordAsymmetricEncryption) {
     // spec: Password transport hardening 2 — refuse to start when either key is missing.
     if (!s.PasswordAsymmetricEncryptionPublicKey)
@@ -567,9 +614,8 @@ function crossCheck(s: SettingValues): void {
   const forced = s.OAuthForceRedirect;
   if (forced !== undefined && (!forced.startsWith('/') || forced.startsWith('//') || /[\\\s]/.test(forced)))
     throw new SettingError('OAuthForceRedirect', 'allowed values are local paths starting with a single /');
-  // Not built yet: starting with one of these True would leave nobody able to sign in. Refuse, plainly.
-  for (const [name, what] of NOT_BUILT_YET) {
-    if (s[name]) throw new SettingError(name, `False only in this version: ${what} is not built yet`);
+  if (s.NegotiateAuthentication) {
+    checkNegotiateKeytab(s.NegotiateKeytab, env);
   }
   if (s.DatabaseProvider !== 'sqlite') {
     if (!s.ConnectionString)
@@ -639,11 +685,6 @@ function crossCheck(s: SettingValues): void {
       throw new SettingError('RedisSentinelMasterName', 'allowed values are names without spaces');
   }
 }
-
-/** Identity features the settings name but this version does not have (README: not there yet). */
-const NOT_BUILT_YET: readonly (readonly ['NegotiateAuthentication', string])[] = [
-  ['NegotiateAuthentication', 'Negotiate (Kerberos) sign-in'],
-];
 
 /** Names of the settings that must never appear in a log line or an error body. */
 export const SECRET_SETTING_NAMES: readonly string[] = (SETTING_DEFINITIONS as readonly SettingDefinition[])

@@ -93,8 +93,14 @@ export class IdentityAuthService {
   }
 
   /** See IdentityRepository.completeExternalSignIn: false when the user cannot sign in any more. */
-  completeExternalSignIn(userId: number, now: number): Promise<boolean> {
-    return this.repo.completeExternalSignIn(userId, new Date(now));
+  completeExternalSignIn(userId: number, now: number, expectedLastLoginAt?: number | null): Promise<boolean> {
+    return this.repo.completeExternalSignIn(
+      userId,
+      new Date(now),
+      expectedLastLoginAt === undefined || expectedLastLoginAt === null
+        ? expectedLastLoginAt
+        : new Date(expectedLastLoginAt),
+    );
   }
 
   /** Sets the new hash and TokensValidFrom = now (every earlier session ends, on every node). */

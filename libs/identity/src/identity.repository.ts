@@ -212,19 +212,23 @@ export class IdentityRepository {
   }
 
   /**
-   * Sign-in by an external identity (OpenID Connect): LastLoginDate, only while the user is still Active,
-   * not Password Locked and not deleted. The password and its failure count are not touched.
+   * Sign-in by an identity another scheme proved (OpenID Connect, Negotiate): LastLoginDate, only while the
+   * user is still Active, not Password Locked and not deleted. The password and its failure count are not
+   * touched: no password was proven. `expectedLastLogin` as in completeSignIn (a passcode token's single use).
    */
-  async completeExternalSignIn(userId: number, now: Date): Promise<boolean> {
-    const result = await this.users
+  async completeExternalSignIn(userId: number, now: Date, expectedLastLogin?: Date | null): Promise<boolean> {
+    const query = this.users
       .createQueryBuilder()
       .update(UserRegistry)
       .set({ LastLoginDate: now })
       .where(
         '"Id" = :userId AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
         { userId, active: true, unlocked: false },
-      )
-      .execute();
+      );
+    if (expectedLastLogin === null) query.andWhere('"LastLoginDate" IS NULL');
+    else if (expectedLastLogin !== undefined)
+      query.andWhere('"LastLoginDate" = :expectedLastLogin', { expectedLastLogin });
+    const result = await query.execute();
     return (result.affected ?? 0) > 0;
   }
 

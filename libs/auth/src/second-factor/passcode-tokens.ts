@@ -27,8 +27,8 @@ export interface PendingSignIn {
   /** The user name as typed (UserLogin CreatedUser). */
   typedName: string;
   authenticationType: AuthenticationType;
-  /** The Argon2 hash the password was verified against. */
-  verifiedHash: string;
+  /** The Argon2 hash the password was verified against; null when no password was proven (Negotiate). */
+  verifiedHash: string | null;
   /** A new password's Argon2 hash, applied only once the passcode is accepted. */
   newHash?: string;
   /** The user's LastLoginDate (ms) at the password step, or null: any completed sign-in since voids it. */
@@ -42,7 +42,8 @@ export interface PendingClaims {
   userGuid: string;
   typedName: string;
   authenticationType: AuthenticationType;
-  hashTag: string;
+  /** null for a Negotiate sign-in: no password was proven. */
+  hashTag: string | null;
   lastLoginAt: number | null;
   newHash?: string;
   currentSessionStartedAt?: number;
@@ -78,7 +79,7 @@ export class PasscodeTokens {
       sub: pending.userGuid,
       unm: pending.typedName,
       amt: pending.authenticationType,
-      pwh: this.tag(pending.verifiedHash),
+      pwh: pending.verifiedHash === null ? null : this.tag(pending.verifiedHash),
       lld: pending.lastLoginAt ?? null,
       iat: Math.floor(now / 1000),
       exp,
@@ -113,8 +114,11 @@ export class PasscodeTokens {
       typeof c.sub !== 'string' ||
       !UUID.test(c.sub) ||
       typeof c.unm !== 'string' ||
-      c.amt !== AuthenticationType.UserNamePassword ||
-      typeof c.pwh !== 'string' ||
+      // A password sign-in carries its hash tag; a Negotiate one none (no password was proven).
+      !(
+        (c.amt === AuthenticationType.UserNamePassword && typeof c.pwh === 'string') ||
+        (c.amt === AuthenticationType.Negotiate && c.pwh === null && c.nph === undefined)
+      ) ||
       (c.lld !== null && !Number.isSafeInteger(c.lld)) ||
       typeof c.exp !== 'number' ||
       (c.nph !== undefined && typeof c.nph !== 'string') ||
@@ -131,7 +135,7 @@ export class PasscodeTokens {
       userGuid: c.sub,
       typedName: c.unm,
       authenticationType: c.amt,
-      hashTag: c.pwh,
+      hashTag: c.pwh as string | null,
       lastLoginAt: c.lld as number | null,
       ...(newHash !== undefined ? { newHash } : {}),
       ...(typeof c.css === 'number' ? { currentSessionStartedAt: c.css } : {}),
@@ -140,6 +144,7 @@ export class PasscodeTokens {
 
   /** True when the user's password is still the one the password step verified. */
   provesHash(claims: PendingClaims, currentHash: string): boolean {
+    if (claims.hashTag === null) return false;
     const expected = Buffer.from(this.tag(currentHash), 'base64url');
     const actual = Buffer.from(claims.hashTag, 'base64url');
     return actual.length === expected.length && timingSafeEqual(actual, expected);
