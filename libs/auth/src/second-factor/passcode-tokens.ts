@@ -135,7 +135,7 @@ export class PasscodeTokens {
       userGuid: c.sub,
       typedName: c.unm,
       authenticationType: c.amt,
-      hashTag: c.pwh as string | null,
+      hashTag: c.pwh,
       lastLoginAt: c.lld as number | null,
       ...(newHash !== undefined ? { newHash } : {}),
       ...(typeof c.css === 'number' ? { currentSessionStartedAt: c.css } : {}),
