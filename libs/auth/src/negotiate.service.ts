@@ -1,6 +1,5 @@
 import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { initializeServer } from 'kerberos';
 import { resolve } from 'node:path';
 import { SETTINGS, Settings } from '@app/config';
 import { ProblemException } from '@app/common';
@@ -9,6 +8,23 @@ import { AuthProblems, AuthProblemType } from './auth-problems';
 import type { SignedInDto } from './dto/authentication.dto';
 import type { SecondFactorRequiredDto } from './dto/second-factor.dto';
 import { SignInService } from './sign-in.service';
+
+type KerberosAddOn = typeof import('kerberos');
+
+/**
+ * The `kerberos` add-on is an optional dependency: it builds against MIT Kerberos (libkrb5-dev), and a
+ * machine without it must still install and run everything else. Loaded once, when Negotiate is switched on.
+ */
+async function loadKerberos(): Promise<KerberosAddOn> {
+  try {
+    return await import('kerberos');
+  } catch (err) {
+    throw new Error(
+      `NegotiateAuthentication=True needs the kerberos add-on, which is not installed or does not load ` +
+        `(it builds against MIT Kerberos: install libkrb5-dev, then run npm ci): ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
 
 const SCHEME = 'Negotiate';
 /** base64 of a SPNEGO / Kerberos token; Node refuses request headers beyond 16 KiB anyway. */
@@ -30,6 +46,7 @@ export type Handshake =
 @Injectable()
 export class NegotiateService implements OnModuleInit {
   private readonly log = new Logger('Negotiate');
+  private kerberos: KerberosAddOn | null = null;
 
   constructor(
     @Inject(SETTINGS) private readonly settings: Settings,
@@ -37,10 +54,13 @@ export class NegotiateService implements OnModuleInit {
     private readonly logins: LoginRecorder,
   ) {}
 
-  onModuleInit(): void {
+  async onModuleInit(): Promise<void> {
+    if (!this.settings.NegotiateAuthentication) return;
     // The GSS library takes its keytab only from the environment (getenv at each acceptor call).
-    if (this.settings.NegotiateAuthentication && this.settings.NegotiateKeytab)
+    if (this.settings.NegotiateKeytab)
       process.env.KRB5_KTNAME = `FILE:${resolve(this.settings.NegotiateKeytab)}`;
+    // Refuse to start rather than answer every sign-in with a failure.
+    this.kerberos = await loadKerberos();
   }
 
   async signInByNegotiate(
@@ -87,7 +107,8 @@ export class NegotiateService implements OnModuleInit {
     if (!token || token.length > MAX_TOKEN_LENGTH || !TOKEN.test(token))
       return { kind: 'failed', reason: 'the Authorization header carries no base64 token' };
     try {
-      const server = await initializeServer(this.settings.NegotiateServicePrincipal ?? '');
+      this.kerberos ??= await loadKerberos();
+      const server = await this.kerberos.initializeServer(this.settings.NegotiateServicePrincipal ?? '');
       await server.step(token);
       if (!server.contextComplete || !server.username)
         return { kind: 'failed', reason: 'the security context did not complete in one step' };
