@@ -7,7 +7,7 @@ import { ManualClock, Permission } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder, UserLogout } from '@app/audit';
 import { UserRegistry } from '@app/identity';
 import { ApiKeyService } from '@app/api-keys';
-import { startTestApp, TestApp } from '../support/test-app';
+import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
 import { createPostgresDatabase, TEST_PROVIDERS } from '../support/databases';
 import { startPostgresServer, PostgresServer } from '../support/postgres-server';
 import { startRedisServer, RedisServer } from '../support/redis-server';
@@ -288,10 +288,7 @@ describe('two nodes with one Redis: the no-session window is shared', () => {
   let b: TestApp;
   beforeAll(async () => {
     redis = await startRedisServer();
-    const connectionString = await createPostgresDatabase();
-    const env = { TrustProxy: 'True', RedisConnectionString: redis.url };
-    a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
-    b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
+    [a, b] = await startTwoNodes({ TrustProxy: 'True', RedisConnectionString: redis.url });
   });
   afterAll(async () => {
     await a?.close();

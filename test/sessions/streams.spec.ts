@@ -3,8 +3,7 @@ import { ManualClock, Permission } from '@app/common';
 import { ApiKeyService } from '@app/api-keys';
 import Redis from 'ioredis';
 import { SESSION_CHANNEL, StreamPublisher, StreamRegistry } from '@app/sessions';
-import { startTestApp, TestApp } from '../support/test-app';
-import { createPostgresDatabase } from '../support/databases';
+import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
 import { startRedisServer, RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/spawn-server';
 import { openStream, SseClient } from '../support/sse';
@@ -148,21 +147,13 @@ describe('GET /api/Stream/Telemetry on one node', () => {
   });
 });
 
-/** Two instances of the app on different ports sharing one PostgreSQL (and, in the first case, one Redis). */
-async function twoNodes(env: Record<string, string>): Promise<[TestApp, TestApp]> {
-  const connectionString = await createPostgresDatabase();
-  const a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
-  const b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
-  return [a, b];
-}
-
 describe('two nodes with Redis (stream check every 30 s, so only Redis can be this fast)', () => {
   let redis: RedisServer;
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
     redis = await startRedisServer();
-    [a, b] = await twoNodes({ RedisConnectionString: redis.url });
+    [a, b] = await startTwoNodes({ RedisConnectionString: redis.url });
     // both nodes listen before the test begins (they subscribe as soon as their Redis connection is ready)
     const probe = new Redis(redis.url);
     try {
@@ -220,7 +211,7 @@ describe('two nodes without Redis: the periodic check (RevokedSessionCheckInterv
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    [a, b] = await twoNodes({ RevokedSessionCheckInterval: 's', RevokedSessionCheckIntervalValue: '1' });
+    [a, b] = await startTwoNodes({ RevokedSessionCheckInterval: 's', RevokedSessionCheckIntervalValue: '1' });
   });
   afterAll(async () => {
     await a.close();

@@ -50,3 +50,11 @@ export async function startTestApp(
     close: () => app.close(),
   };
 }
+
+/** Two instances of the app, node-a and node-b, on different ports sharing one fresh PostgreSQL database. */
+export async function startTwoNodes(env: Record<string, string> = {}): Promise<[TestApp, TestApp]> {
+  const connectionString = await createPostgresDatabase();
+  const a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
+  const b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
+  return [a, b];
+}

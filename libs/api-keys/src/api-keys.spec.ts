@@ -2,10 +2,10 @@ import { DataSource } from 'typeorm';
 import { Permission, ProblemException } from '@app/common';
 import { UserService } from '@app/identity';
 import { createUser, landlordActor } from '../../../test/factories/identity.factory';
-import { createPostgresDatabase, TEST_PROVIDERS } from '../../../test/support/databases';
+import { TEST_PROVIDERS } from '../../../test/support/databases';
 import { startRedisServer, RedisServer } from '../../../test/support/redis-server';
 import { waitFor } from '../../../test/support/spawn-server';
-import { startTestApp, TestApp } from '../../../test/support/test-app';
+import { startTestApp, startTwoNodes, TestApp } from '../../../test/support/test-app';
 import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyService, KEY_NOT_FOUND } from './api-key.service';
 
@@ -119,13 +119,10 @@ describe('API key revocation across two nodes (one PostgreSQL, one Redis)', () =
   const REFRESH_MS = 1500;
   beforeAll(async () => {
     redis = await startRedisServer();
-    const connectionString = await createPostgresDatabase();
-    const env = {
+    [a, b] = await startTwoNodes({
       RedisConnectionString: redis.url,
       ApiKeyCacheRefreshIntervalMilliseconds: String(REFRESH_MS),
-    };
-    a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
-    b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
+    });
   });
   afterAll(async () => {
     await a.close();
@@ -184,10 +181,10 @@ describe('API key cache after a Redis reconnect (refresh interval one hour, so o
   let b: TestApp;
   beforeAll(async () => {
     redis = await startRedisServer();
-    const connectionString = await createPostgresDatabase();
-    const env = { RedisConnectionString: redis.url, ApiKeyCacheRefreshIntervalMilliseconds: '3600000' };
-    a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
-    b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
+    [a, b] = await startTwoNodes({
+      RedisConnectionString: redis.url,
+      ApiKeyCacheRefreshIntervalMilliseconds: '3600000',
+    });
   });
   afterAll(async () => {
     await a.close();
