@@ -8,7 +8,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import type { ServerRequest } from './invoke-http-server';
-import { ADMIN_INITIAL_PASSWORD, ADMIN_PASSWORD, load, rate } from './support';
+import { firstSignIn, load, rate } from './support';
 
 const ROOT = join(__dirname, '..');
 
@@ -48,18 +48,7 @@ async function spawnServer(): Promise<Server> {
 
 /** Signs the Administrator in (choosing a password on this first sign-in) and creates an API key. */
 async function apiKey(url: string): Promise<string> {
-  const signIn = await fetch(`${url}/api/Authentication/ByUserNamePassword`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      userName: 'Administrator',
-      password: ADMIN_INITIAL_PASSWORD,
-      newPassword: ADMIN_PASSWORD,
-      repeatNewPassword: ADMIN_PASSWORD,
-    }),
-  });
-  if (signIn.status !== 200) throw new Error(`sign-in answered ${signIn.status}`);
-  const { token } = (await signIn.json()) as { token: string };
+  const token = await firstSignIn(url);
   const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
   const me = (await (await fetch(`${url}/api/Authentication/Session`, { headers: auth })).json()) as {
     userGuid: string;

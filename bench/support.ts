@@ -73,6 +73,11 @@ export async function startBenchApp(settings: Settings, modules: Type[] = []): P
   const app = await createApp(settings, { imports: [BenchModule, ...modules] });
   await app.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(app.getHttpServer().address() as AddressInfo).port}`;
+  return { app, url, token: await firstSignIn(url) };
+}
+
+/** The Administrator's first sign-in on a fresh service, choosing ADMIN_PASSWORD; returns the bearer token. */
+export async function firstSignIn(url: string): Promise<string> {
   const first = await fetch(`${url}/api/Authentication/ByUserNamePassword`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -84,8 +89,7 @@ export async function startBenchApp(settings: Settings, modules: Type[] = []): P
     }),
   });
   if (first.status !== 200) throw new Error(`first sign-in answered ${first.status}`);
-  const { token } = (await first.json()) as { token: string };
-  return { app, url, token };
+  return ((await first.json()) as { token: string }).token;
 }
 
 /**
