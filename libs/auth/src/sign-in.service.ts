@@ -189,15 +189,15 @@ export class SignInService {
     refusal: () => ProblemException,
   ): Promise<SignedInDto | SecondFactorRequiredDto> {
     const user = await this.identity.findSignInUser(identity.userName);
-    const fail = async (failureType: FailureType): Promise<never> => {
-      await this.logins.record(request, {
-        userName: identity.recordedName,
-        tenantId: user?.tenantId ?? null,
-        authenticationType: identity.authenticationType,
+    const fail = (failureType: FailureType): Promise<never> =>
+      this.fail(
+        request,
+        identity.recordedName,
+        user?.tenantId ?? null,
+        identity.authenticationType,
         failureType,
-      });
-      throw refusal();
-    };
+        refusal,
+      );
     if (!user) return fail(FailureType.UnknownUser);
     if (!user.active) return fail(FailureType.NotActive);
     if (user.passwordLocked) return fail(FailureType.PasswordLocked);
@@ -296,17 +296,8 @@ export class SignInService {
     refusal?: () => ProblemException,
   ): Promise<SignedInDto> {
     const now = this.clock.now();
-    const fail = async (failureType: FailureType): Promise<never> => {
-      if (!refusal)
-        return this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType);
-      await this.logins.record(request, {
-        userName: proven.typedName,
-        tenantId: user.tenantId,
-        authenticationType: proven.authenticationType,
-        failureType,
-      });
-      throw refusal();
-    };
+    const fail = (failureType: FailureType): Promise<never> =>
+      this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType, refusal);
     if (proven.verifiedHash === null) {
       // No password was proven (Negotiate): LastLoginDate only while the user can still sign in, and for a
       // passcode token only if no other sign-in completed since (single use, atomic).
@@ -359,8 +350,11 @@ export class SignInService {
     tenantId: number | null,
     authenticationType: AuthenticationType,
     failureType: FailureType,
+    /** The scheme's own refusal (Negotiate's 401 with its challenge); else the sign-in problems. */
+    refusal?: () => ProblemException,
   ): Promise<never> {
     await this.logins.record(request, { userName, tenantId, authenticationType, failureType });
+    if (refusal) throw refusal();
     throw failureType === FailureType.PasswordExpired
       ? AuthProblems.passwordExpired()
       : AuthProblems.signInFailed();
