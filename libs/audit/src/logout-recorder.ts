@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
 import type Redis from 'ioredis';
 import { REDIS } from '@app/redis';
-import { clientAddresses, Clock, inertText, userAgentOf } from '@app/common';
+import { clientAddresses, Clock, inertText, TimeoutError, userAgentOf, withTimeout } from '@app/common';
 import { AddressWindow } from './address-window';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, LogoutOutcome, LogoutReason } from './audit-types';
@@ -92,27 +92,20 @@ export class LogoutRecorder {
    */
   private async admitAcrossNodes(address: string): Promise<boolean> {
     if (!this.redis) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), SHARED_WINDOW_TIMEOUT_MS);
-    });
     try {
-      const answer = await Promise.race([
+      const answer = await withTimeout(
         this.redis.set(`${NO_SESSION_KEY_PREFIX}${address}`, '1', 'PX', NO_SESSION_WINDOW_MS, 'NX'),
-        timeout,
-      ]);
-      if (answer === 'timeout') {
-        this.logger.warn('Redis did not answer in time: this node applies the no-session window alone');
-        return true;
-      }
+        SHARED_WINDOW_TIMEOUT_MS,
+        'Redis SET',
+      );
       return answer === 'OK';
     } catch (err) {
       this.logger.warn(
-        `Redis refused the shared no-session window (${err instanceof Error ? err.message : String(err)}): this node applies it alone`,
+        err instanceof TimeoutError
+          ? 'Redis did not answer in time: this node applies the no-session window alone'
+          : `Redis refused the shared no-session window (${err instanceof Error ? err.message : String(err)}): this node applies it alone`,
       );
       return true;
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -9,3 +9,4 @@ export * from './clock';
 export * from './request-context';
 export * from './client-address';
 export * from './common.module';
+export * from './with-timeout';

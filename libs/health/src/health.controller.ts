@@ -2,7 +2,7 @@ import { Controller, Get, HttpStatus, Inject } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { TypeOrmHealthIndicator } from '@nestjs/terminus';
 import Redis from 'ioredis';
-import { ProblemException, ProblemType, Public } from '@app/common';
+import { ProblemException, ProblemType, Public, withTimeout } from '@app/common';
 import { REDIS } from '@app/redis';
 
 type CheckResult = { status: 'up' | 'down'; message?: string };
@@ -28,7 +28,7 @@ export class HealthController {
     }
     if (this.redis) {
       try {
-        await withTimeout(this.redis.ping(), 1000);
+        await withTimeout(this.redis.ping(), 1000, 'Redis PING');
         checks.redis = { status: 'up' };
       } catch {
         checks.redis = { status: 'down', message: 'Redis did not answer.' };
@@ -46,20 +46,4 @@ export class HealthController {
     }
     return { status: 'ok', checks };
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error('timeout')), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e: unknown) => {
-        clearTimeout(t);
-        reject(e instanceof Error ? e : new Error(String(e)));
-      },
-    );
-  });
 }

@@ -1,4 +1,3 @@
-export * from './with-timeout';
 export * from './stream-registry';
 export * from './stream-publisher';
 export * from './session-revocation.service';

@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock, TimeoutError, withTimeout } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { IdentityAuthService, SessionUser } from '@app/identity';
 import { presentedCredential, SessionClaims, SessionCookies, SessionTokens } from '@app/auth';
 import { SessionRevocationService } from './session-revocation.service';
-import { TimeoutError, withTimeout } from './with-timeout';
 
 export const LOGOUT_WARNING_HEADER = 'X-Service-Logout-Warning';
 export const REVOCATION_FAILED = 'revocation-failed';

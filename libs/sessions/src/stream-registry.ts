@@ -1,9 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
-import { Actor, Clock, CredentialKind } from '@app/common';
+import { Actor, Clock, CredentialKind, withTimeout } from '@app/common';
 import { IdentityAuthService } from '@app/identity';
-import { withTimeout } from './with-timeout';
 
 /** Who a stream belongs to: what an event publisher may filter on. */
 export interface StreamAudience {
