@@ -20,8 +20,8 @@ export class SwitchableTelemetry extends PipelineTelemetry {
   modelInvokeWarning(w: ModelInvokeWarningCapture): void {
     this.target.modelInvokeWarning(w);
   }
-  archiverStage(stage: ArchiverStage, micros: number, model: string | null): void {
-    this.target.archiverStage(stage, micros, model);
+  archiverStage(stage: ArchiverStage, micros: number): void {
+    this.target.archiverStage(stage, micros);
   }
   archiverWarning(w: ArchiverWarningCapture): void {
     this.target.archiverWarning(w);

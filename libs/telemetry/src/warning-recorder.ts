@@ -22,10 +22,9 @@ export class WarningRecorder {
   ) {}
 
   /** A trace point whose gap since the previous one exceeded the Model's warn threshold. */
-  modelInvokeWarning(
-    warning: ModelInvokeWarningInput & { /** trace point name; default the message */ tracePoint?: string },
-  ): boolean {
-    this.metrics.logsWarnCount(warning.tracePoint ?? warning.message);
+  modelInvokeWarning(warning: ModelInvokeWarningInput): boolean {
+    // The message is the trace point's name (spec: ModelInvokeWarning), the counter's stage attribute.
+    this.metrics.logsWarnCount(warning.message);
     return this.queues.enqueueModelInvokeWarning(warning);
   }
 

@@ -7,7 +7,7 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { SETTINGS, Settings } from '@app/config';
-import { Clock, isDatabaseUnavailable } from '@app/common';
+import { Clock, isDatabaseUnavailable, TimeoutError, withTimeout } from '@app/common';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
@@ -77,10 +77,9 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.resume();
-    let timer: NodeJS.Timeout | undefined;
-    const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, 20_000)));
-    await Promise.race([this.drain(), limit]);
-    clearTimeout(timer);
+    await withTimeout(this.drain(), 20_000, 'The Archiver drain').catch((err: unknown) => {
+      if (!(err instanceof TimeoutError)) throw err;
+    });
     await this.rollups.flush();
   }
 
@@ -157,7 +156,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   private measure(stage: ArchiverStage, modelGuid: string, entryGuid: string | null, start: bigint): void {
     const micros = Number(process.hrtime.bigint() - start) / 1000;
     this.rollups.recordArchiver(modelGuid, stage, micros);
-    this.telemetry.archiverStage(stage, micros, modelGuid);
+    this.telemetry.archiverStage(stage, micros);
     if (micros > this.settings.ArchiverWarnThresholdMilliseconds * 1000) {
       this.telemetry.archiverWarning({
         entityAnalysisModelGuid: modelGuid,

@@ -29,7 +29,7 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
   }
 
   modelInvokeWarning(w: ModelInvokeWarningCapture): void {
-    this.warnings.modelInvokeWarning({ ...w, tracePoint: w.message });
+    this.warnings.modelInvokeWarning(w);
   }
 
   archiverStage(stage: ArchiverStage, durationMicroseconds: number): void {

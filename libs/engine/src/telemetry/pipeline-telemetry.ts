@@ -46,7 +46,7 @@ export abstract class PipelineTelemetry {
   /** Enqueue ModelInvokeWarning AND increment service.engine.logs.warn.count. */
   abstract modelInvokeWarning(warning: ModelInvokeWarningCapture): void;
   /** service.engine.archiver.stage.duration. */
-  abstract archiverStage(stage: ArchiverStage, durationMicroseconds: number, modelGuid: string | null): void;
+  abstract archiverStage(stage: ArchiverStage, durationMicroseconds: number): void;
   /** Enqueue ArchiverWarning AND increment service.engine.archiver.warn.count. */
   abstract archiverWarning(warning: ArchiverWarningCapture): void;
   /** service.engine.casecreation.stage.duration. */
