@@ -8,14 +8,9 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['@swc/jest', swc],
     // The OTLP/HTTP exporter loads node:http through import(), which Jest's CommonJS sandbox cannot run
-    // without --experimental-vm-modules: compile that one package's dynamic imports to require().
-    '/node_modules/@opentelemetry/otlp-exporter-base/.+\\.js$': [
-      '@swc/jest',
-      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-    ],
-    // openid-client 6 and its dependencies are ESM only. Node's require() loads them in the server, but
-    // Jest's module loader cannot: compile them to CommonJS too.
-    '/node_modules/(openid-client|oauth4webapi|jose)/.+\\.js$': [
+    // without --experimental-vm-modules; openid-client 6 and its dependencies are ESM only (Node's require()
+    // loads them in the server, Jest's module loader cannot): compile these packages to CommonJS.
+    '/node_modules/(@opentelemetry/otlp-exporter-base|openid-client|oauth4webapi|jose)/.+\\.js$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],

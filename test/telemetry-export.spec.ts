@@ -8,6 +8,7 @@ import {
   WarningRecorder,
 } from '@app/telemetry';
 import { freePort } from './support/free-port';
+import { waitFor } from './support/spawn-server';
 import { startTestApp, TestApp } from './support/test-app';
 
 /** A plain OTLP/HTTP receiver: keeps every body POSTed to /v1/metrics. */
@@ -62,14 +63,6 @@ function recordEveryInstrument(t: TestApp): void {
     elapsedMicroseconds: 10,
     sinceLastEntryMicroseconds: 10,
   });
-}
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('metric export with EnableOpenTelemetry', () => {
@@ -139,7 +132,7 @@ describe('metric export with EnableOpenTelemetry', () => {
   });
 
   it('sends every instrument to the OTLP/HTTP receiver', async () => {
-    await until(() => ALL.every((name) => otlp.bodies.some((b) => b.includes(name))));
+    await waitFor(() => ALL.every((name) => otlp.bodies.some((b) => b.includes(name))), 10_000, 'every instrument at the OTLP receiver');
     const body = otlp.bodies.find((b) => b.includes(ENGINE_INSTRUMENTS.caseCreationWarnCount)) ?? '';
     expect(body).toContain('HttpEndpoint');
   });

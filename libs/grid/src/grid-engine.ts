@@ -121,9 +121,6 @@ export class GridEngine {
     const rowsParams = d.params();
     const rows = d.selectLimited(columns, t, where(rowsParams), order, q.take);
 
-    const bareParams = d.params();
-    const bare = statColumns.length ? d.statistics(capped(bareParams), statColumns.length, []) : null;
-
     // total and the cache markers ride in the statistics statement: one statement, one snapshot.
     const summaryParams = d.params();
     const inner = statColumns.length ? capped(summaryParams) : '';
@@ -141,8 +138,12 @@ export class GridEngine {
       : `SELECT ${extras.join(', ')}`;
     return {
       rows: { sql: rows, params: rowsParams.values },
-      /** The bare statistics statement (the benchmark's baseline). */
-      statistics: bare ? { sql: bare, params: bareParams.values } : null,
+      /** The bare statistics statement (the benchmark's baseline), built only when asked for. */
+      get statistics(): { sql: string; params: unknown[] } | null {
+        if (!statColumns.length) return null;
+        const bareParams = d.params();
+        return { sql: d.statistics(capped(bareParams), statColumns.length, []), params: bareParams.values };
+      },
       /** What the engine runs: statistics (when the grid has any), total and cache markers in one statement. */
       summary: { sql: summary, params: summaryParams.values },
       windowOnly,
@@ -246,8 +247,8 @@ export class GridEngine {
           ]),
     ];
     const moved =
-      previous && (previous.from.getTime() !== q.from.getTime() || previous.to.getTime() !== q.to.getTime());
-    if (previous && moved) {
+      previous.from.getTime() !== q.from.getTime() || previous.to.getTime() !== q.to.getTime();
+    if (moved) {
       parts.push(
         `(SELECT COUNT(*) FROM ${t} WHERE (${time} >= ${p.add(d.instant(previous.from))} AND ${time} < ${p.add(d.instant(q.from))}) OR (${time} > ${p.add(d.instant(previous.to))} AND ${time} <= ${p.add(d.instant(q.to))})) AS shifted`,
       );
