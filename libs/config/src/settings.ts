@@ -238,6 +238,7 @@ export const SETTING_DEFINITIONS = [
   text(
     'MultifactorAuthenticationEndpoint',
     'Second-factor endpoint; defaults to {base_url}/api/mfa, the bundled mock.',
+    { kind: { type: 'url', protocols: ['http', 'https'] } },
   ),
   textWithDefault(
     'MultifactorAuthenticationApplicationId',
@@ -649,19 +650,6 @@ function crossCheck(s: SettingValues, env: NodeJS.ProcessEnv): void {
       'OutboundHttpMfaAmCertificateThumbprint',
       'allowed values are a SHA-1 thumbprint in hex',
     );
-  if (s.MultifactorAuthenticationEndpoint !== undefined) {
-    let protocol = '';
-    try {
-      protocol = new URL(s.MultifactorAuthenticationEndpoint).protocol;
-    } catch {
-      /* reported below */
-    }
-    if (protocol !== 'http:' && protocol !== 'https:')
-      throw new SettingError(
-        'MultifactorAuthenticationEndpoint',
-        'allowed values are URLs with scheme http or https',
-      );
-  }
   if (s.RedisConnectionString) {
     let protocol = '';
     try {
