@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { ProblemFilter } from '@app/common';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { IdentityAuthService } from '@app/identity';
+import { accountFailure } from './sign-in.service';
 
 /**
  * spec: UserLogin rule 1 — every sign-in attempt writes one row, including a body the validation refuses
@@ -38,13 +39,7 @@ export class SignInAuditFilter extends ProblemFilter {
         userName,
         tenantId: user?.tenantId ?? null,
         authenticationType: AuthenticationType.UserNamePassword,
-        failureType: !user
-          ? FailureType.UnknownUser
-          : !user.active
-            ? FailureType.NotActive
-            : user.passwordLocked
-              ? FailureType.PasswordLocked
-              : FailureType.NoPassword,
+        failureType: accountFailure(user) ?? FailureType.NoPassword,
       });
     } catch (err) {
       // The 400 still goes out; the lost row is said loudly.

@@ -52,6 +52,17 @@ export interface EstablishedIdentity {
 const WIRE_HASH = /^[0-9a-f]{64}$/i;
 
 /**
+ * spec: UserLogin FailureTypeId 1-3, for every scheme: no such user, not Active, Password Locked; null when the
+ * user may sign in.
+ */
+export function accountFailure(user: SignInUser | null): FailureType | null {
+  if (!user) return FailureType.UnknownUser;
+  if (!user.active) return FailureType.NotActive;
+  if (user.passwordLocked) return FailureType.PasswordLocked;
+  return null;
+}
+
+/**
  * Username and password sign-in (spec: Identity schemes, Username and Password; UserLogin FailureTypeId 1-6),
  * with password change, lockout and the session cookies. Every attempt writes exactly one UserLogin row.
  */
@@ -111,11 +122,10 @@ export class SignInService {
         failureType,
       );
 
-    if (!user || !user.active || user.passwordLocked) {
+    const refused = accountFailure(user);
+    if (refused !== null || !user) {
       await this.equaliseTiming(candidate);
-      return fail(
-        !user ? FailureType.UnknownUser : !user.active ? FailureType.NotActive : FailureType.PasswordLocked,
-      );
+      return fail(refused ?? FailureType.UnknownUser);
     }
     if (candidate === undefined) return fail(FailureType.NoPassword);
     const hash = user.passwordHash;
@@ -198,9 +208,8 @@ export class SignInService {
         failureType,
         refusal,
       );
-    if (!user) return fail(FailureType.UnknownUser);
-    if (!user.active) return fail(FailureType.NotActive);
-    if (user.passwordLocked) return fail(FailureType.PasswordLocked);
+    const refused = accountFailure(user);
+    if (refused !== null || !user) return fail(refused ?? FailureType.UnknownUser);
     const proven: PendingSignIn = {
       userGuid: user.guid,
       typedName: identity.recordedName,
@@ -232,9 +241,8 @@ export class SignInService {
     const user = await this.identity.findSignInUserByGuid(pending.userGuid);
     const fail = (failureType: FailureType): Promise<never> =>
       this.fail(request, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
-    if (!user) return fail(FailureType.UnknownUser);
-    if (!user.active) return fail(FailureType.NotActive);
-    if (user.passwordLocked) return fail(FailureType.PasswordLocked);
+    const refused = accountFailure(user);
+    if (refused !== null || !user) return fail(refused ?? FailureType.UnknownUser);
     // The password was changed since the password step: what was proven no longer matches (not counted).
     // (A Negotiate token proved no password: nothing to compare.) Or a sign-in was completed since (this
     // token, or another): a passcode token completes at most once.
@@ -377,11 +385,7 @@ export class SignInService {
   }
 
   private async stateFailure(userGuid: string): Promise<FailureType> {
-    const now = await this.identity.findSignInUserByGuid(userGuid);
-    if (!now) return FailureType.UnknownUser;
-    if (!now.active) return FailureType.NotActive;
-    if (now.passwordLocked) return FailureType.PasswordLocked;
-    return FailureType.WrongPassword;
+    return accountFailure(await this.identity.findSignInUserByGuid(userGuid)) ?? FailureType.WrongPassword;
   }
 
   /** Rules for a new password (the caller has just proved the current one, so a 400 tells nothing). */

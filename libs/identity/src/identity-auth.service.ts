@@ -34,6 +34,11 @@ export interface SessionUser {
   permissions: ReadonlySet<Permission>;
 }
 
+/** ms → Date, keeping null and undefined as they are (they mean different things to the repository). */
+function instantOrAbsent(ms: number | null | undefined): Date | null | undefined {
+  return ms === undefined || ms === null ? ms : new Date(ms);
+}
+
 /** Longest user name stored; a longer one cannot match anybody. */
 const MAX_USER_NAME = 256;
 
@@ -86,21 +91,13 @@ export class IdentityAuthService {
       userId,
       verifiedHash,
       new Date(now),
-      expectedLastLoginAt === undefined || expectedLastLoginAt === null
-        ? expectedLastLoginAt
-        : new Date(expectedLastLoginAt),
+      instantOrAbsent(expectedLastLoginAt),
     );
   }
 
   /** See IdentityRepository.completeExternalSignIn: false when the user cannot sign in any more. */
   completeExternalSignIn(userId: number, now: number, expectedLastLoginAt?: number | null): Promise<boolean> {
-    return this.repo.completeExternalSignIn(
-      userId,
-      new Date(now),
-      expectedLastLoginAt === undefined || expectedLastLoginAt === null
-        ? expectedLastLoginAt
-        : new Date(expectedLastLoginAt),
-    );
+    return this.repo.completeExternalSignIn(userId, new Date(now), instantOrAbsent(expectedLastLoginAt));
   }
 
   /** Sets the new hash and TokensValidFrom = now (every earlier session ends, on every node). */

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, IsNull, Repository } from 'typeorm';
+import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
 const SESSION_USER_SQL = `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
@@ -37,6 +37,17 @@ export interface SessionUserRow {
   /** ms since epoch */
   tokensValidFrom: number | null;
   permissionIds: number[];
+}
+
+/**
+ * A completing UPDATE's single-use condition: when `expected` is given, LastLoginDate must still be it (null:
+ * never signed in), so of two completions of one pending sign-in only the first changes a row.
+ */
+function whereLastLogin<Q extends WhereExpressionBuilder>(query: Q, expected: Date | null | undefined): Q {
+  if (expected === null) query.andWhere('"LastLoginDate" IS NULL');
+  else if (expected !== undefined)
+    query.andWhere('"LastLoginDate" = :expectedLastLogin', { expectedLastLogin: expected });
+  return query;
 }
 
 /** Booleans come back as true/false (PostgreSQL, SQL Server) or 1/0 (SQLite). */
@@ -204,10 +215,7 @@ export class IdentityRepository {
         '"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
         { userId, verifiedHash, active: true, unlocked: false },
       );
-    if (expectedLastLogin === null) query.andWhere('"LastLoginDate" IS NULL');
-    else if (expectedLastLogin !== undefined)
-      query.andWhere('"LastLoginDate" = :expectedLastLogin', { expectedLastLogin });
-    const result = await query.execute();
+    const result = await whereLastLogin(query, expectedLastLogin).execute();
     return (result.affected ?? 0) > 0;
   }
 
@@ -225,10 +233,7 @@ export class IdentityRepository {
         '"Id" = :userId AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
         { userId, active: true, unlocked: false },
       );
-    if (expectedLastLogin === null) query.andWhere('"LastLoginDate" IS NULL');
-    else if (expectedLastLogin !== undefined)
-      query.andWhere('"LastLoginDate" = :expectedLastLogin', { expectedLastLogin });
-    const result = await query.execute();
+    const result = await whereLastLogin(query, expectedLastLogin).execute();
     return (result.affected ?? 0) > 0;
   }
 

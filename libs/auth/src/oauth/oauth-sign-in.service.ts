@@ -9,6 +9,7 @@ import { AuthProblems } from '../auth-problems';
 import { ownOrigin } from '../csrf';
 import { SessionCookies } from '../session-cookies';
 import { SessionTokens } from '../session-tokens';
+import { accountFailure } from '../sign-in.service';
 import { localReturnUrl } from './local-return-url';
 import {
   OAUTH_TRANSACTION_COOKIE,
@@ -267,9 +268,9 @@ export class OAuthSignInService {
     } catch (error) {
       throw new OAuthFailure(FailureType.OAuthInternalError, messageOf(error), userName);
     }
-    if (!user) throw new OAuthFailure(FailureType.UnknownUser, '', userName);
-    if (!user.active) throw new OAuthFailure(FailureType.NotActive, '', userName, user.tenantId);
-    if (user.passwordLocked) throw new OAuthFailure(FailureType.PasswordLocked, '', userName, user.tenantId);
+    const refused = accountFailure(user);
+    if (refused !== null || !user)
+      throw new OAuthFailure(refused ?? FailureType.UnknownUser, '', userName, user?.tenantId);
     return user;
   }
 
