@@ -1,6 +1,5 @@
+import type { KerberosAddOn as Kerberos } from '@app/auth';
 import { addPrincipal, negotiateToken, testKdc } from '../support/kdc';
-
-type Kerberos = typeof import('kerberos');
 
 /**
  * Guards test/support/kerberos-once.js: Jest evaluates the add-on's JavaScript once per test file around

@@ -17,3 +17,4 @@ export * from './second-factor/second-factor-provider';
 export * from './second-factor/passcode-tokens';
 export { MOCK_PASSCODE } from './second-factor/mock-second-factor.controller';
 export { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';
+export type { KerberosAddOn, KerberosClient, KerberosServer } from './kerberos-add-on';

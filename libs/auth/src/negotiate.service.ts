@@ -8,23 +8,7 @@ import { AuthProblems, AuthProblemType } from './auth-problems';
 import type { SignedInDto } from './dto/authentication.dto';
 import type { SecondFactorRequiredDto } from './dto/second-factor.dto';
 import { SignInService } from './sign-in.service';
-
-type KerberosAddOn = typeof import('kerberos');
-
-/**
- * The `kerberos` add-on is an optional dependency: it builds against MIT Kerberos (libkrb5-dev), and a
- * machine without it must still install and run everything else. Loaded once, when Negotiate is switched on.
- */
-async function loadKerberos(): Promise<KerberosAddOn> {
-  try {
-    return await import('kerberos');
-  } catch (err) {
-    throw new Error(
-      `NegotiateAuthentication=True needs the kerberos add-on, which is not installed or does not load ` +
-        `(it builds against MIT Kerberos: install libkrb5-dev, then run npm ci): ${err instanceof Error ? err.message : String(err)}`,
-    );
-  }
-}
+import { KerberosAddOn, loadKerberos } from './kerberos-add-on';
 
 const SCHEME = 'Negotiate';
 /** base64 of a SPNEGO / Kerberos token; Node refuses request headers beyond 16 KiB anyway. */
