@@ -15,8 +15,18 @@ describe('README', () => {
     expect(table).toBe(settingsTable());
   });
 
-  it('.ci/run runs exactly the README test command', () => {
+  it('.ci/run runs exactly the README test command, and installs nothing itself', () => {
     const ci = readFileSync(join(__dirname, '..', '.ci', 'run'), 'utf8');
-    expect(ci.trim().split('\n').pop()).toBe('npm ci && npm test');
+    const commands = ci
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#') && l !== 'set -euo pipefail' && !l.startsWith('cd '));
+    expect(commands).toEqual(['npm ci && npm test']);
+  });
+
+  it('npm test provisions first (pretest), and the README says what it installs', () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8'));
+    expect(pkg.scripts.pretest).toBe('node scripts/provision-tests.js');
+    expect(readme).toContain('NO_PROVISION=1');
   });
 });
