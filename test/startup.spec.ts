@@ -72,6 +72,34 @@ describe('start-up', () => {
     expect(await second.exited).toBe(0);
   });
 
+  it('at a terminal writes readable log lines (pino-pretty), the banner unchanged; piped, JSON lines', async () => {
+    for (const terminal of [true, false]) {
+      const port = await freePort();
+      const server = spawnServer(
+        { DataDirectory: createSqliteDirectory(), Port: String(port) },
+        { terminal },
+      );
+      try {
+        await waitFor(() => server.output().includes('Service listening'), 30_000, 'the service to listen');
+        // Colours, when the terminal has them, are not part of what is asserted.
+        // eslint-disable-next-line no-control-regex
+        const out = server.output().replace(/\u001b\[[0-9;]*m/g, '');
+        expect(out).toContain(`Service listening on http://localhost:${port}`);
+        expect(out).toMatch(/one-time password: \S+/);
+        const warning = out.split(/\r?\n/).find((l) => l.includes('JwtKey and ApiHmacKey were generated'));
+        if (terminal) {
+          expect(warning).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] WARN: JwtKey and ApiHmacKey were generated/);
+          expect(out).not.toMatch(/^\{"level"/m);
+        } else {
+          expect(JSON.parse(warning ?? '')).toMatchObject({ level: 40 });
+        }
+      } finally {
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+      }
+    }
+  });
+
   it('with EnableMultifactorAuthentication and no endpoint: WARNs at start, and the bundled mock on its own address completes a sign-in', async () => {
     const port = await freePort();
     const server = spawnServer({

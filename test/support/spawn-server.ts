@@ -10,18 +10,29 @@ export interface SpawnedServer {
   exited: Promise<number | null>;
 }
 
-/** Runs apps/server/src/main.ts in a child process with exactly `env` (plus PATH/HOME). */
-export function spawnServer(env: Record<string, string>): SpawnedServer {
+/**
+ * Runs apps/server/src/main.ts in a child process with exactly `env` (plus PATH/HOME). `terminal`: its
+ * stdout and stderr are a pseudo-terminal, as in a shell (util-linux script(1)), instead of pipes.
+ */
+export function spawnServer(
+  env: Record<string, string>,
+  options: { terminal?: boolean } = {},
+): SpawnedServer {
   let out = '';
-  const child = spawn(
+  const main = [
     process.execPath,
-    ['-r', join(ROOT, 'scripts/ts-register.js'), join(ROOT, 'apps/server/src/main.ts')],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+    '-r',
+    join(ROOT, 'scripts/ts-register.js'),
+    join(ROOT, 'apps/server/src/main.ts'),
+  ];
+  const [file, ...args] = options.terminal
+    ? ['script', '--quiet', '--return', '--command', main.map((a) => `'${a}'`).join(' '), '/dev/null']
+    : main;
+  const child = spawn(file, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

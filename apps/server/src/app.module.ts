@@ -1,10 +1,11 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { LoggerModule } from 'nestjs-pino';
+import { LoggerModule, Params } from 'nestjs-pino';
+import type { Options as PinoHttpOptions } from 'pino-http';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Settings, ConfigModule } from '@app/config';
-import { Clock, CommonModule, ProblemFilter } from '@app/common';
+import { Clock, CommonModule, ProblemFilter, terminalLogStream } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { RedisModule } from '@app/redis';
 import { IdentityModule } from '@app/identity';
@@ -22,6 +23,12 @@ export interface AppOverrides {
   imports?: Type[];
 }
 
+/** JSON lines to stdout, or readable lines when stdout is a terminal. */
+function withDestination(options: PinoHttpOptions): Params['pinoHttp'] {
+  const stream = terminalLogStream();
+  return stream ? [options, stream] : options;
+}
+
 /** Composition only: every feature lives in libs/. */
 @Module({})
 export class AppModule {
@@ -33,7 +40,7 @@ export class AppModule {
         ConfigModule.forRoot(settings),
         CommonModule.forRoot(overrides.clock),
         LoggerModule.forRoot({
-          pinoHttp: {
+          pinoHttp: withDestination({
             level: settings.LogLevel,
             genReqId: (req: IncomingMessage, res: ServerResponse) => {
               const incoming = req.headers['x-request-id'];
@@ -62,7 +69,7 @@ export class AppModule {
                 url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url,
               }),
             },
-          },
+          }),
         }),
         DatabaseModule.forRoot(),
         RedisModule,

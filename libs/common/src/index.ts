@@ -10,3 +10,4 @@ export * from './request-context';
 export * from './client-address';
 export * from './common.module';
 export * from './with-timeout';
+export * from './terminal-log';
