@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Listeners } from '@app/common';
 
 /** Every session of `userGuid` that started before `validFrom` (ms) has just been ended in the database. */
 export interface SessionsRevoked {
@@ -13,21 +14,16 @@ export interface SessionsRevoked {
  */
 @Injectable()
 export class SessionEvents {
-  private readonly logger = new Logger('SessionEvents');
-  private readonly listeners = new Set<(event: SessionsRevoked) => void>();
+  private readonly listeners = new Listeners<SessionsRevoked>(
+    new Logger('SessionEvents'),
+    'session revocation',
+  );
 
   onRevoked(listener: (event: SessionsRevoked) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.listeners.add(listener);
   }
 
   revoked(event: SessionsRevoked): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.logger.error({ err }, 'A session revocation listener failed');
-      }
-    }
+    this.listeners.emit(event);
   }
 }

@@ -303,7 +303,7 @@ export class SignInService {
     /** The scheme's own refusal (Negotiate's 401 with its challenge); else the sign-in problems. */
     refusal?: () => ProblemException,
   ): Promise<SignedInDto> {
-    const now = this.clock.now();
+    let now = this.clock.now();
     const fail = (failureType: FailureType): Promise<never> =>
       this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType, refusal);
     if (proven.verifiedHash === null) {
@@ -317,11 +317,16 @@ export class SignInService {
         );
       }
     } else if (proven.newHash !== undefined) {
-      if (
-        !(await this.identity.replacePassword(user.id, proven.verifiedHash, proven.newHash, now, user.name))
-      ) {
-        return fail(await this.stateFailure(user.guid));
-      }
+      const startedAt = await this.identity.replacePassword(
+        user.id,
+        proven.verifiedHash,
+        proven.newHash,
+        now,
+        user.name,
+      );
+      if (startedAt === null) return fail(await this.stateFailure(user.guid));
+      // Later than `now` when another session started meanwhile: this one starts after it (never before).
+      now = startedAt;
       // spec: Session (JWT) — a password change ends the earlier sessions (their streams close too):
       // UserLogout with ReasonId 3, through the one recorder of session cuts.
       this.sessionEvents.revoked({ userGuid: user.guid, validFrom: now });

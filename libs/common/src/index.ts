@@ -11,3 +11,4 @@ export * from './client-address';
 export * from './common.module';
 export * from './with-timeout';
 export * from './terminal-log';
+export * from './listeners';

@@ -8,14 +8,16 @@ export class ActorService {
   constructor(private readonly repo: IdentityRepository) {}
 
   /**
-   * Actors of the given users, built from their role's permissions and tenant. A user who is deleted,
-   * inactive or password-locked gets no Actor (absent from the map).
+   * Actors of the given users, built from their role's permissions and tenant. A user who is deleted or
+   * inactive, or whose tenant is deleted, gets no Actor (absent from the map). A password lockout does not
+   * count: API keys are independent of password events (spec: API keys 5; docs/decisions.md), else anybody
+   * who knows a service account's name could cut its integrations with a few wrong passwords.
    */
   async actorsFor(userIds: readonly number[], credential: CredentialKind): Promise<Map<number, Actor>> {
     const out = new Map<number, Actor>();
     if (!userIds.length) return out;
     const users = await this.repo.findUsersByIds([...new Set(userIds)]);
-    const usable = users.filter((u) => u.Active && !u.PasswordLocked && u.DeletedDate === null);
+    const usable = users.filter((u) => u.Active && u.DeletedDate === null);
     const perms = await this.repo.permissionsOf([...new Set(usable.map((u) => u.RoleRegistryId))]);
     const tenants = new Map((await this.repo.listTenants()).map((t) => [t.Id, t]));
     for (const u of usable) {

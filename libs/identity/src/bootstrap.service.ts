@@ -47,7 +47,7 @@ export class BootstrapService implements OnApplicationBootstrap {
         DeletedDate: null,
         DeletedUser: null,
       };
-      const tenant = await tx.saveTenant(
+      const tenant = await tx.insertTenant(
         Object.assign(new TenantRegistry(), {
           Guid: randomUUID(),
           Name: 'Landlord',
@@ -55,7 +55,7 @@ export class BootstrapService implements OnApplicationBootstrap {
           ...audit,
         }),
       );
-      const role = await tx.saveRole(
+      const role = await tx.insertRole(
         Object.assign(new RoleRegistry(), {
           Guid: randomUUID(),
           TenantRegistryId: tenant.Id,
@@ -64,7 +64,7 @@ export class BootstrapService implements OnApplicationBootstrap {
         }),
       );
       await tx.replacePermissions(role.Id, [...ALL_PERMISSIONS]);
-      await tx.saveUser(
+      await tx.insertUser(
         Object.assign(new UserRegistry(), {
           Guid: randomUUID(),
           TenantRegistryId: tenant.Id,

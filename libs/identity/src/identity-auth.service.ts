@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isPermission, Permission } from '@app/common';
-import { IdentityRepository } from './identity.repository';
+import { IdentityRepository, SignInRaceError } from './identity.repository';
 import { normalizeUserName } from './names';
 import type { UserRegistry } from './entities';
 
@@ -60,8 +60,9 @@ export class IdentityAuthService {
     return this.toSignInUser(await this.repo.findUserByGuid(userGuid));
   }
 
-  private toSignInUser(u: UserRegistry | null): SignInUser | null {
-    if (!u) return null;
+  /** A user of a deleted tenant is as gone as a deleted user (the session check joins the tenant too). */
+  private async toSignInUser(u: UserRegistry | null): Promise<SignInUser | null> {
+    if (!u || !(await this.repo.findTenantById(u.TenantRegistryId))) return null;
     return {
       id: u.Id,
       guid: u.Guid,
@@ -100,15 +101,27 @@ export class IdentityAuthService {
     return this.repo.completeExternalSignIn(userId, new Date(now), instantOrAbsent(expectedLastLoginAt));
   }
 
-  /** Sets the new hash and TokensValidFrom = now (every earlier session ends, on every node). */
-  replacePassword(
+  /**
+   * Sets the new hash and moves TokensValidFrom forward (every earlier session ends, on every node). Returns
+   * the instant the new session starts (`now`, or just after a session that started meanwhile; see
+   * IdentityRepository.replacePassword), or null when refused (password or state changed).
+   */
+  async replacePassword(
     userId: number,
     oldHash: string,
     newHash: string,
     now: number,
     by: string,
-  ): Promise<boolean> {
-    return this.repo.replacePassword(userId, oldHash, newHash, new Date(now), by);
+  ): Promise<number | null> {
+    try {
+      return (
+        (await this.repo.replacePassword(userId, oldHash, newHash, new Date(now), by))?.getTime() ?? null
+      );
+    } catch (err) {
+      // Sessions kept starting in the instants chosen: refused like a state change; the user tries again.
+      if (err instanceof SignInRaceError) return null;
+      throw err;
+    }
   }
 
   /**

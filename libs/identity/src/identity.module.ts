@@ -9,6 +9,7 @@ import {
   UserRegistryController,
 } from './identity.controller';
 import { IdentityAuthService } from './identity-auth.service';
+import { IdentityEvents } from './identity-events';
 import { IdentityRepository } from './identity.repository';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { RoleService } from './role.service';
@@ -28,8 +29,10 @@ import { UserService } from './user.service';
     UserService,
     BootstrapService,
     IdentityAuthService,
+    IdentityEvents,
   ],
   exports: [
+    IdentityEvents,
     ActorService,
     IdentityAuthService,
     PasswordHasher,

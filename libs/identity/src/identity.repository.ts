@@ -50,6 +50,50 @@ function whereLastLogin<Q extends WhereExpressionBuilder>(query: Q, expected: Da
   return query;
 }
 
+/** What an administrator's password reset writes besides the lockout and TokensValidFrom. */
+export interface PasswordResetWrite {
+  passwordHash: string;
+  /** Expired at once (the user must choose their own at next sign-in), or no expiry. */
+  expired: boolean;
+  /** Unchanged when undefined. */
+  wirePasswordHash: boolean | undefined;
+  updatedUser: string;
+}
+
+/** What an administrator's edit may change (never TokensValidFrom, the password or the failure count). */
+export type UserChanges = Partial<
+  Pick<
+    UserRegistry,
+    | 'RoleRegistryId'
+    | 'Email'
+    | 'Active'
+    | 'WirePasswordHash'
+    | 'PasswordLocked'
+    | 'PasswordLockedDate'
+    | 'FailedPasswordCount'
+    | 'UpdatedDate'
+    | 'UpdatedUser'
+  >
+>;
+
+/** TokensValidFrom moved to :at, never back: dialect-neutral (no GREATEST: SQLite lacks it, SQL Server 2019 too). */
+const FORWARD_TOKENS_VALID_FROM =
+  'CASE WHEN "TokensValidFrom" IS NULL OR "TokensValidFrom" < :at THEN :at ELSE "TokensValidFrom" END';
+
+/** Every session's start instant is the LastLoginDate its completion wrote: none started at or after :at. */
+const NO_SESSION_SINCE = '("LastLoginDate" IS NULL OR "LastLoginDate" < :at)';
+
+/** Sign-ins kept completing in the instants a password write chose (practically never): try again. */
+export class SignInRaceError extends Error {
+  constructor() {
+    super('Sessions kept starting while the password was being replaced; try again.');
+  }
+}
+
+function affected(result: { affected?: number | null }): boolean {
+  return (result.affected ?? 0) > 0;
+}
+
 /** Booleans come back as true/false (PostgreSQL, SQL Server) or 1/0 (SQLite). */
 function rawBoolean(value: unknown): boolean {
   return value === true || value === 1 || value === '1';
@@ -105,8 +149,22 @@ export class IdentityRepository {
   findTenantById(id: number): Promise<TenantRegistry | null> {
     return this.tenants.findOne({ where: { Id: id, DeletedDate: IsNull() } });
   }
-  saveTenant(t: TenantRegistry): Promise<TenantRegistry> {
+  /** A new tenant. Existing tenants change only through the column-wise updates below. */
+  insertTenant(t: TenantRegistry): Promise<TenantRegistry> {
     return this.tenants.save(t);
+  }
+  /** Renames a live tenant (only these columns); false when it is gone (deleted meanwhile). */
+  async updateTenant(
+    id: number,
+    changes: Pick<TenantRegistry, 'Name' | 'UpdatedDate' | 'UpdatedUser'>,
+  ): Promise<boolean> {
+    return affected(await this.tenants.update({ Id: id, DeletedDate: IsNull() }, changes));
+  }
+  /** Soft-deletes a live tenant (only DeletedDate and DeletedUser); false when it was already gone. */
+  async softDeleteTenant(id: number, when: Date, by: string): Promise<boolean> {
+    return affected(
+      await this.tenants.update({ Id: id, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+    );
   }
 
   // ---- roles
@@ -122,8 +180,21 @@ export class IdentityRepository {
   findRoleById(id: number): Promise<RoleRegistry | null> {
     return this.roles.findOne({ where: { Id: id } });
   }
-  saveRole(r: RoleRegistry): Promise<RoleRegistry> {
+  /** A new role. Existing roles change only through the column-wise updates below. */
+  insertRole(r: RoleRegistry): Promise<RoleRegistry> {
     return this.roles.save(r);
+  }
+  /** Changes a live role's name and stamp (only the columns given); false when it is gone. */
+  async updateRole(
+    id: number,
+    changes: Partial<Pick<RoleRegistry, 'Name'>> & Pick<RoleRegistry, 'UpdatedDate' | 'UpdatedUser'>,
+  ): Promise<boolean> {
+    return affected(await this.roles.update({ Id: id, DeletedDate: IsNull() }, changes));
+  }
+  async softDeleteRole(id: number, when: Date, by: string): Promise<boolean> {
+    return affected(
+      await this.roles.update({ Id: id, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+    );
   }
   async permissionsOf(roleIds: number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>(roleIds.map((id) => [id, []]));
@@ -165,8 +236,87 @@ export class IdentityRepository {
   findUserByNormalizedName(normalizedName: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { NormalizedName: normalizedName, DeletedDate: IsNull() } });
   }
-  saveUser(u: UserRegistry): Promise<UserRegistry> {
+  /** A new user. Existing users change only through the column-wise, conditional updates below. */
+  insertUser(u: UserRegistry): Promise<UserRegistry> {
     return this.users.save(u);
+  }
+  /**
+   * An administrator's edit of a live user: writes only the columns given, never TokensValidFrom, the
+   * password or the lockout, so a concurrent revocation, logout or lockout is never undone by a stale copy
+   * of the row (security issue 13). False when the user is gone (deleted meanwhile).
+   */
+  async updateUser(userId: number, changes: UserChanges): Promise<boolean> {
+    return affected(await this.users.update({ Id: userId, DeletedDate: IsNull() }, changes));
+  }
+  /** Clears the lockout of a live user (only the lockout columns and the stamp). */
+  async unlockUser(userId: number, now: Date, by: string): Promise<boolean> {
+    return this.updateUser(userId, {
+      PasswordLocked: false,
+      PasswordLockedDate: null,
+      FailedPasswordCount: 0,
+      UpdatedDate: now,
+      UpdatedUser: by,
+    });
+  }
+  async softDeleteUser(userId: number, when: Date, by: string): Promise<boolean> {
+    return affected(
+      await this.users.update({ Id: userId, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+    );
+  }
+
+  /**
+   * An administrator's password reset, in ONE statement: the new hash, the lockout cleared, and
+   * TokensValidFrom moved forward (never back) to the reset's instant. Returns that instant, or null when the
+   * user is gone. See sessionsEndAt for why the instant may end up later than `at`.
+   */
+  resetPassword(userId: number, reset: PasswordResetWrite, at: Date): Promise<Date | null> {
+    return this.sessionsEndAt(userId, at, async (instant) =>
+      affected(
+        await this.users
+          .createQueryBuilder()
+          .update(UserRegistry)
+          .set({
+            PasswordHash: reset.passwordHash,
+            PasswordCreatedDate: instant,
+            PasswordExpiryDate: reset.expired ? instant : null,
+            ...(reset.wirePasswordHash !== undefined ? { WirePasswordHash: reset.wirePasswordHash } : {}),
+            UpdatedDate: instant,
+            UpdatedUser: reset.updatedUser,
+            FailedPasswordCount: 0,
+            PasswordLocked: false,
+            PasswordLockedDate: null,
+            TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
+          })
+          .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`, { userId, at: instant })
+          .execute(),
+      ),
+    );
+  }
+
+  /**
+   * A write that ends every session started before its instant (a password replaced) must not miss one that
+   * started just after the caller took the instant: a sign-in with the old password that completed in between
+   * would keep a session. So each attempt is one conditional statement that applies only while no session
+   * started at or after the instant (LastLoginDate, which every completion writes as its session start, is
+   * before it); when one did, the next attempt takes the instant just after that session's start. Returns the
+   * instant written, or null when `write` is refused for another reason (the user is gone, or `stillApplies`
+   * says so: the password or state changed).
+   */
+  private async sessionsEndAt(
+    userId: number,
+    at: Date,
+    write: (instant: Date) => Promise<boolean>,
+    stillApplies: (user: UserRegistry) => boolean = () => true,
+  ): Promise<Date | null> {
+    let instant = at;
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await write(instant)) return instant;
+      const user = await this.findUserById(userId);
+      if (!user || !stillApplies(user)) return null;
+      const lastLogin = user.LastLoginDate?.getTime() ?? -Infinity;
+      instant = new Date(Math.max(instant.getTime(), lastLogin + 1));
+    }
+    throw new SignInRaceError();
   }
 
   // ---- sign-in and sessions (atomic, conditional updates: concurrent attempts never lose a count)
@@ -237,33 +387,44 @@ export class IdentityRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  /** Replaces the password (if it is still `oldHash`), ends every earlier session and signs in. */
-  async replacePassword(
+  /**
+   * Replaces the password (if it is still `oldHash` and the user can still sign in), ends every earlier
+   * session (TokensValidFrom forward, never back) and signs in, in one statement per attempt. Returns the
+   * instant the new session starts (see sessionsEndAt), or null when refused.
+   */
+  replacePassword(
     userId: number,
     oldHash: string,
     newHash: string,
     now: Date,
     updatedUser: string,
-  ): Promise<boolean> {
-    const result = await this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({
-        PasswordHash: newHash,
-        PasswordCreatedDate: now,
-        PasswordExpiryDate: null,
-        TokensValidFrom: now,
-        FailedPasswordCount: 0,
-        LastLoginDate: now,
-        UpdatedDate: now,
-        UpdatedUser: updatedUser,
-      })
-      .where(
-        '"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
-        { userId, oldHash, active: true, unlocked: false },
-      )
-      .execute();
-    return (result.affected ?? 0) > 0;
+  ): Promise<Date | null> {
+    return this.sessionsEndAt(
+      userId,
+      now,
+      async (at) =>
+        affected(
+          await this.users
+            .createQueryBuilder()
+            .update(UserRegistry)
+            .set({
+              PasswordHash: newHash,
+              PasswordCreatedDate: at,
+              PasswordExpiryDate: null,
+              TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
+              FailedPasswordCount: 0,
+              LastLoginDate: at,
+              UpdatedDate: at,
+              UpdatedUser: updatedUser,
+            })
+            .where(
+              `"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`,
+              { userId, oldHash, active: true, unlocked: false, at },
+            )
+            .execute(),
+        ),
+      (u) => u.PasswordHash === oldHash && u.Active && !u.PasswordLocked,
+    );
   }
 
   /**
@@ -280,7 +441,7 @@ export class IdentityRepository {
         validFrom,
       })
       .execute();
-    return (result.affected ?? 0) > 0;
+    return affected(result);
   }
 
   /**

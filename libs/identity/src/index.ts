@@ -9,3 +9,4 @@ export * from './password-hasher';
 export * from './names';
 export * from './actor.service';
 export * from './identity-auth.service';
+export * from './identity-events';

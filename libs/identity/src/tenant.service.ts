@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Actor, Clock, Problems } from '@app/common';
 import type { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
 import { TenantRegistry } from './entities';
+import { IdentityEvents } from './identity-events';
 import { IdentityRepository } from './identity.repository';
 import { toTenantDto } from './mappers';
 
@@ -12,6 +13,7 @@ export class TenantService {
   constructor(
     private readonly repo: IdentityRepository,
     private readonly clock: Clock,
+    private readonly events: IdentityEvents,
   ) {}
 
   private assertLandlord(actor: Actor): void {
@@ -43,17 +45,21 @@ export class TenantService {
       DeletedDate: null,
       DeletedUser: null,
     });
-    return toTenantDto(await this.repo.saveTenant(t));
+    return toTenantDto(await this.repo.insertTenant(t));
   }
 
+  /** Only the name and the stamp are written: a concurrent deletion is never undone (security issue 13). */
   async update(actor: Actor, guid: string, dto: UpdateTenantDto): Promise<TenantDto> {
     this.assertLandlord(actor);
     const t = await this.repo.findTenantByGuid(guid);
     if (!t) throw Problems.notFound('tenant');
-    t.Name = dto.name.trim();
-    t.UpdatedDate = new Date(this.clock.now());
-    t.UpdatedUser = actor.userName;
-    return toTenantDto(await this.repo.saveTenant(t));
+    const changes = {
+      Name: dto.name.trim(),
+      UpdatedDate: new Date(this.clock.now()),
+      UpdatedUser: actor.userName,
+    };
+    if (!(await this.repo.updateTenant(t.Id, changes))) throw Problems.notFound('tenant');
+    return toTenantDto({ ...t, ...changes });
   }
 
   async delete(actor: Actor, guid: string): Promise<void> {
@@ -61,8 +67,9 @@ export class TenantService {
     const t = await this.repo.findTenantByGuid(guid);
     if (!t) throw Problems.notFound('tenant');
     if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
-    t.DeletedDate = new Date(this.clock.now());
-    t.DeletedUser = actor.userName;
-    await this.repo.saveTenant(t);
+    if (!(await this.repo.softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName)))
+      throw Problems.notFound('tenant');
+    // Its users can no longer act: API keys cached for them are dropped at once.
+    this.events.principalsChanged({ all: true });
   }
 }

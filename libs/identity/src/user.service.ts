@@ -1,10 +1,11 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
 import { Actor, Clock, isUniqueViolation, Problems } from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserRegistry } from './entities';
-import { IdentityRepository } from './identity.repository';
+import { IdentityEvents, PasswordReset } from './identity-events';
+import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { normalizeUserName } from './names';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
@@ -14,27 +15,14 @@ import { PasswordHasher, PasswordPolicy } from './password-hasher';
  * tenant's user is a 404, the same answer as a user that does not exist). The landlord reaches every
  * tenant, so it can create a new tenant's first administrator.
  */
-/** An administrator replaced a user's password: the user's earlier sessions ended at `at` (ms). */
-export interface PasswordReset {
-  userGuid: string;
-  userName: string;
-  tenantId: number;
-  at: number;
-  resetBy: string;
-  /** The administrator's request, for the logout audit row's addresses. */
-  request: Request | null;
-}
-
 @Injectable()
 export class UserService {
-  private readonly logger = new Logger('UserService');
-  private readonly resetListeners = new Set<(reset: PasswordReset) => void>();
-
   constructor(
     private readonly repo: IdentityRepository,
     private readonly hasher: PasswordHasher,
     private readonly policy: PasswordPolicy,
     private readonly clock: Clock,
+    private readonly events: IdentityEvents,
   ) {}
 
   private async visibleUser(actor: Actor, guid: string): Promise<UserRegistry> {
@@ -120,29 +108,34 @@ export class UserService {
       DeletedUser: null,
     });
     try {
-      return await this.dto(await this.repo.saveUser(user));
+      return await this.dto(await this.repo.insertUser(user));
     } catch (err) {
       if (isUniqueViolation(err)) throw Problems.conflict('A user with this name already exists.');
       throw err;
     }
   }
 
+  /**
+   * Writes only the columns the request changes (security issue 13): an edit racing a revocation, a logout or
+   * a lockout never writes back a stale TokensValidFrom or lockout.
+   */
   async update(actor: Actor, guid: string, dto: UpdateUserDto): Promise<UserDto> {
     const user = await this.visibleUser(actor, guid);
+    const changes: UserChanges = {};
     if (dto.roleGuid !== undefined) {
       const role = await this.assignableRole(actor, dto.roleGuid);
       if (role.TenantRegistryId !== user.TenantRegistryId) {
         throw Problems.badParameter('roleGuid', "roleGuid must name a role of the user's tenant.");
       }
-      user.RoleRegistryId = role.Id;
+      changes.RoleRegistryId = role.Id;
     }
-    if (dto.email !== undefined) user.Email = dto.email;
+    if (dto.email !== undefined) changes.Email = dto.email;
     if (dto.active !== undefined) {
       if (!dto.active && user.Id === actor.userId) throw Problems.conflict('You cannot deactivate yourself.');
-      user.Active = dto.active;
+      changes.Active = dto.active;
     }
-    if (dto.wirePasswordHash !== undefined) user.WirePasswordHash = dto.wirePasswordHash;
-    return this.dto(await this.touch(actor, user));
+    if (dto.wirePasswordHash !== undefined) changes.WirePasswordHash = dto.wirePasswordHash;
+    return this.write(actor, user, changes);
   }
 
   async deactivate(actor: Actor, guid: string): Promise<UserDto> {
@@ -152,21 +145,18 @@ export class UserService {
   async delete(actor: Actor, guid: string): Promise<void> {
     const user = await this.visibleUser(actor, guid);
     if (user.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
-    user.DeletedDate = new Date(this.clock.now());
-    user.DeletedUser = actor.userName;
-    await this.repo.saveUser(user);
-  }
-
-  /** Called after every administrator password reset (the sessions feature closes streams and audits it). */
-  onPasswordReset(listener: (reset: PasswordReset) => void): () => void {
-    this.resetListeners.add(listener);
-    return () => this.resetListeners.delete(listener);
+    if (!(await this.repo.softDeleteUser(user.Id, new Date(this.clock.now()), actor.userName)))
+      throw Problems.notFound('user');
+    this.events.principalsChanged({ userIds: [user.Id] });
   }
 
   /**
    * Administrator reset: new hash, expired by default so the user must choose their own at next sign-in.
    * A password change ends the user's earlier sessions (spec: Session, "User's password changed"): the same
-   * save moves TokensValidFrom forward, so no session outlives the old password even if a listener fails.
+   * statement moves TokensValidFrom forward, so no session outlives the old password even if a listener
+   * fails. The instant is taken after the (slow) hash, and the statement applies only while no session started
+   * at or after it (IdentityRepository.resetPassword), so a sign-in with the old password that completes
+   * meanwhile is ended too (security issue 13).
    */
   async resetPassword(
     actor: Actor,
@@ -176,45 +166,66 @@ export class UserService {
   ): Promise<UserDto> {
     const user = await this.visibleUser(actor, guid);
     this.policy.check('password', dto.password);
-    const now = new Date(this.clock.now());
-    if (!user.TokensValidFrom || user.TokensValidFrom.getTime() < now.getTime()) user.TokensValidFrom = now;
-    user.PasswordHash = await this.hasher.hash(dto.password);
-    user.PasswordCreatedDate = now;
-    user.PasswordExpiryDate = dto.passwordExpired === false ? null : now;
-    user.FailedPasswordCount = 0;
-    user.PasswordLocked = false;
-    user.PasswordLockedDate = null;
-    if (dto.wirePasswordHash !== undefined) user.WirePasswordHash = dto.wirePasswordHash;
-    const saved = await this.touch(actor, user);
+    const passwordHash = await this.hasher.hash(dto.password);
+    const at = await this.racing(() =>
+      this.repo.resetPassword(
+        user.Id,
+        {
+          passwordHash,
+          expired: dto.passwordExpired !== false,
+          wirePasswordHash: dto.wirePasswordHash,
+          updatedUser: actor.userName,
+        },
+        new Date(this.clock.now()),
+      ),
+    );
+    if (!at) throw Problems.notFound('user');
     const reset: PasswordReset = {
-      userGuid: saved.Guid,
-      userName: saved.Name,
-      tenantId: saved.TenantRegistryId,
-      at: now.getTime(),
+      userGuid: user.Guid,
+      userName: user.Name,
+      tenantId: user.TenantRegistryId,
+      at: at.getTime(),
       resetBy: actor.userName,
       request,
     };
-    for (const listener of this.resetListeners) {
-      try {
-        listener(reset);
-      } catch (err) {
-        this.logger.error({ err }, 'A password reset listener failed');
-      }
-    }
-    return this.dto(saved);
+    this.events.passwordReset(reset);
+    return this.dto(await this.current(user.Guid));
   }
 
   async unlock(actor: Actor, guid: string): Promise<UserDto> {
     const user = await this.visibleUser(actor, guid);
-    user.PasswordLocked = false;
-    user.PasswordLockedDate = null;
-    user.FailedPasswordCount = 0;
-    return this.dto(await this.touch(actor, user));
+    if (!(await this.repo.unlockUser(user.Id, new Date(this.clock.now()), actor.userName)))
+      throw Problems.notFound('user');
+    return this.dto(await this.current(user.Guid));
   }
 
-  private touch(actor: Actor, user: UserRegistry): Promise<UserRegistry> {
-    user.UpdatedDate = new Date(this.clock.now());
-    user.UpdatedUser = actor.userName;
-    return this.repo.saveUser(user);
+  /** Writes the changed columns with the stamp, and tells the features that cache users (API keys). */
+  private async write(actor: Actor, user: UserRegistry, changes: UserChanges): Promise<UserDto> {
+    const updated = await this.repo.updateUser(user.Id, {
+      ...changes,
+      UpdatedDate: new Date(this.clock.now()),
+      UpdatedUser: actor.userName,
+    });
+    if (!updated) throw Problems.notFound('user');
+    if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
+      this.events.principalsChanged({ userIds: [user.Id] });
+    return this.dto(await this.current(user.Guid));
+  }
+
+  /** The row as it is now (after a write), or the 404 when it was deleted meanwhile. */
+  private async current(guid: string): Promise<UserRegistry> {
+    const user = await this.repo.findUserByGuid(guid);
+    if (!user) throw Problems.notFound('user');
+    return user;
+  }
+
+  /** A password write that kept meeting new sessions (IdentityRepository.sessionsEndAt): a 409, try again. */
+  private async racing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof SignInRaceError) throw Problems.conflict(err.message);
+      throw err;
+    }
   }
 }

@@ -4,7 +4,7 @@ import Redis from 'ioredis';
 import { SETTINGS, Settings } from '@app/config';
 import { Actor, Clock } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
-import { ActorService, IdentityAuthService, UserService } from '@app/identity';
+import { ActorService, IdentityAuthService, IdentityEvents } from '@app/identity';
 import { SessionEvents, SessionsRevoked } from '@app/auth';
 import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
 import { StreamRegistry } from './stream-registry';
@@ -60,7 +60,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     private readonly sink: CacheEventSink,
     private readonly identity: IdentityAuthService,
     private readonly actors: ActorService,
-    private readonly users: UserService,
+    private readonly identityEvents: IdentityEvents,
     private readonly streams: StreamRegistry,
     private readonly recorder: LogoutRecorder,
     private readonly events: SessionEvents,
@@ -72,7 +72,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     const stopRevoked = this.events.onRevoked((e) => this.revokedEverywhere(e));
     // An administrator's password reset (identity feature) has already moved TokensValidFrom in the same
     // save: close the streams everywhere and write the UserLogout row (ReasonId 3).
-    const stopReset = this.users.onPasswordReset((r) => {
+    const stopReset = this.identityEvents.onPasswordReset((r) => {
       this.revokedEverywhere({ userGuid: r.userGuid, validFrom: r.at });
       this.recorder
         .record(r.request, {
