@@ -2,44 +2,68 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import Redis from 'ioredis';
 import { SETTINGS, Settings } from '@app/config';
 import { Actor } from '@app/common';
-import { ActorService } from '@app/identity';
-import { CacheEventSink, createRedisClient } from '@app/redis';
+import { ActorService, IdentityEvents, PrincipalsChanged } from '@app/identity';
+import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
 import { ApiKeyRepository } from './api-key.repository';
 
 export const API_KEY_CHANNEL = 'decisioning:api-keys';
 
-/** The shared-cache publish message (spec: Events), one per key creation or revocation. */
-export interface ApiKeyMessage {
-  v: 1;
-  event: 'created' | 'revoked';
-  keyGuid: string;
-  origin: string;
-}
+/**
+ * The shared-cache publish messages (spec: Events): one per key creation or revocation, and one when who may
+ * act changed (users deactivated, deleted or moved to another role; a role's permissions; a tenant deleted).
+ */
+export type ApiKeyMessage =
+  | { v: 1; event: 'created' | 'revoked'; keyGuid: string; origin: string }
+  | { v: 1; event: 'principals'; userIds: number[]; origin: string }
+  | { v: 1; event: 'reload'; origin: string };
 
 interface Entry {
   keyGuid: string;
   actor: Actor;
 }
 
+/** A key as the database holds it: what every read of the cache works from. */
+interface KeyRow {
+  Guid: string;
+  KeyHash: string;
+  UserRegistryId: number;
+}
+
+/** Largest user list one message carries; a larger change is sent as a full reload. */
+const MAX_MESSAGE_USERS = 1000;
+
 /**
- * The in-memory set of active API keys, by SHA-256 hash, each with the Actor of its (active, unlocked,
- * not deleted) user. Reloaded fully on start, every ApiKeyCacheRefreshIntervalMilliseconds and after every
- * Redis reconnect (publish/subscribe delivers at most once); single keys are applied at once from Redis
- * messages. Without Redis the periodic reload alone bounds revocation.
+ * The in-memory set of active API keys, by SHA-256 hash, each with the Actor of its (active, not deleted)
+ * user. Reloaded fully on start, every ApiKeyCacheRefreshIntervalMilliseconds and after every Redis
+ * reconnect (publish/subscribe delivers at most once); single keys and users' changes are applied at once,
+ * here and, through Redis messages, on every node.
+ *
+ * Ordering (security issue 13): every database read takes a sequence number before it starts, and a key's
+ * state in memory is only ever replaced by the result of a LATER read. So a full reload whose snapshot was
+ * read before a concurrent create or revoke cannot drop the new key or bring the revoked one back.
  */
 @Injectable()
 export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('ApiKeyCache');
   private byHash = new Map<string, Entry>();
+  /** Sequence number of the next database read. */
+  private sequence = 0;
+  /** The read the last applied full reload made: every key not in `decided` was decided by it. */
+  private reloadedAt = -1;
+  /** Keys decided by a read later than the last full reload, with that read's sequence number. */
+  private decided = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private subscriber?: Redis;
   private reloading?: Promise<void>;
   private pendingReload = false;
+  private stopListening?: () => void;
 
   constructor(
     private readonly repo: ApiKeyRepository,
     private readonly actors: ActorService,
+    private readonly identityEvents: IdentityEvents,
     @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(REDIS) private readonly redis: Redis | null,
     private readonly sink: CacheEventSink,
   ) {}
 
@@ -47,11 +71,13 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     await this.reload();
     this.timer = setInterval(() => void this.reload(), this.settings.ApiKeyCacheRefreshIntervalMilliseconds);
     this.timer.unref();
+    this.stopListening = this.identityEvents.onPrincipalsChanged((change) => this.principalsChanged(change));
     if (this.settings.RedisConnectionString) this.subscribe();
   }
 
   async onModuleDestroy(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    this.stopListening?.();
     this.subscriber?.disconnect();
   }
 
@@ -64,6 +90,12 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     return this.byHash.size;
   }
 
+  /** A key was created or revoked here: applied at once, then told to the other nodes. */
+  async keyChanged(event: 'created' | 'revoked', keyGuid: string): Promise<void> {
+    await this.applyKey(keyGuid);
+    await this.publish({ v: 1, event, keyGuid, origin: this.settings.InstanceName });
+  }
+
   /** Full reload; concurrent callers share one run, and a call during a run schedules one more after it. */
   reload(): Promise<void> {
     if (this.reloading) {
@@ -74,17 +106,13 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
       try {
         do {
           this.pendingReload = false;
+          const read = this.sequence++;
           const keys = await this.repo.listActive();
           const actors = await this.actors.actorsFor(
             keys.map((k) => k.UserRegistryId),
             'api-key',
           );
-          const next = new Map<string, Entry>();
-          for (const k of keys) {
-            const actor = actors.get(k.UserRegistryId);
-            if (actor) next.set(k.KeyHash, { keyGuid: k.Guid, actor });
-          }
-          this.byHash = next;
+          this.applyReload(read, keys, actors);
         } while (this.pendingReload);
       } catch (err) {
         // Keep serving the last good set; the next refresh tries again.
@@ -96,13 +124,99 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     return this.reloading;
   }
 
-  /** Applies one key's current state from the database (after a create or revoke message). */
+  /** Applies one key's current state from the database (after a create or revoke, here or on another node). */
   async applyKey(keyGuid: string): Promise<void> {
+    const read = this.sequence++;
     const key = await this.repo.findByGuid(keyGuid);
-    for (const [hash, e] of this.byHash) if (e.keyGuid === keyGuid) this.byHash.delete(hash);
-    if (!key || key.RevokedDate) return;
-    const actor = (await this.actors.actorsFor([key.UserRegistryId], 'api-key')).get(key.UserRegistryId);
-    if (actor) this.byHash.set(key.KeyHash, { keyGuid: key.Guid, actor });
+    const active = key && !key.RevokedDate ? [key] : [];
+    const actors = await this.actors.actorsFor(
+      active.map((k) => k.UserRegistryId),
+      'api-key',
+    );
+    this.applyKeys(read, [keyGuid], active, actors);
+  }
+
+  /** Applies the current state of every key of these users (deactivated, deleted, moved to another role). */
+  async applyUsers(userIds: readonly number[]): Promise<void> {
+    const read = this.sequence++;
+    const keys = await this.repo.listActiveOfUsers(userIds);
+    const actors = await this.actors.actorsFor(userIds, 'api-key');
+    const users = new Set(userIds);
+    const cached = [...this.byHash.values()].filter((e) => users.has(e.actor.userId)).map((e) => e.keyGuid);
+    this.applyKeys(read, [...cached, ...keys.map((k) => k.Guid)], keys, actors);
+  }
+
+  /** Replaces the set with a reload's, except the keys a later read has decided since it started. */
+  private applyReload(read: number, keys: KeyRow[], actors: Map<number, Actor>): void {
+    if (read < this.reloadedAt) return;
+    const next = new Map<string, Entry>();
+    for (const k of keys) {
+      const actor = actors.get(k.UserRegistryId);
+      if (actor && !this.decidedAfter(k.Guid, read)) next.set(k.KeyHash, { keyGuid: k.Guid, actor });
+    }
+    const later = new Map<string, number>();
+    for (const [guid, at] of this.decided) if (at > read) later.set(guid, at);
+    for (const [hash, entry] of this.byHash) if (later.has(entry.keyGuid)) next.set(hash, entry);
+    this.byHash = next;
+    this.decided = later;
+    this.reloadedAt = read;
+  }
+
+  /** Sets these keys to what a read found (absent from `active`: not usable), unless a later read decided them. */
+  private applyKeys(read: number, keyGuids: string[], active: KeyRow[], actors: Map<number, Actor>): void {
+    const fresh = keyGuids.filter((guid) => !this.decidedAfter(guid, read));
+    if (!fresh.length) return;
+    const guids = new Set(fresh);
+    for (const [hash, e] of this.byHash) if (guids.has(e.keyGuid)) this.byHash.delete(hash);
+    for (const k of active) {
+      const actor = actors.get(k.UserRegistryId);
+      if (actor && guids.has(k.Guid)) this.byHash.set(k.KeyHash, { keyGuid: k.Guid, actor });
+    }
+    for (const guid of guids) this.decided.set(guid, read);
+  }
+
+  private decidedAfter(keyGuid: string, read: number): boolean {
+    return read < this.reloadedAt || (this.decided.get(keyGuid) ?? -1) > read;
+  }
+
+  /**
+   * Who may act has changed (identity feature): applied here at once, and on every node through Redis. A
+   * password lockout is not such a change: API keys are independent of password events (docs/decisions.md).
+   */
+  private principalsChanged(change: PrincipalsChanged): void {
+    const origin = this.settings.InstanceName;
+    const targeted = 'userIds' in change && change.userIds.length <= MAX_MESSAGE_USERS;
+    const message: ApiKeyMessage = targeted
+      ? { v: 1, event: 'principals', userIds: change.userIds, origin }
+      : { v: 1, event: 'reload', origin };
+    void this.apply(message)
+      .then(() => this.publish(message))
+      .catch((err: unknown) => this.logger.error({ err }, 'Applying an identity change to API keys failed'));
+  }
+
+  private apply(message: ApiKeyMessage): Promise<void> {
+    switch (message.event) {
+      case 'created':
+      case 'revoked':
+        return this.applyKey(message.keyGuid);
+      case 'principals':
+        return this.applyUsers(message.userIds);
+      case 'reload':
+        return this.reload();
+    }
+  }
+
+  private async publish(message: ApiKeyMessage): Promise<void> {
+    if (!this.redis) return;
+    try {
+      await this.redis.publish(API_KEY_CHANNEL, JSON.stringify(message));
+    } catch (err) {
+      // Publish/subscribe is best effort; the periodic reload still bounds revocation (spec: API keys 3).
+      this.logger.warn(
+        { err, event: message.event },
+        'Could not publish an API key change; other nodes apply it at their next refresh',
+      );
+    }
   }
 
   private subscribe(): void {
@@ -120,24 +234,33 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     sub.on('message', (_channel: string, payload: string) => {
       const msg = parseMessage(payload);
       if (msg)
-        void this.applyKey(msg.keyGuid).catch((err: unknown) =>
+        void this.apply(msg).catch((err: unknown) =>
           this.logger.error({ err }, 'Applying an API key message failed'),
         );
     });
   }
 }
 
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 export function parseMessage(payload: string): ApiKeyMessage | null {
   try {
-    const m = JSON.parse(payload) as Partial<ApiKeyMessage>;
+    const m = JSON.parse(payload) as Record<string, unknown>;
+    if (m.v !== 1 || typeof m.origin !== 'string') return null;
     if (
-      m.v === 1 &&
       (m.event === 'created' || m.event === 'revoked') &&
       typeof m.keyGuid === 'string' &&
-      /^[0-9a-f-]{36}$/.test(m.keyGuid)
-    ) {
-      return m as ApiKeyMessage;
-    }
+      GUID.test(m.keyGuid)
+    )
+      return { v: 1, event: m.event, keyGuid: m.keyGuid, origin: m.origin };
+    if (
+      m.event === 'principals' &&
+      Array.isArray(m.userIds) &&
+      m.userIds.length <= MAX_MESSAGE_USERS &&
+      m.userIds.every((id) => Number.isSafeInteger(id) && (id as number) > 0)
+    )
+      return { v: 1, event: 'principals', userIds: m.userIds as number[], origin: m.origin };
+    if (m.event === 'reload') return { v: 1, event: 'reload', origin: m.origin };
   } catch {
     /* ignored: not ours */
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { In, IsNull, Repository } from 'typeorm';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 @Injectable()
@@ -24,6 +24,17 @@ export class ApiKeyRepository {
     return this.keys.find({
       select: { Guid: true, KeyHash: true, UserRegistryId: true },
       where: { RevokedDate: IsNull() },
+    });
+  }
+
+  /** The keys not revoked of these users: a change of who may act is applied to them at once. */
+  listActiveOfUsers(
+    userIds: readonly number[],
+  ): Promise<Pick<UserRegistryApiKey, 'Guid' | 'KeyHash' | 'UserRegistryId'>[]> {
+    if (!userIds.length) return Promise.resolve([]);
+    return this.keys.find({
+      select: { Guid: true, KeyHash: true, UserRegistryId: true },
+      where: { RevokedDate: IsNull(), UserRegistryId: In([...userIds]) },
     });
   }
 

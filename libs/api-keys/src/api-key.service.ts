@@ -1,11 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import Redis from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { SETTINGS, Settings } from '@app/config';
 import { Actor, Clock, Problems } from '@app/common';
 import { ActorService } from '@app/identity';
-import { REDIS } from '@app/redis';
-import { API_KEY_CHANNEL, ApiKeyCache, ApiKeyMessage } from './api-key-cache';
+import { ApiKeyCache } from './api-key-cache';
 import { generateApiKey, hashApiKey, verifyApiKey } from './api-key-format';
 import { ApiKeyRepository } from './api-key.repository';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -24,7 +22,6 @@ export class ApiKeyService {
     private readonly actors: ActorService,
     private readonly clock: Clock,
     @Inject(SETTINGS) private readonly settings: Settings,
-    @Inject(REDIS) private readonly redis: Redis | null,
   ) {}
 
   /**
@@ -57,8 +54,7 @@ export class ApiKeyService {
         RevokedUser: null,
       }),
     );
-    await this.cache.applyKey(row.Guid);
-    await this.publish('created', row.Guid);
+    await this.cache.keyChanged('created', row.Guid);
     this.logger.log(
       { keyGuid: row.Guid, displayIdentifier: row.DisplayIdentifier, user: user.name },
       'API key created',
@@ -81,27 +77,12 @@ export class ApiKeyService {
       throw Problems.notFound('API key');
     }
     await this.repo.revoke(keyGuid, new Date(this.clock.now()), actor.userName);
-    await this.cache.applyKey(keyGuid);
-    await this.publish('revoked', keyGuid);
+    await this.cache.keyChanged('revoked', keyGuid);
     this.logger.log({ keyGuid, displayIdentifier: key.DisplayIdentifier }, 'API key revoked');
   }
 
   private async ownerInTenant(actor: Actor, userId: number): Promise<boolean> {
     return this.actors.isUserInTenant(userId, actor.tenantId);
-  }
-
-  private async publish(event: ApiKeyMessage['event'], keyGuid: string): Promise<void> {
-    if (!this.redis) return;
-    const msg: ApiKeyMessage = { v: 1, event, keyGuid, origin: this.settings.InstanceName };
-    try {
-      await this.redis.publish(API_KEY_CHANNEL, JSON.stringify(msg));
-    } catch (err) {
-      // Publish/subscribe is best effort; the periodic reload still bounds revocation (spec: API keys 3).
-      this.logger.warn(
-        { err, keyGuid },
-        'Could not publish the API key change; other nodes apply it at their next refresh',
-      );
-    }
   }
 }
 
