@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { createHmac } from 'node:crypto';
+import { SETTINGS, Settings } from '@app/config';
 import { isPermission, Permission } from '@app/common';
 import { IdentityRepository, SignInRaceError } from './identity.repository';
 import { normalizeUserName } from './names';
@@ -48,7 +50,13 @@ const MAX_USER_NAME = 256;
  */
 @Injectable()
 export class IdentityAuthService {
-  constructor(private readonly repo: IdentityRepository) {}
+  private readonly logger = new Logger('IdentityAuth');
+  private countedPercent?: Promise<number>;
+
+  constructor(
+    private readonly repo: IdentityRepository,
+    @Inject(SETTINGS) private readonly settings: Settings,
+  ) {}
 
   async findSignInUser(userName: string): Promise<SignInUser | null> {
     if (!userName || userName.length > MAX_USER_NAME) return null;
@@ -141,11 +149,32 @@ export class IdentityAuthService {
   }
 
   /**
-   * spec: Password transport hardening 1. An unknown user gets the same answer as a flagged one, so the
-   * answer does not tell whether a name exists.
+   * spec: Password transport hardening 1. A user's answer is their flag. An unknown name must not stand out
+   * (security issue 13: a fixed answer for unknown names made this a user-name oracle), so it gets a stable
+   * answer drawn like a user's: true for WirePasswordHashUnknownPercent of all names, decided by an HMAC of
+   * the normalised name under a key derived from JwtKey. Repeated asks agree, and so do nodes sharing the
+   * settings.
    */
   async wirePasswordHash(userName: string): Promise<boolean> {
     const u = await this.findSignInUser(userName);
-    return u ? u.wirePasswordHash : true;
+    if (u) return u.wirePasswordHash;
+    const mac = createHmac('sha256', this.settings.JwtKey ?? '')
+      .update(`WirePasswordHash unknown name\u0000${normalizeUserName(userName.trim())}`)
+      .digest();
+    return (mac.readUIntBE(0, 6) / 2 ** 48) * 100 < (await this.unknownPercent());
+  }
+
+  /** WirePasswordHashUnknownPercent, or the share of flagged users counted once, at the first ask after start. */
+  private unknownPercent(): Promise<number> {
+    const configured = this.settings.WirePasswordHashUnknownPercent;
+    if (configured !== undefined) return Promise.resolve(configured);
+    this.countedPercent ??= this.repo.countUsers().then(({ all, wirePasswordHash }) => {
+      const percent = all === 0 ? 0 : Math.round((100 * wirePasswordHash) / all);
+      this.logger.log(
+        `WirePasswordHash answers true for ${percent}% of unknown names (the share of users with it)`,
+      );
+      return percent;
+    });
+    return this.countedPercent;
   }
 }

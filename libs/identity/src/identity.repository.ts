@@ -236,6 +236,14 @@ export class IdentityRepository {
   findUserByNormalizedName(normalizedName: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { NormalizedName: normalizedName, DeletedDate: IsNull() } });
   }
+  /** Live users, and how many of them have WirePasswordHash. */
+  async countUsers(): Promise<{ all: number; wirePasswordHash: number }> {
+    const [all, wirePasswordHash] = await Promise.all([
+      this.users.count({ where: { DeletedDate: IsNull() } }),
+      this.users.count({ where: { DeletedDate: IsNull(), WirePasswordHash: true } }),
+    ]);
+    return { all, wirePasswordHash };
+  }
   /** A new user. Existing users change only through the column-wise, conditional updates below. */
   insertUser(u: UserRegistry): Promise<UserRegistry> {
     return this.users.save(u);
