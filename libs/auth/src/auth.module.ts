@@ -1,4 +1,8 @@
 import { Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import Redis from 'ioredis';
+import { SETTINGS, Settings } from '@app/config';
+import { REDIS } from '@app/redis';
 import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '@app/audit';
 import { IdentityModule } from '@app/identity';
@@ -17,6 +21,12 @@ import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
+import {
+  SignInRateLimitGuard,
+  SignInRateLimitStorage,
+  SignInRequestGuard,
+  signInRateLimits,
+} from './sign-in-limits';
 import { LoginPageController } from './oauth/login-page.controller';
 import { OAuthController } from './oauth/oauth.controller';
 import { OAuthSignInService } from './oauth/oauth-sign-in.service';
@@ -26,7 +36,16 @@ import { PasscodeTokens } from './second-factor/passcode-tokens';
 import { SecondFactorProvider } from './second-factor/second-factor-provider';
 
 @Module({
-  imports: [IdentityModule, AuditModule, ApiKeysModule],
+  imports: [
+    IdentityModule,
+    AuditModule,
+    ApiKeysModule,
+    ThrottlerModule.forRootAsync({
+      inject: [SETTINGS, REDIS],
+      useFactory: (settings: Settings, redis: Redis | null) =>
+        signInRateLimits(settings, new SignInRateLimitStorage(redis)),
+    }),
+  ],
   controllers: [AuthenticationController, OAuthController, LoginPageController, MockSecondFactorController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
@@ -42,6 +61,8 @@ import { SecondFactorProvider } from './second-factor/second-factor-provider';
     SignInAuditFilter,
     OAuthSignInService,
     PasscodeTokens,
+    SignInRateLimitGuard,
+    SignInRequestGuard,
     // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
     { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],

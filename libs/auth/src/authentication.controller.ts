@@ -18,6 +18,7 @@ import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
 import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
+import { SIGN_IN_BUCKET, SignInRoute, WIRE_PASSWORD_HASH_BUCKET } from './sign-in-limits';
 
 /** spec: Errors — 202 while the second factor is pending (passcode still required). */
 function accepted(
@@ -42,6 +43,7 @@ export class AuthenticationController {
 
   @Post('ByUserNamePassword')
   @Public()
+  @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
   @UseFilters(SignInAuditFilter)
   @ApiOkResponse({ type: SignedInDto })
@@ -57,6 +59,7 @@ export class AuthenticationController {
   /** The second step of a sign-in with EnableMultifactorAuthentication (404 when it is off). */
   @Post('Passcode')
   @Public()
+  @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
   @ApiOkResponse({ type: SignedInDto })
   passcode(
@@ -70,6 +73,7 @@ export class AuthenticationController {
   /** A signed-in user changes their password: earlier sessions end and this caller gets a new session. */
   @Post('ChangePassword')
   @Authenticated()
+  @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
   @ApiOkResponse({ type: SignedInDto })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
@@ -110,6 +114,7 @@ export class AuthenticationController {
 
   @Post('WirePasswordHash')
   @Public()
+  @SignInRoute(WIRE_PASSWORD_HASH_BUCKET)
   @HttpCode(200)
   @ApiOkResponse({ type: WirePasswordHashDto })
   async wirePasswordHash(@Body() body: WirePasswordHashRequestDto): Promise<WirePasswordHashDto> {

@@ -1,0 +1,172 @@
+import {
+  applyDecorators,
+  CanActivate,
+  ExecutionContext,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+  UseGuards,
+} from '@nestjs/common';
+import {
+  SkipThrottle,
+  ThrottlerGuard,
+  ThrottlerLimitDetail,
+  ThrottlerStorage,
+  ThrottlerStorageService,
+} from '@nestjs/throttler';
+import type { Request } from 'express';
+import Redis from 'ioredis';
+import { SETTINGS, Settings } from '@app/config';
+import { ProblemException, ProblemType, withTimeout } from '@app/common';
+import { ownOrigin } from './csrf';
+
+/**
+ * Per-address rate limits of the anonymous sign-in routes (security issue 13): a per-user lockout does not
+ * stop password spraying across many users, nor a user-name census through WirePasswordHash. Two buckets,
+ * each SignInRateLimitPerMinute requests a minute per client address (req.ip, so TrustProxy applies).
+ */
+export const SIGN_IN_BUCKET = 'sign-in';
+export const WIRE_PASSWORD_HASH_BUCKET = 'wire-password-hash';
+type Bucket = typeof SIGN_IN_BUCKET | typeof WIRE_PASSWORD_HASH_BUCKET;
+const BUCKETS: readonly Bucket[] = [SIGN_IN_BUCKET, WIRE_PASSWORD_HASH_BUCKET];
+export const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/** Fixed window in Redis: one INCR per request, the window's expiry set by the first. */
+const INCREMENT = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {hits, ttl}`;
+
+type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+
+/**
+ * The counters: in Redis when it is configured, so every node counts the same requests; in this process
+ * otherwise, and also while Redis does not answer within 250 ms (the limit still holds per node: a Redis
+ * outage degrades it, it never switches it off or blocks sign-in).
+ */
+export class SignInRateLimitStorage implements ThrottlerStorage {
+  private readonly logger = new Logger('SignInRateLimit');
+  private readonly local = new ThrottlerStorageService();
+  private redisFailing = false;
+
+  constructor(private readonly redis: Redis | null) {}
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    name: string,
+  ): Promise<ThrottlerStorageRecord> {
+    if (this.redis) {
+      try {
+        const [hits, remainingMs] = (await withTimeout(
+          this.redis.eval(INCREMENT, 1, `decisioning:rate:${key}`, String(ttl)),
+          250,
+          'Redis rate-limit count',
+        )) as [number, number];
+        if (this.redisFailing) this.logger.log('Rate limits are shared through Redis again');
+        this.redisFailing = false;
+        const seconds = Math.max(1, Math.ceil(remainingMs / 1000));
+        return {
+          totalHits: hits,
+          timeToExpire: seconds,
+          isBlocked: hits > limit,
+          timeToBlockExpire: hits > limit ? seconds : 0,
+        };
+      } catch (err) {
+        if (!this.redisFailing)
+          this.logger.warn(
+            { err },
+            'Redis does not answer: sign-in rate limits are counted per node meanwhile',
+          );
+        this.redisFailing = true;
+      }
+    }
+    return this.local.increment(key, ttl, limit, blockDuration, name);
+  }
+}
+
+/** The throttler's guard, answering the service's 429 problem with a standard Retry-After. */
+@Injectable()
+export class SignInRateLimitGuard extends ThrottlerGuard {
+  protected override async throwThrottlingException(
+    _context: ExecutionContext,
+    limit: ThrottlerLimitDetail,
+  ): Promise<void> {
+    throw new ProblemException(
+      HttpStatus.TOO_MANY_REQUESTS,
+      'Too Many Requests',
+      'Too many sign-in requests from this address; try again after the time in Retry-After.',
+      ProblemType.blank,
+      {},
+      { 'Retry-After': String(Math.max(1, limit.timeToBlockExpire)) },
+    );
+  }
+}
+
+/** Options of the throttler module: both buckets, one key per bucket and address, no X-RateLimit headers. */
+export function signInRateLimits(settings: Settings, storage: SignInRateLimitStorage) {
+  return {
+    throttlers: BUCKETS.map((name) => ({
+      name,
+      ttl: RATE_LIMIT_WINDOW_MS,
+      limit: settings.SignInRateLimitPerMinute,
+    })),
+    // ByUserNamePassword and Passcode count together: one key per bucket, not per route.
+    generateKey: (_context: ExecutionContext, tracker: string, name: string) => `${name}:${tracker}`,
+    setHeaders: false,
+    storage,
+  };
+}
+
+function header(req: Request, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Login CSRF (security issue 13): a cross-site HTML form can post `application/x-www-form-urlencoded` to a
+ * sign-in route and the browser stores the session cookie it gets, signing the victim into the attacker's
+ * account. The sign-in, passcode, password-change and WirePasswordHash routes take JSON only (which a form
+ * cannot send, and a cross-site script cannot without a CORS preflight this service never grants), and refuse
+ * a request whose Sec-Fetch-Site or Origin proves it cross-site. (A client without those headers, curl or an
+ * integration, is not a browser being abused.) The OAuth callback is not one of them: it takes the
+ * provider's form_post, protected by its state.
+ */
+@Injectable()
+export class SignInRequestGuard implements CanActivate {
+  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request>();
+    if (!req.is('application/json'))
+      throw new ProblemException(
+        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+        'Unsupported Media Type',
+        'This route takes a JSON body (Content-Type: application/json).',
+        ProblemType.blank,
+      );
+    const site = header(req, 'sec-fetch-site');
+    const origin = header(req, 'origin');
+    const crossOrigin = origin !== undefined && origin !== ownOrigin(req, this.settings.TrustProxy);
+    if (site === 'cross-site' || (site !== 'same-origin' && crossOrigin))
+      throw new ProblemException(
+        HttpStatus.FORBIDDEN,
+        'Forbidden',
+        'A sign-in request from another site is refused.',
+        ProblemType.forbidden,
+      );
+    return true;
+  }
+}
+
+/** Marks a sign-in route: its rate-limit bucket, JSON only, never cross-site. */
+export function SignInRoute(bucket: Bucket) {
+  return applyDecorators(
+    SkipThrottle(Object.fromEntries(BUCKETS.filter((b) => b !== bucket).map((b) => [b, true]))),
+    UseGuards(SignInRateLimitGuard, SignInRequestGuard),
+  );
+}
