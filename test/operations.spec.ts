@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { startTestApp, TestApp } from './support/test-app';
 import { TEST_PROVIDERS } from './support/databases';
+import { createUser } from './factories/identity.factory';
+import { signIn } from './support/auth';
 
 describe.each(TEST_PROVIDERS)('operations on %s', (provider) => {
   let t: TestApp;
@@ -9,10 +11,14 @@ describe.each(TEST_PROVIDERS)('operations on %s', (provider) => {
   });
   afterAll(() => t.close());
 
-  it('answers /api/Ready anonymously with the database check', async () => {
+  it('answers /api/Ready anonymously with its status only, and a signed-in caller with the database check', async () => {
     const res = await request(t.url).get('/api/Ready').expect(200);
-    expect(res.body).toEqual({ status: 'ok', checks: { database: { status: 'up' } } });
+    expect(res.body).toEqual({ status: 'ok' });
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const u = await createUser(t.app);
+    const { token } = await signIn(t.url, u.name, u.password);
+    const detail = await request(t.url).get('/api/Ready').set('Authorization', `Bearer ${token}`).expect(200);
+    expect(detail.body).toEqual({ status: 'ok', checks: { database: { status: 'up' } } });
   });
 
   it('echoes a well-formed x-request-id and replaces a hostile one', async () => {

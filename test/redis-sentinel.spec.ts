@@ -8,6 +8,7 @@ import { SettingError } from '@app/config';
 import { CacheEventSink, REDIS, SentinelEventWatcher } from '@app/redis';
 import { SESSION_CHANNEL } from '@app/sessions';
 import { createUser } from './factories/identity.factory';
+import { signIn } from './support/auth';
 import { freePort } from './support/free-port';
 import { RedisSentinelSet, startRedisSentinelSet } from './support/redis-sentinel';
 import { waitFor } from './support/spawn-server';
@@ -107,7 +108,9 @@ describe('Redis through Sentinel: a real master, replica and Sentinel', () => {
     expect(await sharedServer()).toEqual({ role: 'master', port: set.masterPort });
     expect(shared().stream.remotePort).toBe(set.masterPort);
 
-    const ready = await request(t.url).get('/api/Ready').expect(200);
+    const u = await createUser(t.app);
+    const { token } = await signIn(t.url, u.name, u.password);
+    const ready = await request(t.url).get('/api/Ready').set('Authorization', `Bearer ${token}`).expect(200);
     expect(ready.body.checks.redis).toEqual({ status: 'up' });
 
     // the API key and session subscribers are on the master too

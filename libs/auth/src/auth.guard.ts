@@ -24,6 +24,14 @@ export class AuthGuard implements CanActivate {
     if (access.kind === 'public') return true;
     const http = context.switchToHttp();
     const request = http.getRequest<RequestWithActor>();
+    if (access.kind === 'optional') {
+      // A credential that cannot be accepted, for whatever reason (a database that is down included),
+      // makes the caller anonymous.
+      request.actor = await this.resolver
+        .resolve(request, http.getResponse<Response>())
+        .catch(() => undefined);
+      return true;
+    }
     const actor = await this.resolver.resolve(request, http.getResponse<Response>());
     request.actor = actor;
     authorize(actor, access);

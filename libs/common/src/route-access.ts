@@ -11,10 +11,26 @@ import { Permission, PERMISSION_NAMES } from './permissions';
 export const ROUTE_ACCESS = 'route-access';
 
 export type RouteAccess =
-  { kind: 'public' } | { kind: 'authenticated'; permission?: Permission; landlordOnly?: boolean };
+  | { kind: 'public' }
+  | { kind: 'optional' }
+  | { kind: 'authenticated'; permission?: Permission; landlordOnly?: boolean };
 
 /** Anonymous route. Every such route must also be on the written list in test/route-audit.spec.ts. */
 export const Public = () => SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
+
+/**
+ * Anonymous route that tells a signed-in caller more (the readiness probe's per-dependency detail): a
+ * credential is resolved when present, and one that is not accepted makes the caller anonymous, never a 401.
+ * On the written list of anonymous routes too.
+ */
+export const CredentialOptional = () =>
+  applyDecorators(
+    SetMetadata(ROUTE_ACCESS, { kind: 'optional' } satisfies RouteAccess),
+    ApiSecurity(API_KEY_SCHEME),
+    ApiBearerAuth(BEARER_SCHEME),
+    ApiCookieAuth(COOKIE_SCHEME),
+    ApiSecurity({}),
+  );
 
 export const API_KEY_SCHEME = 'api-key';
 export const BEARER_SCHEME = 'bearer';

@@ -1,49 +1,66 @@
-import { Controller, Get, HttpStatus, Inject } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Req, ServiceUnavailableException } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { TypeOrmHealthIndicator } from '@nestjs/terminus';
-import Redis from 'ioredis';
-import { ProblemException, ProblemType, Public, withTimeout } from '@app/common';
-import { REDIS } from '@app/redis';
+import {
+  HealthCheckResult,
+  HealthCheckService,
+  HealthIndicatorResult,
+  TypeOrmHealthIndicator,
+} from '@nestjs/terminus';
+import { CredentialOptional, ProblemException, ProblemType, RequestWithActor } from '@app/common';
+import { RedisHealthIndicator } from './redis.health';
 
-type CheckResult = { status: 'up' | 'down'; message?: string };
+type Check = { status: 'up' | 'down' | 'degraded'; message?: string };
 
-/** Readiness: the database answers, and Redis when it is configured. Anonymous. */
+/** What a signed-in caller sees of each dependency. */
+function checksOf(result: HealthCheckResult): Record<string, Check> {
+  const checks: Record<string, Check> = {};
+  for (const [name, detail] of Object.entries(result.details)) {
+    const { status, degraded, message } = detail as { status: string; degraded?: boolean; message?: string };
+    checks[name] = degraded
+      ? { status: 'degraded', message: message ?? `The ${name} did not answer.` }
+      : status === 'up'
+        ? { status: 'up' }
+        : { status: 'down', message: `The ${name} did not answer.` };
+  }
+  return checks;
+}
+
+/**
+ * Readiness (a load balancer acts on it): 503 while the database does not answer, 200 otherwise, also while
+ * the optional Redis is away (reported degraded). Anonymous callers (the balancer) get the status code and
+ * `{ status }` only; a signed-in caller also gets each dependency's state.
+ */
 @ApiTags('Operations')
 @Controller('api/Ready')
 export class HealthController {
   constructor(
+    private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
-    @Inject(REDIS) private readonly redis: Redis | null,
+    private readonly redis: RedisHealthIndicator,
   ) {}
 
   @Get()
-  @Public()
-  async ready(): Promise<{ status: 'ok'; checks: Record<string, CheckResult> }> {
-    const checks: Record<string, CheckResult> = {};
+  @CredentialOptional()
+  async ready(@Req() request: RequestWithActor): Promise<{ status: 'ok'; checks?: Record<string, Check> }> {
+    const indicators = [
+      (): Promise<HealthIndicatorResult> => this.db.pingCheck('database', { timeout: 2000 }),
+      ...(this.redis.configured ? [() => this.redis.check('redis')] : []),
+    ];
+    const signedIn = request.actor !== undefined;
+    let result: HealthCheckResult;
     try {
-      await this.db.pingCheck('database', { timeout: 2000 });
-      checks.database = { status: 'up' };
-    } catch {
-      checks.database = { status: 'down', message: 'The database did not answer.' };
-    }
-    if (this.redis) {
-      try {
-        await withTimeout(this.redis.ping(), 1000, 'Redis PING');
-        checks.redis = { status: 'up' };
-      } catch {
-        checks.redis = { status: 'down', message: 'Redis did not answer.' };
-      }
-    }
-    if (Object.values(checks).some((c) => c.status === 'down')) {
+      result = await this.health.check(indicators);
+    } catch (err) {
+      if (!(err instanceof ServiceUnavailableException)) throw err;
       throw new ProblemException(
         HttpStatus.SERVICE_UNAVAILABLE,
         'Not Ready',
-        'A dependency is not answering.',
+        signedIn ? 'A dependency is not answering.' : undefined,
         ProblemType.unavailable,
-        { checks },
+        signedIn ? { checks: checksOf(err.getResponse() as HealthCheckResult) } : {},
         { 'Retry-After': '5' },
       );
     }
-    return { status: 'ok', checks };
+    return signedIn ? { status: 'ok', checks: checksOf(result) } : { status: 'ok' };
   }
 }
