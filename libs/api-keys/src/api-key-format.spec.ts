@@ -32,4 +32,13 @@ describe('API key format', () => {
     for (const junk of ['', ' ', 'x'.repeat(108), '='.repeat(108), `${k.key.slice(0, -2)}==`])
       expect(verifyApiKey(junk, SECRET)).toBeNull();
   });
+
+  it('during a rotation window accepts a key made with the previous secret, and only then', () => {
+    const old = generateApiKey(user, SECRET);
+    const next = `${SECRET}-rotated`;
+    expect(verifyApiKey(old.key, next)).toBeNull();
+    expect(verifyApiKey(old.key, next, SECRET)).toEqual({ userGuid: user });
+    expect(verifyApiKey(generateApiKey(user, next).key, next, SECRET)).toEqual({ userGuid: user });
+    expect(verifyApiKey(old.key, next, `${SECRET}-other`)).toBeNull();
+  });
 });

@@ -50,13 +50,24 @@ export function generateApiKey(userGuid: string, hmacKey: string): NewApiKey {
   return { key, displayIdentifier: key.slice(0, DISPLAY_IDENTIFIER_LENGTH), hash: hashApiKey(key) };
 }
 
-/** The user GUID a key claims, when its shape, version and checksum are right; otherwise null. */
-export function verifyApiKey(key: string, hmacKey: string): { userGuid: string } | null {
+/**
+ * The user GUID a key claims, when its shape, version and checksum are right; otherwise null. The checksum
+ * may have been made with `hmacKey` or, during a rotation window, with `previousHmacKey` (ApiHmacKeyPrevious).
+ */
+export function verifyApiKey(
+  key: string,
+  hmacKey: string,
+  previousHmacKey?: string,
+): { userGuid: string } | null {
   if (key.length !== API_KEY_LENGTH || !KEY_SHAPE.test(key)) return null;
   const raw = Buffer.from(key, 'base64url');
   if (raw.length !== TOTAL || raw.toString('base64url') !== key) return null;
   const body = raw.subarray(0, BODY);
   if (body[BODY - 1] !== API_KEY_VERSION) return null;
-  if (!timingSafeEqual(raw.subarray(BODY), mac(hmacKey, body))) return null;
+  const checksum = raw.subarray(BODY);
+  // Both compared, in constant time each, so the time taken does not tell which secret made the key.
+  const current = timingSafeEqual(checksum, mac(hmacKey, body));
+  const previous = previousHmacKey !== undefined && timingSafeEqual(checksum, mac(previousHmacKey, body));
+  if (!current && !previous) return null;
   return { userGuid: bytesToGuid(body.subarray(RANDOM, RANDOM + GUID)) };
 }

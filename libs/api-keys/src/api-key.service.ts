@@ -29,7 +29,7 @@ export class ApiKeyService {
    * never reaches the cache or the database), then the active-key set. Every failure is the same 401.
    */
   validate(key: string): Actor {
-    const claimed = verifyApiKey(key, this.settings.ApiHmacKey ?? '');
+    const claimed = verifyApiKey(key, this.settings.ApiHmacKey ?? '', this.settings.ApiHmacKeyPrevious);
     const entry = claimed ? this.cache.lookup(hashApiKey(key)) : undefined;
     if (!claimed || !entry || entry.actor.userGuid !== claimed.userGuid) {
       throw Problems.unauthenticated('The API key was not accepted.', { reason: KEY_NOT_FOUND });

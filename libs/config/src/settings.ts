@@ -48,6 +48,10 @@ function bool<N extends string>(name: N, def: boolean, description: string) {
 function int<N extends string>(name: N, def: number, min: number, max: number, description: string) {
   return { name, kind: { type: 'integer' as const, min, max }, default: def, description };
 }
+/** An optional whole number with no default (unset means: derived at start, as the description says). */
+function optionalInt<N extends string>(name: N, min: number, max: number, description: string) {
+  return { name, kind: { type: 'integer' as const, min, max }, description };
+}
 /** Optional text with no default. */
 function text<N extends string>(name: N, description: string, extra: Extra & { kind?: Kind } = {}) {
   const { kind, ...rest } = extra;
@@ -166,6 +170,19 @@ export const SETTING_DEFINITIONS = [
     'Longest password accepted when a password is set (sign-in refuses more than 1024 before hashing).',
   ),
   int(
+    'SignInRateLimitPerMinute',
+    60,
+    1,
+    1_000_000,
+    'Requests one client address may make per minute to sign in (ByUserNamePassword and Passcode together), and separately to WirePasswordHash; more are answered 429 with Retry-After. Shared by every node through Redis when RedisConnectionString is set, per node otherwise. Client addresses follow TrustProxy.',
+  ),
+  optionalInt(
+    'WirePasswordHashUnknownPercent',
+    0,
+    100,
+    'Percentage of unknown user names for which WirePasswordHash answers true (each name always the same answer), so that unknown names look like users. Unset: the percentage of users with WirePasswordHash, counted once after each start; set it when several nodes run, so that all answer alike.',
+  ),
+  int(
     'ApiKeyCacheRefreshIntervalMilliseconds',
     60_000,
     100,
@@ -190,6 +207,13 @@ export const SETTING_DEFINITIONS = [
   text(
     'ApiHmacKey',
     'Secret for API key checksums (HMAC-SHA256), at least 32 characters. Generated once for embedded SQLite; required otherwise.',
+    {
+      secret: true,
+    },
+  ),
+  text(
+    'ApiHmacKeyPrevious',
+    'The ApiHmacKey before a rotation: keys whose checksum it made are still accepted while it is set (new keys always use ApiHmacKey). See docs/SECURITY.md, Rotation.',
     {
       secret: true,
     },
@@ -637,7 +661,7 @@ function crossCheck(s: SettingValues, env: NodeJS.ProcessEnv): void {
       if (!s[name]) throw new SettingError(name, `required when DatabaseProvider is ${s.DatabaseProvider}`);
     }
   }
-  for (const name of ['JwtKey', 'ApiHmacKey'] as const) {
+  for (const name of ['JwtKey', 'ApiHmacKey', 'ApiHmacKeyPrevious'] as const) {
     const v = s[name];
     if (v !== undefined && v.length < 32)
       throw new SettingError(name, 'allowed values are secrets of at least 32 characters');
