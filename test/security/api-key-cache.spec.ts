@@ -51,6 +51,24 @@ describe.each(TEST_PROVIDERS)('the API-key cache orders reloads after changes (%
     await withKey(t, key).expect(401);
   });
 
+  it('stress: 50 reloads racing creates and revokes; no key is lost or brought back', async () => {
+    const svc = t.app.get(ApiKeyService);
+    const cache = t.app.get(ApiKeyCache);
+    let wrong = 0;
+    for (let i = 0; i < 50; i++) {
+      const old = await svc.create(admin.actor, { userRegistryGuid: admin.guid, name: `old-${i}` });
+      const [created] = await Promise.all([
+        svc.create(admin.actor, { userRegistryGuid: admin.guid, name: `new-${i}` }),
+        cache.reload(),
+        svc.revoke(admin.actor, old.guid),
+        cache.reload(),
+      ]);
+      if ((await withKey(t, created.key)).status !== 200) wrong++;
+      if ((await withKey(t, old.key)).status !== 401) wrong++;
+    }
+    expect(wrong).toBe(0);
+  });
+
   it('a password lockout does not stop the API keys of the user (spec: API keys 5)', async () => {
     const user = await createUser(t.app, { tenantGuid: admin.tenantGuid });
     const { key } = await t.app

@@ -131,6 +131,33 @@ describe.each(TEST_PROVIDERS)('concurrent administration never undoes a revocati
     expect(undone).toBe(0);
   });
 
+  it(`stress: ${STRESS} lockouts racing edits; every locked account stays locked`, async () => {
+    const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    let undone = 0;
+    for (let i = 0; i < STRESS; i++) {
+      const user = await createUser(f.t.app, { tenantGuid: f.admin.tenantGuid });
+      const wrong = () =>
+        request(f.t.url)
+          .post('/api/Authentication/ByUserNamePassword')
+          .send({ userName: user.name, password: 'wrong-password-x' });
+      for (let n = 0; n < 3; n++) await wrong().expect(401);
+      // The fourth failure locks after its Argon2 verification; edits spread over that time race its UPDATE.
+      const [, ...edits] = await Promise.all([
+        wrong(),
+        ...[0, 4, 8, 12, 16, 20, 24, 28, 32, 36].map((ms) =>
+          pause(ms).then(() => putUser(f, user.guid, { email: `k${i}-${ms}@example.com` })),
+        ),
+      ]);
+      for (const edit of edits) expect(edit.status).toBe(200);
+      const row = await f.t.app
+        .get(DataSource)
+        .getRepository(UserRegistry)
+        .findOneByOrFail({ Guid: user.guid });
+      if (!row.PasswordLocked) undone++;
+    }
+    expect(undone).toBe(0);
+  });
+
   it(`stress: ${STRESS} logouts racing edits; every logged-out token is refused afterwards`, async () => {
     const user = await createUser(f.t.app, { tenantGuid: f.admin.tenantGuid });
     let undone = 0;
