@@ -14,6 +14,7 @@ import {
 import { loadSettings } from '@app/config';
 import {
   assertReadCommittedSnapshot,
+  DatabaseStartupCheck,
   MIGRATIONS,
   rowsPerStatement,
   SQL_SERVER_BINARY_COLLATION,
@@ -27,6 +28,7 @@ import {
   USER_LOGOUT_GRID,
 } from '@app/grid';
 import { UserLogin, UserLogout } from '@app/audit';
+import { ALL_PERMISSIONS } from '@app/common';
 import { ActorService, UserRegistry } from '@app/identity';
 import { ApiKeyRepository } from '../libs/api-keys/src/api-key.repository';
 import { AuditRepository } from '../libs/audit/src/audit.repository';
@@ -279,6 +281,14 @@ describe('SQL Server statements, recorded without a server', () => {
       expect(actors.size).toBe(2100);
     });
 
+    it("replaces a role's permissions in one transaction", async () => {
+      const mark = recorder.mark();
+      await get(IdentityRepository).transaction((tx) => tx.replacePermissions(3, [...ALL_PERMISSIONS]));
+      const events = recorder.since(mark);
+      expect(events.map((e) => e.kind)).toEqual(['begin', 'statement', 'statement', 'commit']);
+      expectSqlServerAccepts(recorder.statementsSince(mark));
+    });
+
     it('reads the permissions of 2 100 roles in chunks within the limit', async () => {
       const statements = await recording(() => get(IdentityRepository).permissionsOf(ids(2100)));
       expectSqlServerAccepts(statements);
@@ -306,6 +316,7 @@ describe('SQL Server statements, recorded without a server', () => {
       await get(CaseRepository).findOpen(1, 'AccountId', 'A-1');
       await get(CaseRepository).upgrade(1, 2, 3, '11111111-1111-4111-8111-111111111111', new Date(NOW));
       await get(ArchiveRepository).updateInPlace(1, '{}', new Date('1600-01-01T00:00:00Z'), new Date(NOW));
+      await get(ArchiveRepository).findByEntryGuid(1, '11111111-1111-4111-8111-111111111111');
     });
     expectSqlServerAccepts(statements);
   });
@@ -497,6 +508,13 @@ describe('SQL Server statements, recorded without a server', () => {
       recorder.answer(/is_read_committed_snapshot_on/, [{ name: 'service', on: false }]);
       await expect(assertReadCommittedSnapshot(query)).rejects.toThrow(
         /service has READ_COMMITTED_SNAPSHOT OFF.*ALTER DATABASE \[service\] SET READ_COMMITTED_SNAPSHOT ON/,
+      );
+    });
+
+    it('is what the database module runs at start on SQL Server', async () => {
+      recorder.answer(/is_read_committed_snapshot_on/, [{ name: 'service', on: false }]);
+      await expect(new DatabaseStartupCheck(ds).onModuleInit()).rejects.toThrow(
+        /READ_COMMITTED_SNAPSHOT OFF/,
       );
     });
 

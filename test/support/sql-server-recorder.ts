@@ -185,7 +185,7 @@ export async function recordingSqlServer(
   const dataSource = new DataSource({
     ...options,
     driver: recordingDriver(driver, recorder),
-  } as DataSourceOptions);
+  });
   await dataSource.initialize();
   return { dataSource, recorder };
 }
