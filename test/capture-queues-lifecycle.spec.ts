@@ -5,7 +5,7 @@ import { CaptureQueues } from '@app/capture-queues';
 import {
   createPostgresDatabase,
   createSqliteDirectory,
-  TEST_PROVIDERS,
+  SQLITE_AND_POSTGRES,
   type TestProvider,
 } from './support/databases';
 import { startTestApp } from './support/test-app';
@@ -39,7 +39,8 @@ const warn = (queues: CaptureQueues, i: number) =>
     durationMicroseconds: 10_000_001,
   });
 
-describe.each(TEST_PROVIDERS)('capture flush lifecycle on %s', (provider) => {
+// SQLite and PostgreSQL only: the counts are read through their own clients, after the app has stopped.
+describe.each(SQLITE_AND_POSTGRES)('capture flush lifecycle on %s', (provider) => {
   const start = async (interval: string) => {
     const dir = createSqliteDirectory();
     const url = provider === 'postgres' ? await createPostgresDatabase() : undefined;

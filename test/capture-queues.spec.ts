@@ -293,6 +293,33 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
       });
     }
 
+    it('refuses NaN and ±Infinity in a numeric column as bad rows: the others are written, those dropped and counted', async () => {
+      const metric = (Sum: number) => ({
+        InstrumentName: 'test.finite',
+        InstrumentType: 'counter',
+        Unit: '1',
+        Attributes: '{}',
+        Count: 1,
+        Sum,
+        Min: null,
+        Max: null,
+        Buckets: null,
+        IntervalStartDate: new Date(Date.now() - 60_000),
+        IntervalEndDate: new Date(),
+        CreatedDate: new Date(),
+      });
+      for (const sum of [1, NaN, Infinity, 2, -Infinity]) queues.openTelemetryMetric.enqueue(metric(sum));
+      const report = await flusher.flush();
+      expect(report).toMatchObject({ refused: 3, deferred: false });
+      const written = await rows<{ Sum: number | string }>(
+        `SELECT "Sum" FROM "OpenTelemetryMetric" WHERE "InstrumentName" = 'test.finite' ORDER BY "Sum"`,
+      );
+      expect(written.map((r) => Number(r.Sum))).toEqual([1, 2]);
+      expect(
+        (await health()).find((r) => r.QueueId === CaptureQueueId.OpenTelemetryMetric)?.DroppedCount,
+      ).toBe(3);
+    });
+
     it('folds at most 10000 series per interval: the 10001st is dropped and counted', async () => {
       const counter = t.app
         .get(ServiceMeterProvider)

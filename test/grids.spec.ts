@@ -54,7 +54,7 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     for (let i = 0; i < 5; i++) {
       rec.modelInvokeWarning({
         entityAnalysisModelGuid: MODEL,
-        entityAnalysisModelName: 'Fraud 100% model_x',
+        entityAnalysisModelName: 'Fraud 100% model_x [b]',
         entityAnalysisModelInstanceEntryGuid: '99999999-2222-4333-8444-555555555555',
         message: `ExtractFields ${i}`,
         elapsedMicroseconds: 1000 * (i + 1),
@@ -216,6 +216,11 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
       [{ samplePercentage: '100.0000001' }, 200],
       [{ samplePercentage: '50%' }, 400],
       [{ entityAnalysisModelGuid: "1' OR 1=1 --" }, 400],
+      // Instants every database stores (datetime2 on SQL Server: years 0001 to 9999, in UTC).
+      [{ from: '0001-01-01T00:00:00Z', to: '9999-12-31T23:59:59.999Z' }, 200],
+      [{ from: '0000-12-31T23:59:59Z' }, 400],
+      [{ from: '0001-01-01T00:30:00+01:00' }, 400],
+      [{ to: '9999-12-31T23:30:00-01:00' }, 400],
     ];
     for (const [query, status] of cases) {
       const res = await request(t.url).get('/api/ModelInvokeWarning').query(query).set(auth);
@@ -239,6 +244,13 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     ).toBe(5);
     expect(
       (await request(t.url).get('/api/ModelInvokeWarning').query({ search: 'lx' }).set(auth)).body.total,
+    ).toBe(0);
+    // [ too (SQL Server would read [a] as "any a", and every name holds one)
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: '[b]' }).set(auth)).body.total,
+    ).toBe(5);
+    expect(
+      (await request(t.url).get('/api/ModelInvokeWarning').query({ search: '[a]' }).set(auth)).body.total,
     ).toBe(0);
   });
 

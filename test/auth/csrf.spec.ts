@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Permission } from '@app/common';
 import { startTestApp, TestApp } from '../support/test-app';
-import { TEST_PROVIDERS } from '../support/databases';
+import { TEST_PROVIDERS, type TestProvider } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
 import { signIn, SignedIn } from '../support/auth';
 
@@ -12,7 +12,7 @@ import { signIn, SignedIn } from '../support/auth';
 const ROUTE = '/api/RoleRegistry';
 const CSRF = { status: 403, type: 'urn:problem-type:csrf-origin' };
 
-async function setUp(provider: 'sqlite' | 'postgres', env: Record<string, string> = {}) {
+async function setUp(provider: TestProvider, env: Record<string, string> = {}) {
   const t = await startTestApp(provider, env);
   const u = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityRole] });
   const s = await signIn(t.url, u.name, u.password);

@@ -4,7 +4,7 @@ import { AuthenticationType, FailureType } from '@app/audit';
 import { IdentityAuthService, UserRegistry } from '@app/identity';
 import { LOGIN_PAGE_CSP, OAUTH_CALLBACK_PATH, OAUTH_TRANSACTION_COOKIE } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';
-import { TEST_PROVIDERS } from '../support/databases';
+import { TEST_PROVIDERS, type TestProvider } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
 import { loginRows, setCookiesOf } from '../support/auth';
 import { OidcBrowser } from '../support/oidc-browser';
@@ -20,7 +20,7 @@ const FAILED = '/Account/Login?failed=1';
 
 /** The service with OAuthAuthentication=True against a real oidc-provider on 127.0.0.1. */
 async function startWithProvider(
-  provider: 'sqlite' | 'postgres',
+  provider: TestProvider,
   env: Record<string, string> = {},
 ): Promise<{ t: TestApp; idp: TestOidcProvider }> {
   const idp = await reserveOidcProvider();

@@ -50,6 +50,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_PG_ADMIN_URL = adminUrl;
   process.env.TEST_PG_TEMPLATE = template;
   process.env.TEST_REDIS_URL = redisUrl;
+  // SQL Server (only when MSSQL_URL names one): each test file gets its own database with this prefix.
+  if (process.env.MSSQL_URL) process.env.TEST_MSSQL_PREFIX = `t_service_${process.pid}_`;
   // Set here, in the real environment the workers inherit, because the GSS library reads it with getenv.
   servers.kdc = await startKdc();
   process.env.TEST_KDC_DIR = servers.kdc.dir;

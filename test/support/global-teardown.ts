@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { dropSqlServerDatabases } from './databases';
 
 export default async function globalTeardown(): Promise<void> {
   const servers = globalThis.__testServers;
@@ -16,6 +17,8 @@ export default async function globalTeardown(): Promise<void> {
       await admin.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
     await admin.end();
   }
+  if (process.env.MSSQL_URL && process.env.TEST_MSSQL_PREFIX)
+    await dropSqlServerDatabases(process.env.TEST_MSSQL_PREFIX);
   if (servers?.redis) await servers.redis.stop();
   servers?.kdc?.stop();
 }

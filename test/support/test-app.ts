@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadSettings, Settings } from '@app/config';
 import type { Clock } from '@app/common';
 import { createApp } from '../../apps/server/src/create-app';
-import { createPostgresDatabase, createSqliteDirectory, TestProvider } from './databases';
+import { createDatabase, createPostgresDatabase, createSqliteDirectory, TestProvider } from './databases';
 
 export interface TestApp {
   app: NestExpressApplication;
@@ -27,7 +27,7 @@ export async function startTestApp(
   options: { connectionString?: string; dataDirectory?: string; clock?: Clock } = {},
 ): Promise<TestApp> {
   const connectionString =
-    provider === 'postgres' ? (options.connectionString ?? (await createPostgresDatabase())) : undefined;
+    provider === 'sqlite' ? undefined : (options.connectionString ?? (await createDatabase(provider)));
   const settings = loadSettings({
     DatabaseProvider: provider,
     ...(connectionString ? { ConnectionString: connectionString } : {}),

@@ -1,27 +1,5 @@
 import type { DatabaseProvider } from '@app/config';
 
-/**
- * Bind-parameter limits per statement: SQLite's SQLITE_MAX_VARIABLE_NUMBER (32766 since 3.32), PostgreSQL's
- * wire protocol (65535), SQL Server's 2100 less the two sp_executesql uses for itself.
- */
-export const PARAMETER_LIMITS: Readonly<Record<DatabaseProvider, number>> = {
-  sqlite: 32_766,
-  postgres: 65_535,
-  mssql: 2_098,
-};
-
-/** SQL Server also refuses more than 1000 row constructors in one VALUES list. */
-const ROW_LIMITS: Readonly<Record<DatabaseProvider, number>> = {
-  sqlite: Number.MAX_SAFE_INTEGER,
-  postgres: Number.MAX_SAFE_INTEGER,
-  mssql: 1_000,
-};
-
-/** Rows one multi-row INSERT may carry for a table of `columns` columns. */
-export function rowsPerStatement(provider: DatabaseProvider, columns: number): number {
-  return Math.max(1, Math.min(Math.floor(PARAMETER_LIMITS[provider] / columns), ROW_LIMITS[provider]));
-}
-
 /** `(p, p, p), (p, p, p)` for `rows` rows of `columns` columns, numbered from 0 in the dialect's style. */
 export function valuesList(provider: DatabaseProvider, rows: number, columns: number): string {
   const tuples = new Array<string>(rows);
@@ -42,6 +20,16 @@ export class CaptureRowError extends Error {
 }
 
 /**
+ * A number a numeric capture column must not take: NaN and ±Infinity. PostgreSQL would store them in a
+ * double column (and every statistic over it would be NaN), SQL Server refuses them (8023) and SQLite
+ * turns NaN into NULL: refused as the row's fault on every dialect, before anything is sent.
+ */
+export function assertFiniteNumber(value: unknown, column: string): void {
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new CaptureRowError(`${column} is ${value}, not a finite number`);
+}
+
+/**
  * True when the database refused the rows themselves (a value too long, out of range, a constraint), as
  * opposed to not being reachable: such a batch is split to find the row at fault instead of being retried
  * for ever. Anything else keeps the rows for the next flush.
@@ -57,12 +45,16 @@ export function isRowRefused(error: unknown): boolean {
     if (typeof rec.code === 'string' && /^2[23][0-9A-Z]{3}$/.test(rec.code)) return true;
     if (typeof rec.code === 'string' && /^SQLITE_(CONSTRAINT|MISMATCH|TOOBIG|RANGE)/.test(rec.code))
       return true;
-    // SQL Server: NULL into NOT NULL, truncation, conversion, overflow, constraints.
+    // SQL Server: NULL into NOT NULL, truncation, conversion, overflow, constraints, a float that is not
+    // one (8023: NaN or ±Infinity sent as float), dates out of range or unparseable (241, 242).
     if (
       typeof rec.number === 'number' &&
-      [515, 547, 2601, 2627, 2628, 8152, 8114, 245, 220, 8115].includes(rec.number)
+      [515, 547, 2601, 2627, 2628, 8152, 8114, 245, 220, 8115, 8023, 241, 242].includes(rec.number)
     )
       return true;
+    // node-mssql/tedious refusing a value before sending it (a bigint at or past 2^63, a date outside the
+    // type's range, a number that is none): the row's fault, never the connection's.
+    if (rec.code === 'EPARAM') return true;
     e = rec.driverError ?? rec.cause;
   }
   return false;

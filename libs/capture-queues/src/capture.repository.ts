@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityTarget, type ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
-import { providerOf } from '@app/database';
-import { CaptureRowError, rowsPerStatement, valuesList } from './bulk-insert';
+import { providerOf, rowsPerStatement } from '@app/database';
+import { assertFiniteNumber, CaptureRowError, valuesList } from './bulk-insert';
 import { CaptureBatch } from './entities';
 
 /** What the flush needs from the database: one atomic bulk insert per call, and its ledger. */
@@ -202,6 +202,7 @@ export class CaptureRepository extends CaptureWriter {
               const raw =
                 (row as Record<string, unknown>)[c.propertyName] ?? constants[c.propertyName] ?? null;
               if (raw === null) return null;
+              assertFiniteNumber(raw, c.databaseName);
               const v = driver.preparePersistentValue(raw, c) as unknown;
               // ISO text is exact (UTC, milliseconds) and much cheaper for the client than its Date formatting.
               return v instanceof Date ? v.toISOString() : v;
@@ -233,6 +234,7 @@ export class CaptureRepository extends CaptureWriter {
       const r = row as Record<string, unknown>;
       for (const c of columns) {
         const raw = r[c.propertyName] ?? constants[c.propertyName] ?? null;
+        assertFiniteNumber(raw, c.databaseName);
         params[n++] = raw === null ? null : (driver.preparePersistentValue(raw, c) as unknown);
       }
     }

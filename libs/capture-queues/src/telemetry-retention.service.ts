@@ -1,11 +1,19 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { SETTINGS, type Settings } from '@app/config';
+import { SETTINGS, type DatabaseProvider, type Settings } from '@app/config';
 import { CaptureRepository } from './capture.repository';
 import { CAPTURE_ENTITIES } from './entities';
 
-/** Rows deleted per statement, and statements per table per run: bounded work, short locks. */
-export const RETENTION_BATCH = 5_000;
+/**
+ * Rows deleted per statement, and statements per table per run: bounded work, short locks. SQL Server
+ * escalates a statement's row locks to a table lock at 5000 locks on one object (blocking every capture
+ * write and grid read of that table), so its batches stay below that, page locks included.
+ */
+export const RETENTION_BATCH: Readonly<Record<DatabaseProvider, number>> = {
+  sqlite: 5_000,
+  postgres: 5_000,
+  mssql: 4_000,
+};
 export const RETENTION_BATCHES_PER_RUN = 40;
 
 /** spec: UserLogin rule 4 and UserLogout rule 3 — the audit trails are never purged. */
@@ -66,16 +74,17 @@ export class TelemetryRetention implements OnApplicationBootstrap, OnApplication
 
   private async trimPass(): Promise<number> {
     let total = 0;
+    const batch = RETENTION_BATCH[this.repository.provider];
     for (const table of this.tables) {
       try {
         for (let i = 0; i < RETENTION_BATCHES_PER_RUN && !this.stopped; i++) {
           const deleted = await this.repository.trimOldest(
             table,
             this.settings.TelemetryRetentionRows,
-            RETENTION_BATCH,
+            batch,
           );
           total += deleted;
-          if (deleted < RETENTION_BATCH) break;
+          if (deleted < batch) break;
           // Let requests and the flush run between batches.
           await new Promise<void>((r) => setImmediate(r));
         }

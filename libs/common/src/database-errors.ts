@@ -25,6 +25,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
         'EHOSTUNREACH',
         'ESOCKET',
         'ETIMEOUT',
+        // node-mssql: the pool's connection closed, not open yet, or the login refused
+        'ECONNCLOSED',
+        'ENOTOPEN',
+        'ELOGIN',
       ].includes(code)
     )
       return true;

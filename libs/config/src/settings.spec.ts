@@ -20,6 +20,14 @@ const errorOf = (env: Record<string, string>): SettingError => {
   throw new Error('expected a SettingError');
 };
 
+/** A SQL Server start with everything else it requires. */
+const sqlServer = (ConnectionString: string) => ({
+  DatabaseProvider: 'mssql',
+  ConnectionString,
+  JwtKey: 'k'.repeat(32),
+  ApiHmacKey: 'k'.repeat(32),
+});
+
 describe('settings', () => {
   it('applies the spec defaults with no environment', () => {
     const s = load({});
@@ -94,6 +102,12 @@ describe('settings', () => {
       'ConnectionString',
     ],
     [{ DatabaseProvider: 'postgres', ConnectionString: 'postgres://x/y' }, 'JwtKey'],
+    // SQL Server: the database must be named (else the login's default, often master, gets the schema).
+    [sqlServer('mssql://u:p@sql.example:1433'), 'ConnectionString'],
+    [sqlServer('mssql://u:p@sql.example:1433/'), 'ConnectionString'],
+    [sqlServer('sqlserver://u:p@sql.example/?encrypt=true'), 'ConnectionString'],
+    [sqlServer('mssql://u:p@sql.example/service?trustServerCertificate=yes'), 'ConnectionString'],
+    [sqlServer('mssql://u:p@sql.example/service?encrypt=1'), 'ConnectionString'],
     [{ JwtKey: 'short' }, 'JwtKey'],
     [
       { PasswordAsymmetricEncryption: 'True', PasswordAsymmetricEncryptionPrivateKey: 'x' },
@@ -230,6 +244,15 @@ describe('settings', () => {
       ApiHmacKey: 'h'.repeat(32),
     });
     expect(s.DatabaseProvider).toBe('postgres');
+  });
+
+  it('accepts a SQL Server URL that names its database, trusting the certificate only when asked', () => {
+    for (const url of [
+      'mssql://u:p@sql.example:1433/service',
+      'sqlserver://u:p@sql.example/service?encrypt=true&trustServerCertificate=false',
+      'mssql://u:p@sql.example/service?trustServerCertificate=true',
+    ])
+      expect(load(sqlServer(url)).DatabaseProvider).toBe('mssql');
   });
 
   it('marks every key, password and connection string as secret', () => {

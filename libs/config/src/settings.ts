@@ -93,7 +93,7 @@ export const SETTING_DEFINITIONS = [
   ),
   text(
     'ConnectionString',
-    'Connection URL for `postgres` (postgres://user:pass@host:port/db) or `mssql` (mssql://user:pass@host:port/db?encrypt=true). Ignored for `sqlite`.',
+    'Connection URL for `postgres` (postgres://user:pass@host:port/db) or `mssql` (mssql://user:pass@host:port/db, which must name the database; `encrypt` defaults to true and the server certificate must then be trusted by this host, `trustServerCertificate=true` skips that check: see Databases). Ignored for `sqlite`.',
     {
       secret: true,
       aliases: ['DATABASE_URL'],
@@ -646,17 +646,18 @@ function crossCheck(s: SettingValues, env: NodeJS.ProcessEnv): void {
     if (!s.ConnectionString)
       throw new SettingError('ConnectionString', `required when DatabaseProvider is ${s.DatabaseProvider}`);
     const scheme = s.DatabaseProvider === 'postgres' ? ['postgres', 'postgresql'] : ['mssql', 'sqlserver'];
-    let protocol = '';
+    let url: URL | undefined;
     try {
-      protocol = new URL(s.ConnectionString).protocol.replace(/:$/, '');
+      url = new URL(s.ConnectionString);
     } catch {
       /* reported below */
     }
-    if (!scheme.includes(protocol))
+    if (!url || !scheme.includes(url.protocol.replace(/:$/, '')))
       throw new SettingError(
         'ConnectionString',
         `allowed values are URLs with scheme ${scheme.join(' or ')}`,
       );
+    if (s.DatabaseProvider === 'mssql') checkSqlServerUrl(url);
     for (const name of ['JwtKey', 'ApiHmacKey'] as const) {
       if (!s[name]) throw new SettingError(name, `required when DatabaseProvider is ${s.DatabaseProvider}`);
     }
@@ -695,6 +696,28 @@ function crossCheck(s: SettingValues, env: NodeJS.ProcessEnv): void {
       throw new SettingError('RedisConnectionString', 'required when RedisSentinels is set');
     if (/\s/.test(s.RedisSentinelMasterName))
       throw new SettingError('RedisSentinelMasterName', 'allowed values are names without spaces');
+  }
+}
+
+/**
+ * A SQL Server URL must name its database: without one the login's default database (often master) would
+ * receive the migrations. encrypt and trustServerCertificate take true or false only (a typo must not
+ * quietly mean the default).
+ */
+function checkSqlServerUrl(url: URL): void {
+  if (!url.pathname.replace(/^\//, ''))
+    throw new SettingError(
+      'ConnectionString',
+      'a SQL Server URL must name the database (mssql://user:pass@host:1433/database); without one SQL Server ' +
+        "uses the login's default database, often master",
+    );
+  for (const name of ['encrypt', 'trustServerCertificate']) {
+    const v = url.searchParams.get(name);
+    if (v !== null && v !== 'true' && v !== 'false')
+      throw new SettingError(
+        'ConnectionString',
+        `allowed values of ${name} in a SQL Server URL are true or false`,
+      );
   }
 }
 

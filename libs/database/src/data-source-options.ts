@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { DataSourceOptions, MixedList, EntitySchema, MigrationInterface } from 'typeorm';
 import type { DatabaseProvider } from '@app/config';
 import { applyPortableColumnTypes } from './portable-columns';
+import { sqlServerDriver } from './sql-server';
 
 export interface DatabaseTarget {
   provider: DatabaseProvider;
@@ -66,14 +67,19 @@ export function dataSourceOptions(
       return {
         ...common,
         type: 'mssql',
+        // node-mssql with JavaScript dates bound as datetime2 (see sqlServerDriver).
+        driver: sqlServerDriver(),
         host: url.hostname,
         port: url.port ? Number(url.port) : 1433,
         username: decodeURIComponent(url.username),
         password: decodeURIComponent(url.password),
-        database: url.pathname.replace(/^\//, ''),
+        database: decodeURIComponent(url.pathname.replace(/^\//, '')),
         options: {
           encrypt: url.searchParams.get('encrypt') !== 'false',
           trustServerCertificate: url.searchParams.get('trustServerCertificate') === 'true',
+          // TypeORM defaults tedious to useUTC: false, which stores the host's local wall time in datetime2
+          // (wrong across a daylight-saving fall-back, and between nodes in different zones). Instants are UTC.
+          useUTC: true,
         },
         pool: { max: 10 },
       };

@@ -1,8 +1,22 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DynamicModule, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { SETTINGS, Settings } from '@app/config';
 import { dataSourceOptions } from './data-source-options';
 import { MIGRATIONS } from './migrations';
+import { providerOf } from './portable-columns';
+import { assertReadCommittedSnapshot } from './sql-server';
+
+/** What the database itself must offer before the service starts on it (SQL Server: READ_COMMITTED_SNAPSHOT). */
+@Injectable()
+export class DatabaseStartupCheck implements OnModuleInit {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async onModuleInit(): Promise<void> {
+    if (providerOf(this.dataSource.options.type) === 'mssql')
+      await assertReadCommittedSnapshot((sql) => this.dataSource.query(sql));
+  }
+}
 
 /**
  * The relational database. Entities come from each feature's TypeOrmModule.forFeature (autoLoadEntities);
@@ -13,6 +27,7 @@ export class DatabaseModule {
   static forRoot(): DynamicModule {
     return {
       module: DatabaseModule,
+      providers: [DatabaseStartupCheck],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [SETTINGS],

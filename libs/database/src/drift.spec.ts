@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { ALL_ENTITIES } from '../../../apps/server/src/entities';
-import { createEmptyPostgresDatabase, createSqliteDirectory } from '../../../test/support/databases';
+import {
+  createEmptyPostgresDatabase,
+  createSqlServerDatabase,
+  createSqliteDirectory,
+  type TestProvider,
+} from '../../../test/support/databases';
 import { dataSourceOptions } from './data-source-options';
 import { MIGRATIONS } from './migrations';
 
@@ -10,7 +15,7 @@ import { MIGRATIONS } from './migrations';
  * lists what it would change; after the migrations it must list nothing.
  */
 describe('migrations match the entities (drift)', () => {
-  const run = async (provider: 'sqlite' | 'postgres', connectionString?: string) => {
+  const run = async (provider: TestProvider, connectionString?: string) => {
     const ds = new DataSource(
       dataSourceOptions(
         { provider, connectionString, dataDirectory: createSqliteDirectory() },
@@ -40,6 +45,6 @@ describe('migrations match the entities (drift)', () => {
   it('on PostgreSQL', async () => run('postgres', await createEmptyPostgresDatabase()));
   (process.env.MSSQL_URL ? it : it.skip)(
     'on SQL Server (only when MSSQL_URL is set; none runs on this machine)',
-    () => run('mssql' as 'postgres', process.env.MSSQL_URL),
+    async () => run('mssql', await createSqlServerDatabase()),
   );
 });

@@ -4,3 +4,5 @@ export * from './migration-helpers';
 export * from './migrations';
 export * from './database.module';
 export * from './audited-record';
+export * from './parameter-limits';
+export * from './sql-server';

@@ -1,15 +1,34 @@
 import { Column, ColumnOptions, Generated, getMetadataArgsStorage, TableColumnOptions } from 'typeorm';
 import type { DatabaseProvider } from '@app/config';
+import { SQL_SERVER_BINARY_COLLATION } from './sql-server';
 
 /**
  * Column kinds that mean the same on SQLite, PostgreSQL and SQL Server. Entities and migrations both name
  * a kind, and this file alone decides the concrete type per dialect, so one migration set serves all three.
  */
 export type PortableKind =
-  'string' | 'text' | 'integer' | 'bigint' | 'boolean' | 'timestamp' | 'double' | 'identity64';
+  | 'string'
+  | 'binaryString'
+  | 'text'
+  | 'integer'
+  | 'bigint'
+  | 'boolean'
+  | 'timestamp'
+  | 'double'
+  | 'identity64';
 
-const TYPES: Record<PortableKind, Record<DatabaseProvider, { type: string; length?: string }>> = {
+const TYPES: Record<
+  PortableKind,
+  Record<DatabaseProvider, { type: string; length?: string; collation?: string }>
+> = {
   string: { postgres: { type: 'varchar' }, sqlite: { type: 'varchar' }, mssql: { type: 'nvarchar' } },
+  // A string compared code point by code point, as PostgreSQL and SQLite compare every string; SQL Server's
+  // default collation would fold case (and often accents). Set on SQL Server by a migration of its own.
+  binaryString: {
+    postgres: { type: 'varchar' },
+    sqlite: { type: 'varchar' },
+    mssql: { type: 'nvarchar', collation: SQL_SERVER_BINARY_COLLATION },
+  },
   text: { postgres: { type: 'text' }, sqlite: { type: 'text' }, mssql: { type: 'nvarchar', length: 'MAX' } },
   integer: { postgres: { type: 'integer' }, sqlite: { type: 'integer' }, mssql: { type: 'int' } },
   bigint: { postgres: { type: 'bigint' }, sqlite: { type: 'bigint' }, mssql: { type: 'bigint' } },
@@ -93,6 +112,8 @@ export function applyPortableColumnTypes(provider: DatabaseProvider): void {
     column.options.type = t.type as ColumnOptions['type'];
     if (t.length) column.options.length = t.length;
     else if (kind === 'text') delete column.options.length;
+    if (t.collation) column.options.collation = t.collation;
+    else delete column.options.collation;
   }
 }
 
@@ -109,5 +130,6 @@ export function portableColumn(
     name,
     type: t.type,
     ...(t.length ? { length: t.length } : {}),
+    ...(t.collation ? { collation: t.collation } : {}),
   };
 }

@@ -5,7 +5,7 @@ import { dataSourceOptions, SchemaWriter } from '@app/database';
 import {
   createEmptyPostgresDatabase,
   createSqliteDirectory,
-  TEST_PROVIDERS,
+  SQLITE_AND_POSTGRES,
   TestProvider,
 } from '../../../test/support/databases';
 import type { GridDefinition } from './grid-definition';
@@ -108,7 +108,9 @@ function expectClose(actual: ColumnStatistics, expected: ColumnStatistics): void
   });
 }
 
-describe.each(TEST_PROVIDERS)('grid engine on %s', (provider) => {
+// SQLite and PostgreSQL only: the test table is written with each dialect's own SQL, and the slow-writer case
+// relies on how they isolate; SQL Server's grid SQL is checked offline (test/sql-server-statements.spec.ts).
+describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
   let ds: DataSource;
   let engine: GridEngine;
   const wide = { from: '2026-11-22T00:00:00Z', to: '2026-11-23T00:00:00Z', take: '100000' };

@@ -79,6 +79,25 @@ describe('grid query parameters', () => {
     expect(p.errors[0].field).toBe(field);
   });
 
+  it('accepts every instant SQL Server stores and refuses the ones beyond, naming the parameter', () => {
+    const edges = { from: '0001-01-01T00:00:00Z', to: '9999-12-31T23:59:59.999Z' };
+    expect(parse(edges).from.toISOString()).toBe('0001-01-01T00:00:00.000Z');
+    expect(parse(edges).to.toISOString()).toBe('9999-12-31T23:59:59.999Z');
+    for (const [query, field] of [
+      [{ from: '0000-12-31T23:59:59.999Z', to: edges.to }, 'from'],
+      [{ from: '0001-01-01T00:59:59+01:00', to: edges.to }, 'from'],
+      [{ from: edges.from, to: '9999-12-31T23:00:00-01:00' }, 'to'],
+      [{ from: edges.from, to: '9999-12-31T23:59:59.9999Z' }, null],
+    ] as const) {
+      if (field === null) expect(parse(query).to.toISOString()).toBe('9999-12-31T23:59:59.999Z');
+      else {
+        const p = problem(query);
+        expect([query, p.status, p.errors[0].field]).toEqual([query, 400, field]);
+        expect(JSON.stringify(p)).toMatch(/0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z/);
+      }
+    }
+  });
+
   it('an inverted window with one side defaulted names the parameter the caller sent', () => {
     const onlyTo = problem({ to: '2026-11-22T09:00:00Z' });
     expect(onlyTo.errors[0].field).toBe('to');

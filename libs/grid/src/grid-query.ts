@@ -33,6 +33,9 @@ function single(q: RawQuery, name: string): string | undefined {
   return v;
 }
 
+const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
+const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
 // ISO 8601 instant with a mandatory offset (Z or ±hh:mm); date and time both required.
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
 
@@ -62,6 +65,12 @@ export function parseInstant(name: string, raw: string): Date {
   }
   const date = new Date(raw.trim());
   if (Number.isNaN(date.getTime())) throw Problems.badParameter(name, `${name} is not a real date and time.`);
+  // What every database stores (SQL Server's datetime2 ends there), after the offset is applied.
+  if (date.getTime() < EARLIEST_INSTANT || date.getTime() > LATEST_INSTANT)
+    throw Problems.badParameter(
+      name,
+      `${name} must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z (in UTC).`,
+    );
   return date;
 }
 

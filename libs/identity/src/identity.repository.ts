@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
+import { findInChunks } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
 const SESSION_USER_SQL = `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
@@ -199,10 +200,10 @@ export class IdentityRepository {
   async permissionsOf(roleIds: number[]): Promise<Map<number, number[]>> {
     const out = new Map<number, number[]>(roleIds.map((id) => [id, []]));
     if (!roleIds.length) return out;
-    const rows = await this.rolePermissions.find({
-      where: { RoleRegistryId: In(roleIds) },
-      order: { PermissionId: 'ASC' },
-    });
+    // In chunks (SQL Server binds at most 2098 parameters); a role's rows all come in its own chunk.
+    const rows = await findInChunks(roleIds, (chunk) =>
+      this.rolePermissions.find({ where: { RoleRegistryId: In(chunk) }, order: { PermissionId: 'ASC' } }),
+    );
     for (const r of rows) out.get(r.RoleRegistryId)?.push(r.PermissionId);
     return out;
   }
@@ -231,7 +232,7 @@ export class IdentityRepository {
     return this.users.findOne({ where: { Id: id, DeletedDate: IsNull() } });
   }
   findUsersByIds(ids: number[]): Promise<UserRegistry[]> {
-    return ids.length ? this.users.find({ where: { Id: In(ids) } }) : Promise.resolve([]);
+    return findInChunks(ids, (chunk) => this.users.find({ where: { Id: In(chunk) } }));
   }
   findUserByNormalizedName(normalizedName: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { NormalizedName: normalizedName, DeletedDate: IsNull() } });

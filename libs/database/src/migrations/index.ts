@@ -4,6 +4,7 @@ import { CaptureQueues1763800002000 } from './1763800002000-capture-queues';
 import { Engine1763800003000 } from './1763800003000-engine';
 import { ApiKeys1763800004000 } from './1763800004000-api-keys';
 import { CaptureBatch1763800005000 } from './1763800005000-capture-batch';
+import { SqlServerBinaryKeys1763800006000 } from './1763800006000-sql-server-binary-keys';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   Engine1763800003000,
   ApiKeys1763800004000,
   CaptureBatch1763800005000,
+  SqlServerBinaryKeys1763800006000,
 ];

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { providerOf } from '@app/database';
+import { providerOf, rowsPerStatement } from '@app/database';
 import { EntityAnalysisModelArchive } from '../entities';
 
 export type ArchiveRow = Omit<EntityAnalysisModelArchive, 'Id'>;
@@ -26,11 +26,7 @@ const PG_ARRAY_TYPES = [
   'timestamptz[]',
   'timestamptz[]',
 ];
-/**
- * Bound parameters per statement: SQLite 32766 (since 3.32), SQL Server 2100 (kept below it). PostgreSQL
- * binds one array per column instead, so its statements hold ROWS_PER_PG_STATEMENT rows whatever the limit.
- */
-const PARAMETER_LIMIT = { postgres: 65_535, sqlite: 32_766, mssql: 2_000 } as const;
+/** PostgreSQL binds one array per column, so its statements hold this many rows whatever the limit. */
 const ROWS_PER_PG_STATEMENT = 10_000;
 
 /** Every query on the archive table. */
@@ -42,11 +38,11 @@ export class ArchiveRepository {
     return providerOf(this.dataSource.options.type);
   }
 
-  /** Rows per INSERT statement for this dialect. */
+  /** Rows per INSERT statement for this dialect (within its parameter and VALUES row limits elsewhere). */
   get rowsPerStatement(): number {
     return this.provider === 'postgres'
       ? ROWS_PER_PG_STATEMENT
-      : Math.floor(PARAMETER_LIMIT[this.provider] / COLUMNS.length);
+      : rowsPerStatement(this.provider, COLUMNS.length);
   }
 
   /**

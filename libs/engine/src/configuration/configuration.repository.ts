@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { FindOptionsWhere, In, IsNull, Repository } from 'typeorm';
+import { findInChunks } from '@app/database';
 import {
   CaseWorkflow,
   CaseWorkflowStatus,
@@ -96,28 +97,30 @@ export class ConfigurationRepository {
     });
   }
   findWorkflowsByIds(ids: number[]): Promise<CaseWorkflow[]> {
-    return ids.length ? this.workflows.find({ where: { Id: In(ids) } }) : Promise.resolve([]);
+    return findInChunks(ids, (chunk) => this.workflows.find({ where: { Id: In(chunk) } }));
   }
   saveWorkflow(w: CaseWorkflow): Promise<CaseWorkflow> {
     return this.workflows.save(w);
   }
 
   // ---- statuses
-  listStatuses(workflowIds: number[]): Promise<CaseWorkflowStatus[]> {
-    if (!workflowIds.length) return Promise.resolve([]);
-    return this.statuses.find({
-      where: { CaseWorkflowId: In(workflowIds), DeletedDate: IsNull() },
-      order: { Id: 'ASC' },
-    });
+  async listStatuses(workflowIds: number[]): Promise<CaseWorkflowStatus[]> {
+    const found = await findInChunks(workflowIds, (chunk) =>
+      this.statuses.find({ where: { CaseWorkflowId: In(chunk), DeletedDate: IsNull() } }),
+    );
+    return found.sort((a, b) => a.Id - b.Id);
   }
-  findStatus(workflowIds: number[], guid: string): Promise<CaseWorkflowStatus | null> {
-    if (!workflowIds.length) return Promise.resolve(null);
-    return this.statuses.findOne({
-      where: { Guid: guid, CaseWorkflowId: In(workflowIds), DeletedDate: IsNull() },
+  async findStatus(workflowIds: number[], guid: string): Promise<CaseWorkflowStatus | null> {
+    const [found] = await findInChunks(workflowIds, async (chunk) => {
+      const status = await this.statuses.findOne({
+        where: { Guid: guid, CaseWorkflowId: In(chunk), DeletedDate: IsNull() },
+      });
+      return status ? [status] : [];
     });
+    return found ?? null;
   }
   findStatusesByIds(ids: number[]): Promise<CaseWorkflowStatus[]> {
-    return ids.length ? this.statuses.find({ where: { Id: In(ids) } }) : Promise.resolve([]);
+    return findInChunks(ids, (chunk) => this.statuses.find({ where: { Id: In(chunk) } }));
   }
   /** A live (not deleted) status by id; the case creation pipeline reads it per activation. */
   findLiveStatusById(id: number): Promise<CaseWorkflowStatus | null> {

@@ -20,10 +20,10 @@ export class CaseRecord {
   @PortableColumn('integer', { name: 'CaseWorkflowId' })
   CaseWorkflowId!: number;
 
-  @PortableColumn('string', { name: 'CaseKey', length: 128 })
+  @PortableColumn('binaryString', { name: 'CaseKey', length: 128 })
   CaseKey!: string;
 
-  @PortableColumn('string', { name: 'CaseKeyValue', length: 512 })
+  @PortableColumn('binaryString', { name: 'CaseKeyValue', length: 512 })
   CaseKeyValue!: string;
 
   @PortableColumn('integer', { name: 'CaseWorkflowStatusId' })

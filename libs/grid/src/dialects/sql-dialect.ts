@@ -48,9 +48,12 @@ export interface SqlDialect {
   readDate(value: unknown): string | null;
 }
 
-/** Escapes LIKE wildcards so %, _ and \ match themselves (ESCAPE '\'). */
+/**
+ * Escapes LIKE wildcards so %, _, \ and [ match themselves (ESCAPE '\'): SQL Server also reads [ as the
+ * start of a character class; PostgreSQL and SQLite take an escaped [ as itself.
+ */
 export function likePattern(search: string): string {
-  return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${search.toLowerCase().replace(/[\\%_[]/g, (c) => `\\${c}`)}%`;
 }
 
 /** Text of a raw database value. */

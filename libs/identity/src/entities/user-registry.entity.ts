@@ -38,7 +38,7 @@ export class UserRegistry extends AuditedRecord {
   Name!: string;
 
   /** Lower-cased Name (Unicode NFKC then toLowerCase), the key of sign-in look-ups. */
-  @PortableColumn('string', { name: 'NormalizedName', length: 256 })
+  @PortableColumn('binaryString', { name: 'NormalizedName', length: 256 })
   NormalizedName!: string;
 
   @PortableColumn('string', { name: 'Email', length: 320, nullable: true })
