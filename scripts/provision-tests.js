@@ -59,6 +59,10 @@ const PACKAGES = [
   ['krb5-kdc', () => file('/usr/sbin/krb5kdc') || command('krb5kdc')], // test/support/kdc.ts
   ['krb5-admin-server', () => file('/usr/sbin/kadmin.local') || command('kadmin.local')],
   ['krb5-user', () => file('/usr/bin/kinit') || command('kinit')],
+  // The production topology: HAProxy's own check of docker/haproxy.cfg (and bench:cluster), and
+  // docker-compose parsing the compose files offline (test/production-files.spec.ts).
+  ['haproxy', () => file('/usr/sbin/haproxy') || command('haproxy')],
+  ['docker-compose', () => command('docker-compose')],
 ];
 
 /** The version package-lock.json pins for the optional add-on. */

@@ -86,7 +86,7 @@ function install(m: Machine, what: 'everything' | 'packages'): void {
     mkdirSync(join(m.sysroot, f, '..'), { recursive: true });
     writeFileSync(join(m.sysroot, f), '');
   }
-  for (const c of ['initdb', 'redis-server']) stub(join(m.bin, c), 'exit 0');
+  for (const c of ['initdb', 'redis-server', 'haproxy', 'docker-compose']) stub(join(m.bin, c), 'exit 0');
   if (what === 'everything') {
     mkdirSync(join(m.project, 'node_modules/kerberos'), { recursive: true });
     writeFileSync(join(m.project, 'node_modules/kerberos/index.js'), 'module.exports = {}');

@@ -11,6 +11,7 @@ import { startTestApp, TestApp } from './support/test-app';
  */
 const ANONYMOUS_ROUTES = new Set<string>([
   'GET /api/Ready', // readiness probe (credential optional: detail for a signed-in caller)
+  'GET /api/Live', // liveness probe: the process answers (200 until it exits)
   'POST /api/Authentication/ByUserNamePassword', // sign-in creates a credential (spec: Credentials 2)
   'POST /api/Authentication/Passcode', // second step of sign-in: a passcode token and the passcode
   'POST /api/mfa', // the bundled mock second-factor endpoint (spec: Endpoints)

@@ -11,6 +11,9 @@ import { waitFor } from '../support/spawn-server';
 import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
 import { gateAfter } from './gate';
 
+// The stress run is a hundred key creations on a possibly loaded 2-core machine.
+jest.setTimeout(180_000);
+
 /** Answers 200 with the key, or the refusal's status. */
 const withKey = (t: TestApp, key: string, path = '/api/Authentication/Session') =>
   request(t.url).get(path).set('x-api-key', key);

@@ -8,7 +8,14 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
-import { API_KEY_SCHEME, BEARER_SCHEME, bodyParserProblem, COOKIE_SCHEME, ProblemFilter } from '@app/common';
+import {
+  API_KEY_SCHEME,
+  BEARER_SCHEME,
+  bodyParserProblem,
+  COOKIE_SCHEME,
+  Lifecycle,
+  ProblemFilter,
+} from '@app/common';
 import { CredentialResolver } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 
@@ -48,6 +55,12 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
   app.use(helmet());
+  // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
+  const lifecycle = app.get(Lifecycle);
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    if (lifecycle.draining) res.setHeader('Connection', 'close');
+    next();
+  });
   app.use(cookieParser());
   // Our own parsers, so their errors become problems with our wording before Nest rewraps them.
   for (const parser of [json({ limit: BODY_LIMIT }), urlencoded({ limit: '64kb', extended: false })]) {

@@ -2,6 +2,7 @@ import './thread-pool';
 import 'reflect-metadata';
 import { loadSettings, SettingError, withEmbeddedSecrets } from '@app/config';
 import { createApp } from './create-app';
+import { drainAndClose } from './shutdown';
 
 async function main(): Promise<void> {
   let settings;
@@ -23,16 +24,17 @@ async function main(): Promise<void> {
       `${generated.join(' and ')} were generated for this embedded SQLite installation and kept in ${settings.DataDirectory}; production must set them.`,
     );
   }
-  // Graceful shutdown: stop accepting, finish in-flight requests, run the modules' shutdown hooks (final
-  // flushes, pools closed), then exit 0. A second signal, or 25 s, forces the exit.
+  // Draining shutdown (shutdown.ts). A second signal, or ShutdownTimeoutMilliseconds, forces exit 1.
   let closing = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
       if (closing) process.exit(1);
       closing = true;
-      logger.log(`${signal} received, shutting down`);
-      setTimeout(() => process.exit(1), 25_000).unref();
-      app.close().then(
+      setTimeout(() => {
+        logger.error(`Shutdown did not finish within ${settings.ShutdownTimeoutMilliseconds} ms`);
+        process.exit(1);
+      }, settings.ShutdownTimeoutMilliseconds).unref();
+      drainAndClose(app, settings, logger, signal).then(
         () => process.exit(0),
         (err: unknown) => {
           logger.error({ err }, 'Shutdown failed');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
+import { findInChunks } from '@app/database';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 @Injectable()
@@ -31,11 +32,12 @@ export class ApiKeyRepository {
   listActiveOfUsers(
     userIds: readonly number[],
   ): Promise<Pick<UserRegistryApiKey, 'Guid' | 'KeyHash' | 'UserRegistryId'>[]> {
-    if (!userIds.length) return Promise.resolve([]);
-    return this.keys.find({
-      select: { Guid: true, KeyHash: true, UserRegistryId: true },
-      where: { RevokedDate: IsNull(), UserRegistryId: In([...userIds]) },
-    });
+    return findInChunks(userIds, (chunk) =>
+      this.keys.find({
+        select: { Guid: true, KeyHash: true, UserRegistryId: true },
+        where: { RevokedDate: IsNull(), UserRegistryId: In(chunk) },
+      }),
+    );
   }
 
   /** Soft revoke; true when this call revoked it. */

@@ -1,10 +1,11 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from './clock';
+import { Lifecycle } from './lifecycle';
 
 @Global()
 @Module({
-  providers: [{ provide: Clock, useClass: SystemClock }],
-  exports: [Clock],
+  providers: [{ provide: Clock, useClass: SystemClock }, Lifecycle],
+  exports: [Clock, Lifecycle],
 })
 export class CommonModule {
   /** `clock`: a replacement time source (tests pass a ManualClock to move time without sleeping). */
@@ -12,8 +13,11 @@ export class CommonModule {
     return {
       module: CommonModule,
       global: true,
-      providers: [clock ? { provide: Clock, useValue: clock } : { provide: Clock, useClass: SystemClock }],
-      exports: [Clock],
+      providers: [
+        clock ? { provide: Clock, useValue: clock } : { provide: Clock, useClass: SystemClock },
+        Lifecycle,
+      ],
+      exports: [Clock, Lifecycle],
     };
   }
 }

@@ -12,3 +12,4 @@ export * from './common.module';
 export * from './with-timeout';
 export * from './terminal-log';
 export * from './listeners';
+export * from './lifecycle';

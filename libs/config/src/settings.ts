@@ -75,6 +75,9 @@ function choice<N extends string, V extends string>(
 }
 const UNITS = ['s', 'n', 'h', 'd'] as const;
 
+/** The bound of the shutdown flush (the Archiver drain; capture queues): ShutdownTimeoutMilliseconds leaves room for it. */
+export const SHUTDOWN_FLUSH_MS = 20_000;
+
 /** spec: Second factor 4 — the bundled mock answers only while MultifactorAuthenticationClientKey is this. */
 export const SHIPPED_MFA_CLIENT_KEY = 'ShippedDefaultClientKey';
 
@@ -151,6 +154,27 @@ export const SETTING_DEFINITIONS = [
     'Trust X-Forwarded-For / X-Forwarded-Host / X-Forwarded-Proto from a reverse proxy.',
   ),
   bool('RunMigrations', true, 'Run database migrations at start-up.'),
+  int(
+    'ShutdownGraceMilliseconds',
+    5_000,
+    0,
+    600_000,
+    'On SIGTERM the node first keeps serving this long while GET /api/Ready answers 503 (a load balancer takes it out) and every answer closes its connection; GET /api/Live stays 200.',
+  ),
+  int(
+    'ShutdownDrainMilliseconds',
+    10_000,
+    100,
+    600_000,
+    'Then it accepts no new connections, ends event streams, and waits this long at most for in-flight requests; the rest are cut. Then the Archiver and capture queues are flushed (at most 20 s) and the process exits 0.',
+  ),
+  int(
+    'ShutdownTimeoutMilliseconds',
+    45_000,
+    1_000,
+    3_600_000,
+    'Forced exit (code 1) this long after the first signal; at least grace + drain + 20 s. Give the orchestrator more (Kubernetes terminationGracePeriodSeconds, Docker stop timeout).',
+  ),
   text(
     'BootstrapAdministratorPassword',
     'Password of the first Administrator on an empty database; generated and printed once when unset.',
@@ -662,6 +686,14 @@ function crossCheck(s: SettingValues, env: NodeJS.ProcessEnv): void {
       if (!s[name]) throw new SettingError(name, `required when DatabaseProvider is ${s.DatabaseProvider}`);
     }
   }
+  if (
+    s.ShutdownTimeoutMilliseconds <
+    s.ShutdownGraceMilliseconds + s.ShutdownDrainMilliseconds + SHUTDOWN_FLUSH_MS
+  )
+    throw new SettingError(
+      'ShutdownTimeoutMilliseconds',
+      `allowed values are at least ShutdownGraceMilliseconds + ShutdownDrainMilliseconds + ${SHUTDOWN_FLUSH_MS} (the flush bound)`,
+    );
   for (const name of ['JwtKey', 'ApiHmacKey', 'ApiHmacKeyPrevious'] as const) {
     const v = s[name];
     if (v !== undefined && v.length < 32)

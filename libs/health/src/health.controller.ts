@@ -6,7 +6,14 @@ import {
   HealthIndicatorResult,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { CredentialOptional, ProblemException, ProblemType, RequestWithActor } from '@app/common';
+import {
+  CredentialOptional,
+  Lifecycle,
+  Public,
+  ProblemException,
+  ProblemType,
+  RequestWithActor,
+} from '@app/common';
 import { RedisHealthIndicator } from './redis.health';
 
 type Check = { status: 'up' | 'down' | 'degraded'; message?: string };
@@ -37,6 +44,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly db: TypeOrmHealthIndicator,
     private readonly redis: RedisHealthIndicator,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   @Get()
@@ -47,6 +55,16 @@ export class HealthController {
       ...(this.redis.configured ? [() => this.redis.check('redis')] : []),
     ];
     const signedIn = request.actor !== undefined;
+    // Shutting down (SIGTERM): out of the balancer first, while in-flight and arriving requests are served.
+    if (this.lifecycle.draining)
+      throw new ProblemException(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'Not Ready',
+        signedIn ? 'This node is shutting down.' : undefined,
+        ProblemType.unavailable,
+        {},
+        { 'Retry-After': '5' },
+      );
     let result: HealthCheckResult;
     try {
       result = await this.health.check(indicators);
@@ -62,5 +80,19 @@ export class HealthController {
       );
     }
     return signedIn ? { status: 'ok', checks: checksOf(result) } : { status: 'ok' };
+  }
+}
+
+/**
+ * Liveness: the process answers HTTP. 200 until the very end, also while shutting down (an orchestrator
+ * must not kill a node that is draining) and while the database is away (restarting would not help).
+ */
+@ApiTags('Operations')
+@Controller('api/Live')
+export class LiveController {
+  @Get()
+  @Public()
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
   }
 }

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { HealthController } from './health.controller';
+import { HealthController, LiveController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 
 @Module({
   imports: [TerminusModule.forRoot({ logger: false })],
-  controllers: [HealthController],
+  controllers: [HealthController, LiveController],
   providers: [RedisHealthIndicator],
 })
 export class HealthModule {}

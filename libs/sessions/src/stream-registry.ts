@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
-import { Actor, Clock, CredentialKind, withTimeout } from '@app/common';
+import { Actor, Clock, CredentialKind, Lifecycle, withTimeout } from '@app/common';
 import { IdentityAuthService } from '@app/identity';
 
 /** Who a stream belongs to: what an event publisher may filter on. */
@@ -97,9 +97,12 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(SETTINGS) private readonly settings: Settings,
     private readonly identity: IdentityAuthService,
     private readonly clock: Clock,
+    private readonly lifecycle: Lifecycle,
   ) {}
 
   onApplicationBootstrap(): void {
+    // Graceful shutdown: the server stops accepting and waits for open answers, so the streams end first.
+    this.lifecycle.onStopAccepting(() => this.endAll());
     this.heartbeat = setInterval(() => this.beat(), this.settings.StreamHeartbeatMilliseconds);
     this.heartbeat.unref();
     this.checker = setInterval(
@@ -113,6 +116,10 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
   onModuleDestroy(): void {
     clearInterval(this.heartbeat);
     clearInterval(this.checker);
+    this.endAll();
+  }
+
+  private endAll(): void {
     for (const streams of this.byUser.values()) for (const s of streams) s.end('shutdown');
     this.byUser.clear();
   }

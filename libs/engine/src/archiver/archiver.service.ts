@@ -6,7 +6,7 @@ import {
   OnModuleDestroy,
   OnModuleInit,
 } from '@nestjs/common';
-import { SETTINGS, Settings } from '@app/config';
+import { SETTINGS, Settings, SHUTDOWN_FLUSH_MS } from '@app/config';
 import { Clock, isDatabaseUnavailable, TimeoutError, withTimeout } from '@app/common';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
@@ -77,7 +77,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
    */
   async beforeApplicationShutdown(): Promise<void> {
     this.resume();
-    await withTimeout(this.drain(), 20_000, 'The Archiver drain').catch((err: unknown) => {
+    await withTimeout(this.drain(), SHUTDOWN_FLUSH_MS, 'The Archiver drain').catch((err: unknown) => {
       if (!(err instanceof TimeoutError)) throw err;
     });
     await this.rollups.flush();

@@ -1,0 +1,78 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SETTING_DEFINITIONS, SettingDefinition } from '@app/config';
+
+const DOCKER = join(__dirname, '..', 'docker');
+const COMPOSE_FILES = ['compose.postgres.yml', 'compose.mssql.yml'];
+/** Services that run this service's image: their environment is this service's settings. */
+const OUR_SERVICES = ['migrate', 'node-a', 'node-b'];
+const SECRETS = { POSTGRES_PASSWORD: 'p', MSSQL_SA_PASSWORD: 'p', JWT_KEY: 'j', API_HMAC_KEY: 'a' };
+
+/**
+ * The production files cannot run here (no container engine, no images), so they are checked offline:
+ * Debian's docker-compose parses each compose file, every setting they give the service exists, HAProxy
+ * accepts its configuration, and the image's health check asks /api/Live.
+ */
+describe('docker/: the production topology, checked offline', () => {
+  const known = new Set(
+    (SETTING_DEFINITIONS as readonly SettingDefinition[]).flatMap((d) => [d.name, ...(d.aliases ?? [])]),
+  );
+
+  it.each(COMPOSE_FILES)('%s parses, and every setting it gives the service exists', (file) => {
+    const config = spawnSync('docker-compose', ['-f', join(DOCKER, file), 'config'], {
+      encoding: 'utf8',
+      env: { ...process.env, ...SECRETS },
+    });
+    expect(config.stderr).toBe('');
+    expect(config.status).toBe(0);
+    // The resolved file, as docker-compose prints it: `environment:` maps of two-space-indented services.
+    const services = new Map<string, string[]>();
+    let service = '';
+    let inEnvironment = false;
+    for (const line of config.stdout.split('\n')) {
+      const s = /^ {2}([a-z0-9-]+):$/.exec(line);
+      if (s) {
+        service = s[1];
+        services.set(service, []);
+        inEnvironment = false;
+        continue;
+      }
+      if (/^ {4}environment:$/.test(line)) {
+        inEnvironment = true;
+        continue;
+      }
+      const v = /^ {6}([A-Za-z_][A-Za-z0-9_]*):/.exec(line);
+      if (inEnvironment && v) services.get(service)?.push(v[1]);
+      else if (!/^ {6}/.test(line)) inEnvironment = false;
+    }
+    for (const name of OUR_SERVICES) {
+      const names = services.get(name) ?? [];
+      expect(names).toEqual(
+        expect.arrayContaining(['DatabaseProvider', 'ConnectionString', 'JwtKey', 'ApiHmacKey']),
+      );
+      expect(names.filter((n) => !known.has(n))).toEqual([]);
+    }
+    // Two nodes, distinct names, behind the balancer, never migrating themselves.
+    expect(config.stdout.match(/InstanceName: node-[ab]/g)).toEqual([
+      'InstanceName: node-a',
+      'InstanceName: node-b',
+    ]);
+    expect(config.stdout).toContain('condition: service_completed_successfully');
+  });
+
+  it('HAProxy accepts docker/haproxy.cfg: health check on /api/Ready, retries on connection failures only', () => {
+    const check = spawnSync('haproxy', ['-c', '-f', join(DOCKER, 'haproxy.cfg')], { encoding: 'utf8' });
+    expect(check.stdout + check.stderr).toContain('Configuration file is valid');
+    expect(check.status).toBe(0);
+    const cfg = readFileSync(join(DOCKER, 'haproxy.cfg'), 'utf8');
+    expect(cfg).toMatch(/http-check send meth GET uri \/api\/Ready/);
+    expect(cfg).toMatch(/^\s*retry-on conn-failure\s*$/m);
+    expect(cfg).toMatch(/^\s*option forwardfor\s*$/m);
+  });
+
+  it('the image checks its health on /api/Live with node (no curl in the slim image)', () => {
+    const dockerfile = readFileSync(join(DOCKER, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*"node", "-e", "fetch\(.*\/api\/Live/m);
+  });
+});
