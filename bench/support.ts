@@ -1,7 +1,8 @@
 /* Shared pieces of the benchmarks: a cheap route pair, load generation, and a started app. */
 import { Controller, Get, Module, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
+import { fork } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,11 +34,23 @@ class BenchController {
 @Module({ controllers: [BenchController] })
 export class BenchModule {}
 
+/**
+ * One autocannon run, in a process of its own (bench/load-generator.ts), never in the process of the server
+ * it measures. Options must be plain data (no setupRequest/onResponse functions).
+ */
 export function load(options: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon(options, (err: unknown, result) =>
-      err ? reject(err instanceof Error ? err : new Error('autocannon failed')) : resolve(result),
+    const child = fork(join(__dirname, 'load-generator.ts'), [], {
+      execArgv: ['-r', join(__dirname, '..', 'scripts', 'ts-register.js')],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    child.once('message', (m: { result?: autocannon.Result; error?: string }) =>
+      m.result ? resolve(m.result) : reject(new Error(m.error ?? 'autocannon failed')),
     );
+    child.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the load generator exited with ${code}`));
+    });
+    child.send(options);
   });
 }
 
