@@ -32,7 +32,9 @@ export class AuthGuard implements CanActivate {
         .catch(() => undefined);
       return true;
     }
-    const actor = await this.resolver.resolve(request, http.getResponse<Response>());
+    const actor = await this.resolver.resolve(request, http.getResponse<Response>(), {
+      maintainCookie: access.maintainCookie !== false,
+    });
     request.actor = actor;
     authorize(actor, access);
     return true;

@@ -72,7 +72,7 @@ export class AuthenticationController {
 
   /** A signed-in user changes their password: earlier sessions end and this caller gets a new session. */
   @Post('ChangePassword')
-  @Authenticated()
+  @Authenticated({ sessionOnly: true })
   @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
   @ApiOkResponse({ type: SignedInDto })

@@ -8,6 +8,9 @@ export function authorize(actor: Actor, access: Extract<RouteAccess, { kind: 'au
   if (access.landlordOnly && !actor.landlord) {
     throw Problems.forbidden('Only callers of the landlord tenant may use this endpoint.');
   }
+  if (access.sessionOnly && actor.credential === 'api-key') {
+    throw Problems.forbidden('This endpoint takes a session (bearer or cookie), not an API key.');
+  }
   if (access.permission !== undefined && !actor.permissions.has(access.permission)) {
     throw Problems.forbidden(`This endpoint needs the permission ${PERMISSION_NAMES[access.permission]}.`);
   }

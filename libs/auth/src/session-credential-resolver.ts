@@ -4,7 +4,7 @@ import { SETTINGS, Settings } from '@app/config';
 import { Actor, Clock, CredentialKind, Problems } from '@app/common';
 import { ApiKeyValidator } from './api-key-validator';
 import { AuthProblems } from './auth-problems';
-import { CredentialResolver } from './credential-resolver';
+import { CredentialResolver, ResolveOptions } from './credential-resolver';
 import { isProvablySameOrigin, isUnsafeMethod } from './csrf';
 import { JWT_COOKIE, SessionCookies } from './session-cookies';
 import { SessionTokens } from './session-tokens';
@@ -17,7 +17,8 @@ type Carrier =
   | { kind: 'cookie'; value: string }
   | { kind: 'none' };
 
-const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
+const BEARER_TOKEN = /^[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/;
+const BEARER_SCHEME = /^bearer(?=[ ]|$)/i;
 
 /**
  * THE ordered function: the first carrier present is the only one evaluated. A present but bad credential
@@ -26,8 +27,12 @@ const BEARER = /^Bearer[ ]+([A-Za-z0-9_.~+/=-]+)[ ]*$/i;
 export function presentedCredential(request: Request): Carrier {
   const apiKey = request.headers['x-api-key']; // Node lower-cases header names
   if (apiKey !== undefined) return { kind: 'api-key', value: Array.isArray(apiKey) ? '' : apiKey };
+  // An Authorization header is the bearer carrier only when its scheme is Bearer (any letter case), even with
+  // a malformed token (a 401); any other scheme (Basic from a reverse proxy, Negotiate) is not a credential
+  // of this API and does not hide the cookie.
   const authorization = request.headers.authorization;
-  if (authorization !== undefined) return { kind: 'bearer', value: BEARER.exec(authorization)?.[1] ?? null };
+  if (authorization !== undefined && BEARER_SCHEME.test(authorization))
+    return { kind: 'bearer', value: BEARER_TOKEN.exec(authorization.slice(6))?.[1] ?? null };
   const cookies = request.cookies as Record<string, unknown> | undefined;
   const cookie = cookies?.[JWT_COOKIE];
   if (cookie !== undefined) return { kind: 'cookie', value: typeof cookie === 'string' ? cookie : '' };
@@ -48,7 +53,7 @@ export class SessionCredentialResolver extends CredentialResolver {
     super();
   }
 
-  async resolve(request: Request, response: Response): Promise<Actor> {
+  async resolve(request: Request, response: Response, options: ResolveOptions = {}): Promise<Actor> {
     const arrivedAt = this.users.arrival();
     const carrier = presentedCredential(request);
     switch (carrier.kind) {
@@ -67,7 +72,9 @@ export class SessionCredentialResolver extends CredentialResolver {
         ) {
           throw AuthProblems.csrf();
         }
-        // spec: Session (JWT) — every user-interface request replaces the token, keeping the session start.
+        // spec: Session (JWT) — every user-interface request replaces the token, keeping the session start;
+        // spec: Credentials 5 — not on the real-time integration routes.
+        if (options.maintainCookie === false) return actor;
         const fresh = this.tokens.issue(actor.userGuid, actor.sessionStartedAt ?? this.clock.now());
         this.cookies.set(request, response, fresh);
         actor.tokenExpiresAt = fresh.expiresAt;

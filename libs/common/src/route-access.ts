@@ -13,7 +13,18 @@ export const ROUTE_ACCESS = 'route-access';
 export type RouteAccess =
   | { kind: 'public' }
   | { kind: 'optional' }
-  | { kind: 'authenticated'; permission?: Permission; landlordOnly?: boolean };
+  | ({ kind: 'authenticated'; permission?: Permission; landlordOnly?: boolean } & AuthenticatedOptions);
+
+/** What an authenticated route asks of its caller's credential besides permissions. */
+export interface AuthenticatedOptions {
+  /** A session (bearer or cookie JWT) only: an API-key caller gets a 403 (the password change). */
+  sessionOnly?: boolean;
+  /**
+   * False: a cookie-authenticated call gets no refreshed cookie (spec: Credentials 5, real-time integration —
+   * the Invoke controller — is not cookie maintenance).
+   */
+  maintainCookie?: boolean;
+}
 
 /** Anonymous route. Every such route must also be on the written list in test/route-audit.spec.ts. */
 export const Public = () => SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
@@ -40,11 +51,14 @@ export const COOKIE_SCHEME = 'authentication-jwt';
  * One decorator per protected route states its permission (and landlord-only rule) AND its Swagger
  * security, so the explorer cannot drift from the guard.
  */
-export function Authenticated(options: { permission?: Permission; landlordOnly?: boolean } = {}) {
+export function Authenticated(
+  options: { permission?: Permission; landlordOnly?: boolean } & AuthenticatedOptions = {},
+) {
   const access: RouteAccess = { kind: 'authenticated', ...options };
   const needs = [
     options.permission !== undefined ? `permission ${PERMISSION_NAMES[options.permission]}` : undefined,
     options.landlordOnly ? 'the landlord tenant' : undefined,
+    options.sessionOnly ? 'a session (bearer or cookie), not an API key' : undefined,
   ].filter(Boolean);
   return applyDecorators(
     SetMetadata(ROUTE_ACCESS, access),

@@ -263,7 +263,7 @@ export class InvokeController {
 
   @Post(':guid')
   @HttpCode(200)
-  @Authenticated({ permission: Permission.Invoke })
+  @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiBody({ description: 'Any JSON, up to 1 MiB', schema: { type: 'object' } })
   @ApiQuery({ name: 'trace', required: false, description: 'true adds the trace points' })
   @ApiServiceUnavailableResponse({ description: 'The Archiver queue is full (Retry-After)' })
@@ -278,7 +278,7 @@ export class InvokeController {
 
   @Post(':guid/Reprocess/:entryGuid')
   @HttpCode(200)
-  @Authenticated({ permission: Permission.Invoke })
+  @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiQuery({ name: 'trace', required: false })
   reprocess(
     @CurrentActor() actor: Actor,
