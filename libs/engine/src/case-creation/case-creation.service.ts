@@ -157,32 +157,18 @@ export class CaseCreationService implements OnModuleDestroy {
    * against the case that won (once).
    */
   async process(a: CaseActivation, retried = false): Promise<CaseOutcome> {
-    // 1 ExistingCasePriorityLookup: the open case, and the target status whose priority decides.
-    const { existing, status } = await this.timed(
-      CaseCreationStage.ExistingCasePriorityLookup,
-      a,
-      null,
-      async () => ({
-        existing: await this.cases.findOpen(a.caseWorkflow.id, a.caseKey, a.caseKeyValue),
-        status: await this.config.findLiveStatusById(a.caseWorkflowStatusId),
-      }),
+    // 1 ExistingCasePriorityLookup: the open case for this workflow, key and value, if any.
+    const existing = await this.timed(CaseCreationStage.ExistingCasePriorityLookup, a, null, () =>
+      this.cases.findOpen(a.caseWorkflow.id, a.caseKey, a.caseKeyValue),
     );
-    if (!status) {
-      this.logger.warn(
-        { caseKeyValue: a.caseKeyValue },
-        'The activation names a status that no longer exists',
-      );
-      return 'skipped';
-    }
-    // A lower number wins: only a strictly better priority replaces the open case's status.
-    if (existing && existing.Priority <= status.Priority) return 'unchanged';
-
-    // 2 WorkflowStatusLookupAndPersist.
-    const outcome = await this.persist(a, existing, status).catch((err: unknown) => {
+    // 2 WorkflowStatusLookupAndPersist: the target status (its priority decides), then the insert or upgrade.
+    const decided = await this.persist(a, existing).catch((err: unknown) => {
       if (!retried && isUniqueViolation(err)) return 'raced' as const;
       throw err;
     });
-    if (outcome === 'raced') return this.process(a, true);
+    if (decided === 'raced') return this.process(a, true);
+    const { outcome, status } = decided;
+    if (!status || (outcome !== 'inserted' && outcome !== 'upgraded')) return outcome;
 
     // 3 Notification and 4 HttpEndpoint: only for an inserted or upgraded case; a failure keeps the case.
     const values = this.templateValues(a, status, outcome);
@@ -221,12 +207,24 @@ export class CaseCreationService implements OnModuleDestroy {
     return outcome;
   }
 
+  /**
+   * Stage 2 (spec: WorkflowStatusLookupAndPersist): looks up the target status; a lower number wins, so only a
+   * strictly better priority replaces the open case's status; then inserts or upgrades the case row.
+   */
   private persist(
     a: CaseActivation,
     existing: CaseRecord | null,
-    status: CaseWorkflowStatus,
-  ): Promise<'inserted' | 'upgraded'> {
+  ): Promise<{ outcome: CaseOutcome; status: CaseWorkflowStatus | null }> {
     return this.timed(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, async () => {
+      const status = await this.config.findLiveStatusById(a.caseWorkflowStatusId);
+      if (!status) {
+        this.logger.warn(
+          { caseKeyValue: a.caseKeyValue },
+          'The activation names a status that no longer exists',
+        );
+        return { outcome: 'skipped' as const, status: null };
+      }
+      if (existing && existing.Priority <= status.Priority) return { outcome: 'unchanged' as const, status };
       const now = new Date(this.clock.now());
       if (existing) {
         await this.cases.upgrade(
@@ -236,7 +234,7 @@ export class CaseCreationService implements OnModuleDestroy {
           a.entityAnalysisModelInstanceEntryGuid,
           now,
         );
-        return 'upgraded' as const;
+        return { outcome: 'upgraded' as const, status };
       }
       await this.cases.insert({
         Guid: randomUUID(),
@@ -250,7 +248,7 @@ export class CaseCreationService implements OnModuleDestroy {
         UpdatedDate: null,
         ClosedDate: null,
       });
-      return 'inserted' as const;
+      return { outcome: 'inserted' as const, status };
     });
   }
 
