@@ -32,6 +32,11 @@ export interface GridDefinition {
   sortable: boolean;
   /** Extra readable members of each row, computed from the row (stageName beside stageId). */
   decorate?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Members `decorate` adds that are sortable too, by a stored column (stageName by its stage id): every
+   * column a grid shows is sortable.
+   */
+  sortDerived?: Readonly<Record<string, string>>;
 }
 
 const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
@@ -45,6 +50,7 @@ export function validateDefinition(d: GridDefinition): GridDefinition {
     ...d.columns.map((c) => c.column),
     ...d.filters.map((f) => f.column),
     ...d.searchColumns,
+    ...Object.values(d.sortDerived ?? {}),
   ];
   for (const id of ids)
     if (!IDENTIFIER.test(id)) throw new Error(`Grid ${d.name}: ${id} is not a plain identifier`);

@@ -246,8 +246,7 @@ export class GridEngine {
             `(SELECT COUNT(*) FROM ${t} WHERE ${time} >= ${p.add(d.instant(q.from))} AND ${time} <= ${p.add(d.instant(q.to))}) AS wc`,
           ]),
     ];
-    const moved =
-      previous.from.getTime() !== q.from.getTime() || previous.to.getTime() !== q.to.getTime();
+    const moved = previous.from.getTime() !== q.from.getTime() || previous.to.getTime() !== q.to.getTime();
     if (moved) {
       parts.push(
         `(SELECT COUNT(*) FROM ${t} WHERE (${time} >= ${p.add(d.instant(previous.from))} AND ${time} < ${p.add(d.instant(q.from))}) OR (${time} > ${p.add(d.instant(previous.to))} AND ${time} <= ${p.add(d.instant(q.to))})) AS shifted`,

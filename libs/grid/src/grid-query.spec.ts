@@ -1,6 +1,7 @@
 import { ProblemException } from '@app/common';
 import type { GridDefinition } from './grid-definition';
 import { DEFAULT_TAKE, MAX_TAKE, parseGridQuery } from './grid-query';
+import { ARCHIVER_WARNING_GRID, CASE_CREATION_WARNING_GRID } from './grids/telemetry-grids';
 
 const def: GridDefinition = {
   name: 'Test',
@@ -59,6 +60,12 @@ describe('grid query parameters', () => {
     '2026-11-22T10:00:00.123456Z',
     '2026-11-22T11:00:00+01:00',
     '2026-11-22T05:00:00-0500',
+    // No offset: UTC (spec-deviation issue 15, item 6).
+    '2026-11-22T10:00:00',
+    '2026-11-22T10:00',
+    // A + left unencoded in the query string arrives as a space.
+    '2026-11-22T11:00:00 01:00',
+    '2026-11-22T11:00:00 0100',
   ])('accepts the instant %s', (v) =>
     expect(parse({ from: v, to: '2026-11-22T12:00:00Z' }).from.getTime()).toBe(
       Date.parse('2026-11-22T10:00:00Z') + (v.includes('.123') ? 123 : 0),
@@ -69,8 +76,10 @@ describe('grid query parameters', () => {
     ['2026-02-30T00:00:00Z', 'from'],
     ['2026-13-01T00:00:00Z', 'from'],
     ['2026-11-22T24:00:00Z', 'from'],
-    ['2026-11-22T10:00:00', 'from'],
     ['2026-11-22', 'from'],
+    ['2026-11-22T10:00:00  01:00', 'from'],
+    ['2026-11-22T10:00:00 1:00', 'from'],
+    ['2026-11-22 10:00:00', 'from'],
     ['yesterday', 'from'],
     ["2026-11-22T10:00:00Z' OR '1'='1", 'from'],
   ])('refuses from=%p naming %s', (v, field) => {
@@ -160,6 +169,19 @@ describe('grid query parameters', () => {
     });
     for (const hostile of ['name;DROP TABLE x', '__proto__', 'constructor', 'Value DESC', '"Value"']) {
       expect(parse({ sortField: hostile }).sort).toBeNull();
+    }
+  });
+
+  it('every column a warning grid shows is sortable: stageName by its stage id (issue 15, item 7)', () => {
+    for (const grid of [ARCHIVER_WARNING_GRID, CASE_CREATION_WARNING_GRID]) {
+      expect(parseGridQuery(grid, { sortField: 'stageName', sortDirection: 'asc' }, NOW).sort).toEqual({
+        column: 'StageId',
+        direction: 'ASC',
+      });
+      expect(parseGridQuery(grid, { sortField: 'StageName' }, NOW).sort).toEqual({
+        column: 'StageId',
+        direction: 'DESC',
+      });
     }
   });
 

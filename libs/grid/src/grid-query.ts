@@ -36,18 +36,23 @@ function single(q: RawQuery, name: string): string | undefined {
 const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
-// ISO 8601 instant with a mandatory offset (Z or ±hh:mm); date and time both required.
-const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;
+/**
+ * ISO 8601 date and time, with an offset (Z or ±hh:mm / ±hhmm) or without one (then UTC). A `+` left
+ * unencoded in a query string arrives decoded as a space: ` hh:mm` is read as `+hh:mm`.
+ */
+const INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?$/i;
 
 export function parseInstant(name: string, raw: string): Date {
-  const m = INSTANT.exec(raw.trim());
+  const text = raw.trim();
+  const m = INSTANT.exec(text);
   if (!m) {
     throw Problems.badParameter(
       name,
-      `${name} must be an ISO 8601 instant with an offset, e.g. 2026-01-31T13:45:00Z.`,
+      `${name} must be an ISO 8601 date and time, e.g. 2026-01-31T13:45:00Z (no offset: UTC).`,
     );
   }
-  const [, y, mo, d, h, mi, s] = m;
+  const [, y, mo, d, h, mi, s, , offset] = m;
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
@@ -63,7 +68,9 @@ export function parseInstant(name: string, raw: string): Date {
   ) {
     throw Problems.badParameter(name, `${name} is not a real date and time.`);
   }
-  const date = new Date(raw.trim());
+  const base = text.slice(0, text.length - (offset?.length ?? 0));
+  const zone = offset === undefined ? 'Z' : offset.startsWith(' ') ? `+${offset.slice(1)}` : offset;
+  const date = new Date(`${base}${zone}`);
   if (Number.isNaN(date.getTime())) throw Problems.badParameter(name, `${name} is not a real date and time.`);
   // What every database stores (SQL Server's datetime2 ends there), after the offset is applied.
   if (date.getTime() < EARLIEST_INSTANT || date.getTime() > LATEST_INSTANT)
@@ -159,12 +166,14 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
 
   let sort: GridQuery['sort'] = null;
   if (def.sortable) {
-    const field = single(q, 'sortField');
-    const col = field
-      ? def.columns.find((c) => c.name.toLowerCase() === field.trim().toLowerCase())
+    const field = single(q, 'sortField')?.trim().toLowerCase();
+    // A shown column, or a derived member sorting by its stored column; anything else: newest first (spec).
+    const column = field
+      ? (def.columns.find((c) => c.name.toLowerCase() === field)?.column ??
+        Object.entries(def.sortDerived ?? {}).find(([name]) => name.toLowerCase() === field)?.[1])
       : undefined;
     const dir = single(q, 'sortDirection');
-    if (col) sort = { column: col.column, direction: dir?.trim().toLowerCase() === 'asc' ? 'ASC' : 'DESC' };
+    if (column) sort = { column, direction: dir?.trim().toLowerCase() === 'asc' ? 'ASC' : 'DESC' };
   }
 
   return {

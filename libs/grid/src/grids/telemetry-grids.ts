@@ -76,6 +76,7 @@ export const ARCHIVER_WARNING_GRID = validateDefinition({
   statistics: ['durationMicroseconds'],
   sortable: true,
   decorate: archiverStageName,
+  sortDerived: { stageName: 'StageId' },
 });
 
 export const CASE_CREATION_WARNING_GRID = validateDefinition({
@@ -100,6 +101,7 @@ export const CASE_CREATION_WARNING_GRID = validateDefinition({
   statistics: ['durationMicroseconds'],
   sortable: true,
   decorate: caseStageName,
+  sortDerived: { stageName: 'StageId' },
 });
 
 export const MODEL_INVOKE_WARNING_GRID = validateDefinition({
