@@ -38,14 +38,12 @@ describe('case creation stage timings', () => {
       stage(s, micros);
     };
     const token = (
-      await request(t.url)
-        .post('/api/Authentication/ByUserNamePassword')
-        .send({
-          userName: 'Administrator',
-          password: 'Bootstrap-Password-123!',
-          newPassword: 'A-New-Password-123',
-          repeatNewPassword: 'A-New-Password-123',
-        })
+      await request(t.url).post('/api/Authentication/ByUserNamePassword').send({
+        userName: 'Administrator',
+        password: 'Bootstrap-Password-123!',
+        newPassword: 'A-New-Password-123',
+        repeatNewPassword: 'A-New-Password-123',
+      })
     ).body.token as string;
     await request(t.url)
       .post(`/api/Invoke/EntityAnalysisModel/${engine.model.guid}`)

@@ -36,6 +36,18 @@ describe('credentials per route', () => {
     await signIn(t.url, user.name, user.password);
   });
 
+  it('an API key needs a Name: whitespace only is a 400 naming the field, and no key is made', async () => {
+    const user = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const { token } = await signIn(t.url, user.name, user.password);
+    const res = await request(t.url)
+      .post('/api/UserRegistryApiKey')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ userRegistryGuid: user.guid, name: '   ' })
+      .expect(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
+    expect(await t.app.get(ApiKeyService).list(user.actor, user.guid)).toEqual([]);
+  });
+
   it('Invoke with the session cookie is answered without Set-Cookie (spec: Credentials 5); other routes refresh it', async () => {
     const admin = await landlordActor(t.app);
     const user = await createUser(t.app, { tenantGuid: admin.tenantGuid, permissions: [Permission.Invoke] });

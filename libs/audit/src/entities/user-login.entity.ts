@@ -1,14 +1,11 @@
-import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { PortableColumn } from '@app/database';
+import { Entity, Index } from 'typeorm';
+import { PortableColumn, PortableIdentityColumn } from '@app/database';
 
 /** spec: UserLogin — one row per sign-in attempt under any scheme; never purged. */
 @Entity('UserLogin')
 export class UserLogin {
-  @PrimaryGeneratedColumn('increment', {
-    name: 'Id',
-    type: 'integer',
-    primaryKeyConstraintName: 'PK_UserLogin',
-  })
+  /** 64-bit: the table is never purged (read back as a JSON number). */
+  @PortableIdentityColumn('UserLogin')
   Id!: number;
 
   /** The user name as typed (bounded, control characters replaced), even when no such user exists. */

@@ -1,14 +1,11 @@
-import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { PortableColumn } from '@app/database';
+import { Entity, Index } from 'typeorm';
+import { PortableColumn, PortableIdentityColumn } from '@app/database';
 
 /** spec: UserLogout — one row per session cut; never purged. */
 @Entity('UserLogout')
 export class UserLogout {
-  @PrimaryGeneratedColumn('increment', {
-    name: 'Id',
-    type: 'integer',
-    primaryKeyConstraintName: 'PK_UserLogout',
-  })
+  /** 64-bit: the table is never purged (read back as a JSON number). */
+  @PortableIdentityColumn('UserLogout')
   Id!: number;
 
   /** Whose session was cut; null when no session was presented. */

@@ -5,6 +5,7 @@ import { Engine1763800003000 } from './1763800003000-engine';
 import { ApiKeys1763800004000 } from './1763800004000-api-keys';
 import { CaptureBatch1763800005000 } from './1763800005000-capture-batch';
 import { SqlServerBinaryKeys1763800006000 } from './1763800006000-sql-server-binary-keys';
+import { Audit64BitIds1763800007000 } from './1763800007000-audit-64-bit-ids';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   ApiKeys1763800004000,
   CaptureBatch1763800005000,
   SqlServerBinaryKeys1763800006000,
+  Audit64BitIds1763800007000,
 ];
