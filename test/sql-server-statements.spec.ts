@@ -510,6 +510,27 @@ describe('SQL Server statements, recorded without a server', () => {
       }
     });
 
+    it('exports an audit grid in keyset batches of TOP (n), the next batch below the last row', async () => {
+      const def = USER_LOGIN_GRID;
+      const last = { export_key_time: new Date('2026-11-22T09:59:59.123Z'), export_key_id: 42 };
+      recorder.answer(/export_key_time/, [{ ...last }, { ...last }]);
+      const statements = await recording(async () => {
+        const batches = new GridEngine(ds).exportRows(def, parseGridQuery(def, {}, NOW), scopeOf(def), 4, 2);
+        for await (const _rows of batches) {
+          /* read them all */
+        }
+      });
+      expectSqlServerAccepts(statements);
+      expect(statements.map((s) => s.sql)).toEqual([
+        expect.stringMatching(/^SELECT TOP \(2\) .* ORDER BY \[CreatedDate\] DESC, \[Id\] DESC$/),
+        expect.stringMatching(
+          /AND \(\[CreatedDate\] < @\d+ OR \(\[CreatedDate\] = @\d+ AND \[Id\] < @\d+\)\) ORDER BY/,
+        ),
+      ]);
+      const keyset = statements[1].parameters.slice(-3);
+      expect(keyset.map((p) => p.type)).toEqual(['datetime2', 'datetime2', 'int']);
+    });
+
     it('matches [ in a search literally: escaped in the pattern, with ESCAPE', async () => {
       const def = USER_LOGIN_GRID;
       recorder.answer(/AS total/, [summaryRow]);

@@ -10,6 +10,11 @@ import { providerOf } from '@app/database';
 /** Statistics are computed over the filtered set capped at its newest rows (spec: Limits). */
 export const STATISTICS_CAP = 100_000;
 const CACHE_ENTRIES = 256;
+/** Rows an export reads per statement. */
+export const EXPORT_BATCH = 1_000;
+/** Aliases of the keyset columns an export reads beside the row's own (never a grid column name). */
+const KEY_TIME = 'export_key_time';
+const KEY_ID = 'export_key_id';
 
 export interface GridResponse {
   rows: Record<string, unknown>[];
@@ -147,6 +152,8 @@ export class GridEngine {
       /** What the engine runs: statistics (when the grid has any), total and cache markers in one statement. */
       summary: { sql: summary, params: summaryParams.values },
       windowOnly,
+      /** The WHERE clause of the filtered window, with its parameters added to `p`. */
+      where,
     };
   }
 
@@ -185,6 +192,49 @@ export class GridEngine {
       // A writer in flight at this snapshot could still commit rows with lower ids: do not cache then.
       cacheable: !this.dialect.quietSnapshot || Number(summary.quiet) === 1,
     };
+  }
+
+  /**
+   * Every row of the filtered window, newest first, at most `limit`, in batches read one after another by
+   * keyset (time, then id, below the last row of the previous batch): memory stays one batch, whatever the
+   * window holds. No total, no statistics. For exports (CSV); the order is always the default one.
+   */
+  async *exportRows(
+    def: GridDefinition,
+    q: GridQuery,
+    scope: GridScope,
+    limit: number,
+    batch = EXPORT_BATCH,
+  ): AsyncGenerator<Record<string, unknown>[]> {
+    await this.prepare();
+    const d = this.dialect;
+    const t = d.quote(def.table);
+    const time = d.quote(def.timeColumn);
+    const id = d.quote(def.idColumn);
+    const columns = [
+      ...def.columns.map((c) => `${d.quote(c.column)} AS ${d.quote(c.name)}`),
+      `${time} AS ${d.quote(KEY_TIME)}`,
+      `${id} AS ${d.quote(KEY_ID)}`,
+    ].join(', ');
+    const seed = q.samplePercentage === null ? null : (q.sampleSeed ?? randomInt(0, SAMPLE_SEED_MAX));
+    let after: { time: Date; id: number } | null = null;
+    for (let sent = 0; sent < limit;) {
+      const p = d.params();
+      const where = [this.build(def, q, scope, seed).where(p)];
+      if (after)
+        where.push(
+          `(${time} < ${p.add(d.instant(after.time))} OR (${time} = ${p.add(d.instant(after.time))} AND ${id} < ${p.add(after.id)}))`,
+        );
+      const n = Math.min(batch, limit - sent);
+      const sql = d.selectLimited(columns, t, where.join(' AND '), `${time} DESC, ${id} DESC`, n);
+      const raw = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
+      if (!raw.length) return;
+      const last = raw[raw.length - 1];
+      after = { time: new Date(d.readDate(last[KEY_TIME]) ?? 0), id: Number(last[KEY_ID]) };
+      sent += raw.length;
+      yield raw.map((r) => this.readRow(def, r));
+      if (raw.length < n) return;
+    }
   }
 
   private readRow(def: GridDefinition, raw: Record<string, unknown>): Record<string, unknown> {

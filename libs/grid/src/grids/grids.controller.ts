@@ -137,7 +137,16 @@ export class AuditGridsController {
     const scope: GridScope = actor.landlord ? [] : [{ column: 'TenantRegistryId', value: actor.tenantId }];
     const { format: _format, ...query } = q;
     if (wantsCsv(q, req.headers.accept)) {
-      await this.grids.csv(def, query, scope, res);
+      const csv = this.grids.csv(def, query, scope);
+      const chunks = csv.chunks();
+      // Nothing is sent before the first batch was read: a refusal until then is still a problem answer.
+      const first = await chunks.next();
+      res.status(200).type('text/csv; charset=utf-8');
+      res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
+      if (!first.done) res.write(first.value);
+      for await (const chunk of chunks)
+        if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
+      res.end();
       return undefined;
     }
     return this.grids.query(def, query, scope);
