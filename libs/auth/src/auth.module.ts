@@ -17,7 +17,6 @@ import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
-import { LoginPageController } from './oauth/login-page.controller';
 import { OAuthController } from './oauth/oauth.controller';
 import { OAuthSignInService } from './oauth/oauth-sign-in.service';
 import { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';
@@ -27,7 +26,7 @@ import { SecondFactorProvider } from './second-factor/second-factor-provider';
 
 @Module({
   imports: [IdentityModule, AuditModule, ApiKeysModule],
-  controllers: [AuthenticationController, OAuthController, LoginPageController, MockSecondFactorController],
+  controllers: [AuthenticationController, OAuthController, MockSecondFactorController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
     { provide: CredentialResolver, useClass: SessionCredentialResolver },

@@ -11,3 +11,5 @@ export * from './client-address';
 export * from './common.module';
 export * from './with-timeout';
 export * from './terminal-log';
+export * from './security-headers';
+export * from './problem.dto';

@@ -127,6 +127,11 @@ export class IdentityAuthService {
     return { ...rest, permissions: new Set(permissionIds.filter(isPermission)) };
   }
 
+  /** The name of a (not deleted) tenant, for the signed-in user's header. */
+  async tenantName(tenantId: number): Promise<string | null> {
+    return (await this.repo.findTenantById(tenantId))?.Name ?? null;
+  }
+
   /**
    * spec: Password transport hardening 1. An unknown user gets the same answer as a flagged one, so the
    * answer does not tell whether a name exists.
