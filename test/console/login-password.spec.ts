@@ -105,8 +105,9 @@ describe('the console in Chromium: password sign-in', () => {
     expect(header).toContain(`User ${BOOTSTRAP_ADMINISTRATOR}`);
     expect(header).toMatch(/Tenant \S+/);
     // The session is in the HttpOnly cookie only: nothing in the page's storage, nothing readable by script.
-    expect(await page.evaluate(() => [localStorage.length, sessionStorage.length])).toEqual([0, 0]);
-    expect(await page.evaluate(() => document.cookie)).not.toContain('authentication-jwt');
+    // (Page expressions as strings: the tests are compiled without the DOM's types.)
+    expect(await page.evaluate('[localStorage.length, sessionStorage.length]')).toEqual([0, 0]);
+    expect(await page.evaluate('document.cookie')).not.toContain('authentication-jwt');
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '03-console-home');
     expect(problems).toEqual([]);
@@ -124,7 +125,7 @@ describe('the console in Chromium: password sign-in', () => {
 
     const { page, problems, sent } = await open(`${lanOrigin}/Account/Login`);
     // Not a secure context: no WebCrypto here, the hash comes from the page's own library.
-    expect(await page.evaluate(() => [window.isSecureContext, typeof crypto.subtle])).toEqual([
+    expect(await page.evaluate('[window.isSecureContext, typeof crypto.subtle]')).toEqual([
       false,
       'undefined',
     ]);
