@@ -7,7 +7,7 @@
  *              resolves the module graph without instantiating a provider, so no database, port or setting
  *              beyond the defaults is needed (test/console/openapi.spec.ts proves it equals the served one)
  *   typecheck  api, then tsc on the console (a drift between the server and its document breaks it)
- *   bundle     vite build into dist/console, then prints the initial JavaScript in kB gzip
+ *   bundle     vite build into apps/console/dist, then prints the initial JavaScript in kB gzip
  *   build      typecheck, then bundle (npm run build, and so prepare, which npm ci runs)
  */
 import 'reflect-metadata';
@@ -20,9 +20,9 @@ import { gzipSync } from 'node:zlib';
 
 const ROOT = join(__dirname, '..');
 export const CONSOLE_SOURCE = join(ROOT, 'apps', 'console');
-export const CONSOLE_OUT = join(ROOT, 'dist', 'console');
+export const CONSOLE_OUT = join(CONSOLE_SOURCE, 'dist');
 const SCHEMA = join(CONSOLE_SOURCE, 'src', 'api', 'schema.gen.ts');
-/** The hash of the sources dist/console was built from (see consoleIsCurrent). */
+/** The hash of the sources the build was made from (see consoleIsCurrent). */
 const STAMP = join(CONSOLE_OUT, '.source-hash');
 const GENERATED = /\.gen\.ts$/;
 
@@ -98,7 +98,10 @@ function files(dir: string): string[] {
 /** A hash of every console source (generated types aside: they do not change the bundle) and the lockfile. */
 export function consoleSourceHash(): string {
   const hash = createHash('sha256');
-  const sources = files(CONSOLE_SOURCE)
+  const sources = [
+    ...files(join(CONSOLE_SOURCE, 'src')),
+    ...['index.html', 'vite.config.mts', 'tsconfig.json'].map((f) => join(CONSOLE_SOURCE, f)),
+  ]
     .filter((f) => !GENERATED.test(f))
     .sort();
   for (const file of [...sources, join(ROOT, 'package-lock.json')])
@@ -106,7 +109,7 @@ export function consoleSourceHash(): string {
   return hash.digest('hex');
 }
 
-/** True when dist/console was built from the sources as they are now. */
+/** True when apps/console/dist was built from the sources as they are now. */
 export function consoleIsCurrent(): boolean {
   return existsSync(STAMP) && readFileSync(STAMP, 'utf8') === consoleSourceHash();
 }

@@ -12,7 +12,8 @@ export default defineConfig({
   plugins: [react()],
   build: {
     // Served by the Nest process (libs/console): index.html for the console's routes, assets/ as files.
-    outDir: join(root, '../../dist/console'),
+    // Not under the server's dist/, which nest build and nest start --watch delete.
+    outDir: join(root, 'dist'),
     emptyOutDir: true,
     assetsDir: 'assets',
     // Never data: URLs: every asset is a file of this origin (CSP img-src 'self').

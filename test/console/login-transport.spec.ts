@@ -73,6 +73,8 @@ describe('the console in Chromium: RSA password transport', () => {
         .getRepository(UserRegistry)
         .update({ Guid: u.guid }, { WirePasswordHash: true });
     const { page, problems, sent } = await open(`${t.url}/Account/Login`);
+    await page.getByLabel('User name').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
     await fillSignIn(page, name, password);
     await page.waitForURL(`${t.url}/`);
     await page.getByRole('heading', { name: 'Operations console' }).waitFor();

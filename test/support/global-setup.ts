@@ -62,7 +62,7 @@ export default async function globalSetup(): Promise<void> {
 }
 
 /**
- * The browser tests drive the console the service serves from dist/console: when that build is missing or
+ * The browser tests drive the console the service serves from apps/console/dist: when that build is missing or
  * older than the sources (edited since `npm ci` built it), it is bundled again first (about 2 s).
  */
 function ensureConsoleBuilt(): void {

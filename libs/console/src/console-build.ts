@@ -10,8 +10,11 @@ function projectRoot(from: string): string {
   }
 }
 
-/** Where `npm run build` puts the console (vite's outDir, apps/console/vite.config.ts). */
-export const CONSOLE_BUILD_DIRECTORY = join(projectRoot(__dirname), 'dist', 'console');
+/**
+ * Where `npm run build` puts the console (Vite's outDir, apps/console/vite.config.mts). Not under the
+ * server's dist/, which `nest build` and `nest start --watch` delete and rebuild.
+ */
+export const CONSOLE_BUILD_DIRECTORY = join(projectRoot(__dirname), 'apps', 'console', 'dist');
 /** The hashed scripts, styles and images of the console; the only static files the service serves. */
 export const CONSOLE_ASSETS_PATH = '/assets';
 
