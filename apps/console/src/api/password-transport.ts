@@ -66,6 +66,25 @@ function servicePublicKey(): Promise<CryptoKey> {
   return publicKey;
 }
 
+/**
+ * The service's answer per normalised user name, for the life of the page: a second attempt (a mistyped
+ * password) costs one rate-limited request, not two. A failed request is not kept.
+ */
+const wireHashAnswers = new Map<string, Promise<boolean>>();
+
+function wireHashFor(userName: string): Promise<boolean> {
+  const key = normalizeUserName(userName);
+  let answer = wireHashAnswers.get(key);
+  if (!answer) {
+    answer = unwrap(api.POST('/api/Authentication/WirePasswordHash', { body: { userName } })).then(
+      ({ data }) => data.wirePasswordHash,
+    );
+    answer.catch(() => wireHashAnswers.delete(key));
+    wireHashAnswers.set(key, answer);
+  }
+  return answer;
+}
+
 /** How this user's password fields go on the wire. */
 export interface PasswordTransport {
   userName: string;
@@ -83,11 +102,11 @@ export async function passwordTransport(
   userName: string,
 ): Promise<PasswordTransport> {
   if (options.passwordEncryption && !canEncrypt()) throw new EncryptionUnavailable(ENCRYPTION_NEEDS_HTTPS);
-  const [wire, key] = await Promise.all([
-    unwrap(api.POST('/api/Authentication/WirePasswordHash', { body: { userName } })),
+  const [wireHash, key] = await Promise.all([
+    wireHashFor(userName),
     options.passwordEncryption ? servicePublicKey() : Promise.resolve(null),
   ]);
-  return { userName, wireHash: wire.data.wirePasswordHash, key };
+  return { userName, wireHash, key };
 }
 
 /** One password field as the service must receive it: hashed (WirePasswordHash), then encrypted (RSA). */
