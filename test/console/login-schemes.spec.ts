@@ -215,6 +215,9 @@ describe('Negotiate (NegotiateAuthentication=True)', () => {
       const { page, problems, sent, go } = await open(`${t.url}/Account/Login?returnUrl=%2F`, kerberos);
       await go();
       await homeOf(page, t.url, k.name);
+      // Chromium 156 refuses the first Negotiate challenge of a fresh process; the page's one retry is
+      // answered with the ticket (2 calls here; 1 if Chromium stops doing that).
+      expect(sent.filter((r) => r.path === BY_NEGOTIATE).length).toBeLessThanOrEqual(2);
       expect(sent.filter((r) => PASSWORD_ROUTES.includes(r.path))).toEqual([]);
       expect(await loginRows(t.app, `${k.name}@${TEST_REALM}`)).toEqual([
         expect.objectContaining({ Failed: false, AuthenticationTypeId: AuthenticationType.Negotiate }),
