@@ -2,9 +2,20 @@
 import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'coverage/**', '*.mjs', '*.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'coverage/**',
+      '*.mjs',
+      '*.js',
+      'apps/console/src/api/schema.gen.ts',
+    ],
+  },
   eslint.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   prettier,
@@ -23,6 +34,11 @@ export default tseslint.config(
       'no-eval': 'error',
       'no-new-func': 'error',
     },
+  },
+  {
+    // The console (apps/console): React's rules of hooks, on top of the typed rules above.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    ...reactHooks.configs.flat.recommended,
   },
   {
     files: ['test/**/*.ts', '**/*.spec.ts', 'bench/**/*.ts'],

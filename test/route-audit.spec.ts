@@ -19,9 +19,9 @@ const ANONYMOUS_ROUTES = new Set<string>([
   'POST /api/Authentication/WirePasswordHash', // which password form the browser must send
   'GET /api/Authentication/PasswordPublicKey', // RSA key for password transport
   'POST /api/Authentication/Logout', // always 200, deletes the cookies (spec: Logout behaviour 1)
-  'GET /Account/Logout', // the logout page: a confirmation button, a GET never logs out
-  'GET /Account/Logout.js', // its script, served separately so a strict CSP needs no inline script
-  'GET /Account/Login', // the Login page: under OAuth a redirect to the provider, else 404
+  'GET /api/Authentication/Options', // which sign-in the Login page offers; the same for every caller
+  'GET /Account/Logout', // the console's logout page: a confirmation button, a GET never logs out
+  'GET /Account/Login', // the console's Login page; under OAuth a redirect to the provider
   'GET /api/Authentication/OAuth/Login', // starts OpenID Connect sign-in (404 unless OAuthAuthentication)
   'POST /api/Authentication/OAuth/Callback', // form_post callback, bound to the transaction cookie's state
   'GET /api/Authentication/OAuth/Callback', // query callback (OAuthForceGet), the same binding

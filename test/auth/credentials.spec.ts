@@ -4,7 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ManualClock, Permission } from '@app/common';
 import { ApiKeyService } from '@app/api-keys';
-import { RoleService, UserRegistry } from '@app/identity';
+import { RoleService, TenantRegistry, UserRegistry } from '@app/identity';
 import { startTestApp, TestApp, TEST_JWT_KEY } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';
@@ -197,10 +197,15 @@ describe.each(TEST_PROVIDERS)('credentials on %s', (provider) => {
     const u = await createUser(t.app, { permissions: [Permission.ReadSecurityAudit, Permission.Invoke] });
     const s = await signIn(t.url, u.name, u.password);
     const res = await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
+    const tenant = await t.app
+      .get(DataSource)
+      .getRepository(TenantRegistry)
+      .findOneByOrFail({ Guid: u.tenantGuid });
     expect(res.body).toEqual({
       userGuid: u.guid,
       userName: u.name,
       tenantGuid: u.tenantGuid,
+      tenantName: tenant.Name,
       landlord: false,
       permissions: [Permission.ReadSecurityAudit, Permission.Invoke],
       permissionNames: ['Read Security Audit', 'Invoke'],

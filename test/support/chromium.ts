@@ -14,7 +14,16 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-/** A headless Debian Chromium for one test; close it in a finally. */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+/**
+ * A headless Debian Chromium for one test file; close it in a finally. `args` are added to the defaults
+ * (e.g. `--host-resolver-rules`, `--auth-server-allowlist`), `env` to the browser's environment (e.g. a
+ * Kerberos credential cache).
+ */
+export function launchChromium(options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+    headless: true,
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
 }

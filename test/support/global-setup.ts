@@ -5,6 +5,9 @@ import { dataSourceOptions, MIGRATIONS } from '@app/database';
 import { startPostgresServer, PostgresServer } from './postgres-server';
 import { startRedisServer, RedisServer } from './redis-server';
 import { KdcServer, startKdc } from './kdc';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { consoleIsCurrent } from '../../scripts/console';
 
 export const TEMPLATE_DATABASE = 'service_template';
 
@@ -17,6 +20,7 @@ declare global {
  * database with every migration applied, which each test file clones, and a Kerberos KDC (test/support/kdc.ts).
  */
 export default async function globalSetup(): Promise<void> {
+  ensureConsoleBuilt();
   const servers: { pg?: PostgresServer; redis?: RedisServer; kdc?: KdcServer } = {};
   globalThis.__testServers = servers;
   let adminUrl = process.env.DATABASE_URL;
@@ -57,4 +61,19 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_KDC_DIR = servers.kdc.dir;
   process.env.KRB5_CONFIG = servers.kdc.krb5Conf;
   process.env.KRB5_KTNAME = `FILE:${servers.kdc.keytab}`;
+}
+
+/**
+ * The browser tests drive the console the service serves from apps/console/dist: when that build is missing or
+ * older than the sources (edited since `npm ci` built it), it is bundled again first (about 2 s).
+ */
+function ensureConsoleBuilt(): void {
+  if (consoleIsCurrent()) return;
+  const root = join(__dirname, '..', '..');
+  const r = spawnSync(
+    process.execPath,
+    ['-r', join(root, 'scripts/ts-register.js'), join(root, 'scripts/console.ts'), 'bundle'],
+    { cwd: root, stdio: 'inherit' },
+  );
+  if (r.status !== 0) throw new Error('building the console (scripts/console.ts bundle) failed');
 }

@@ -180,9 +180,23 @@ export function addPrincipal(files: KdcFiles, name: string, password: string): v
 let caches = 0;
 
 /**
- * What a browser would send: gets a ticket for `name` with kinit (own credential cache, password on stdin),
- * then builds the SPNEGO token for `service` with the kerberos add-on in a child process, whose environment
- * (KRB5_CONFIG, KRB5CCNAME) is its own. Returns the base64 token.
+ * Gets a ticket for `name` with kinit into a credential cache of its own (password on stdin), and returns
+ * the environment a Kerberos client (the add-on, or a browser) needs to use it: KRB5_CONFIG and KRB5CCNAME.
+ */
+export function kinit(files: KdcFiles, name: string, password: string): NodeJS.ProcessEnv {
+  const cache = `FILE:${join(files.dir, `cc-${process.pid}-${++caches}`)}`;
+  const env = { ...kdcEnv(files), KRB5CCNAME: cache };
+  check(
+    'kinit',
+    spawnSync(tool('kinit'), [`${name}@${TEST_REALM}`], { env, input: `${password}\n`, encoding: 'utf8' }),
+  );
+  return env;
+}
+
+/**
+ * What a browser would send: gets a ticket for `name` (kinit), then builds the SPNEGO token for `service`
+ * with the kerberos add-on in a child process, whose environment (KRB5_CONFIG, KRB5CCNAME) is its own.
+ * Returns the base64 token.
  */
 export function negotiateToken(
   files: KdcFiles,
@@ -190,12 +204,7 @@ export function negotiateToken(
   password: string,
   service = TEST_SERVICE,
 ): string {
-  const cache = `FILE:${join(files.dir, `cc-${process.pid}-${++caches}`)}`;
-  const env = { ...kdcEnv(files), KRB5CCNAME: cache };
-  check(
-    'kinit',
-    spawnSync(tool('kinit'), [`${name}@${TEST_REALM}`], { env, input: `${password}\n`, encoding: 'utf8' }),
-  );
+  const env = kinit(files, name, password);
   const script = `
     const k = require(${JSON.stringify(require.resolve('kerberos'))});
     k.initializeClient(${JSON.stringify(service)}, { mechOID: k.GSS_MECH_OID_SPNEGO })

@@ -15,6 +15,7 @@ import { GridModule } from '@app/grid';
 import { TelemetryModule } from '@app/telemetry';
 import { EngineModule } from '@app/engine';
 import { SessionsModule } from '@app/sessions';
+import { ConsoleModule } from '@app/console';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -81,6 +82,7 @@ export class AppModule {
         GridModule,
         ...(overrides.imports ?? []),
         EngineModule,
+        ConsoleModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };

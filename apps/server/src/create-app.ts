@@ -1,23 +1,23 @@
 import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
 import {
-  API_KEY_SCHEME,
-  BEARER_SCHEME,
   bodyParserProblem,
-  COOKIE_SCHEME,
+  contentSecurityPolicy,
+  EXPLORER_CSP_DIRECTIVES,
   Lifecycle,
   ProblemFilter,
+  securityHeaders,
 } from '@app/common';
-import { CredentialResolver } from '@app/auth';
+import { challengeBrowser, CredentialResolver } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
+import { createOpenApiDocument } from './openapi';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
 export const BODY_LIMIT = '1mb';
@@ -54,7 +54,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
-  app.use(helmet());
+  app.use(securityHeaders());
   // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
   const lifecycle = app.get(Lifecycle);
   app.use((_req: Request, res: Response, next: NextFunction) => {
@@ -85,24 +85,20 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
 
 /**
  * The API explorer at /swagger/index.html (document at /swagger/json), with the three security schemes.
- * Served to authenticated callers only: others get the same 401 problem as any protected route.
+ * Served to authenticated callers only: an anonymous browser navigation is sent to the Login page, any
+ * other caller gets the same 401 problem as any protected route. Its page has its own policy (swagger-ui
+ * needs inline styles), still with no inline script.
  */
 function setUpSwagger(app: NestExpressApplication): void {
-  const config = new DocumentBuilder()
-    .setTitle('Decisioning operations service')
-    .setDescription('Decisioning pipelines, their telemetry, and authentication, sessions and audit.')
-    .setVersion('1')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SCHEME)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)
-    .addCookieAuth(COOKIE_SCHEME, { type: 'apiKey', in: 'cookie', name: COOKIE_SCHEME }, COOKIE_SCHEME)
-    .build();
   const resolver = app.get(CredentialResolver);
   const filter = new ProblemFilter();
   app.use(['/swagger', '/swagger/*path'], (req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy(EXPLORER_CSP_DIRECTIVES, req.secure));
     resolver.resolve(req, res).then(
       () => next(),
       (err: unknown) => {
         const { problem, headers } = filter.toProblem(err, req);
+        if (challengeBrowser(req, res, problem.status)) return;
         res
           .set(headers)
           .status(problem.status)
@@ -111,7 +107,7 @@ function setUpSwagger(app: NestExpressApplication): void {
       },
     );
   });
-  SwaggerModule.setup('swagger', app, () => SwaggerModule.createDocument(app, config), {
+  SwaggerModule.setup('swagger', app, () => createOpenApiDocument(app), {
     jsonDocumentUrl: 'swagger/json',
     yamlDocumentUrl: 'swagger/yaml',
   });

@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   }
   await app.listen(settings.Port, '0.0.0.0');
   process.stdout.write(
-    `\n  Service listening on http://localhost:${settings.Port}  (ready: /api/Ready, explorer: /swagger/index.html)\n\n`,
+    `\n  Service listening on http://localhost:${settings.Port}  (console: /, ready: /api/Ready, explorer: /swagger/)\n\n`,
   );
 }
 

@@ -27,7 +27,6 @@ import {
   SignInRequestGuard,
   signInRateLimits,
 } from './sign-in-limits';
-import { LoginPageController } from './oauth/login-page.controller';
 import { OAuthController } from './oauth/oauth.controller';
 import { OAuthSignInService } from './oauth/oauth-sign-in.service';
 import { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';
@@ -46,7 +45,7 @@ import { SecondFactorProvider } from './second-factor/second-factor-provider';
         signInRateLimits(settings, new SignInRateLimitStorage(redis)),
     }),
   ],
-  controllers: [AuthenticationController, OAuthController, LoginPageController, MockSecondFactorController],
+  controllers: [AuthenticationController, OAuthController, MockSecondFactorController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
     { provide: CredentialResolver, useClass: SessionCredentialResolver },

@@ -1,7 +1,15 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Actor, Authenticated, CurrentActor, PERMISSION_NAMES, Public } from '@app/common';
+import {
+  Actor,
+  ApiProblemResponses,
+  Authenticated,
+  CurrentActor,
+  PERMISSION_NAMES,
+  Public,
+} from '@app/common';
+import { IdentityAuthService } from '@app/identity';
 import { AuthProblems } from './auth-problems';
 import {
   ChangePasswordDto,
@@ -9,6 +17,7 @@ import {
   SessionDto,
   SignedInDto,
   SignInDto,
+  SignInOptionsDto,
   WirePasswordHashDto,
   WirePasswordHashRequestDto,
 } from './dto/authentication.dto';
@@ -39,14 +48,30 @@ export class AuthenticationController {
     private readonly negotiate: NegotiateService,
     private readonly transport: PasswordTransport,
     private readonly tokens: SessionTokens,
+    private readonly identity: IdentityAuthService,
   ) {}
+
+  /** What the Login page offers; anonymous, the same for every caller (nothing per user). */
+  @Get('Options')
+  @Public()
+  @ApiOperation({ operationId: 'getSignInOptions' })
+  @ApiOkResponse({ type: SignInOptionsDto })
+  options(): SignInOptionsDto {
+    return this.signIn.options();
+  }
 
   @Post('ByUserNamePassword')
   @Public()
   @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
   @UseFilters(SignInAuditFilter)
+  @ApiOperation({ operationId: 'signInByUserNamePassword' })
   @ApiOkResponse({ type: SignedInDto })
+  @ApiProblemResponses({
+    400: 'A field is not valid, or the new password is refused (errors name the field)',
+    401: 'Sign-in failed (urn:problem-type:sign-in-failed), or the password has expired (urn:problem-type:password-expired)',
+    404: 'Password sign-in is disabled (OAuth or Negotiate is on)',
+  })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
   async byUserNamePassword(
     @Body() body: SignInDto,
@@ -61,7 +86,14 @@ export class AuthenticationController {
   @Public()
   @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
+  @ApiOperation({ operationId: 'signInByPasscode' })
   @ApiOkResponse({ type: SignedInDto })
+  @ApiProblemResponses({
+    400: 'A field is not valid',
+    401: 'Sign-in failed (urn:problem-type:sign-in-failed)',
+    404: 'The second factor is off',
+    503: 'The second-factor provider cannot be reached; the passcode token stays usable',
+  })
   passcode(
     @Body() body: PasscodeDto,
     @Req() request: Request,
@@ -75,7 +107,12 @@ export class AuthenticationController {
   @Authenticated({ sessionOnly: true })
   @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
+  @ApiOperation({ operationId: 'changePassword' })
   @ApiOkResponse({ type: SignedInDto })
+  @ApiProblemResponses({
+    400: 'The new password is refused (errors name the field)',
+    404: 'Password sign-in is disabled (OAuth or Negotiate is on)',
+  })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
   async changePassword(
     @CurrentActor() actor: Actor,
@@ -102,7 +139,12 @@ export class AuthenticationController {
    */
   @Get('ByNegotiate')
   @Public()
+  @ApiOperation({ operationId: 'signInByNegotiate' })
   @ApiOkResponse({ type: SignedInDto })
+  @ApiProblemResponses({
+    401: 'The Negotiate handshake did not complete (urn:problem-type:negotiate-required), with WWW-Authenticate: Negotiate',
+    404: 'Negotiate is off',
+  })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Identity proven; passcode required' })
   async byNegotiate(
     @Req() request: Request,
@@ -116,29 +158,36 @@ export class AuthenticationController {
   @Public()
   @SignInRoute(WIRE_PASSWORD_HASH_BUCKET)
   @HttpCode(200)
+  @ApiOperation({ operationId: 'getWirePasswordHash' })
   @ApiOkResponse({ type: WirePasswordHashDto })
+  @ApiProblemResponses({ 400: 'userName is not valid', 404: 'Password sign-in is disabled' })
   async wirePasswordHash(@Body() body: WirePasswordHashRequestDto): Promise<WirePasswordHashDto> {
     return { wirePasswordHash: await this.signIn.wirePasswordHash(body.userName) };
   }
 
   @Get('PasswordPublicKey')
   @Public()
+  @ApiOperation({ operationId: 'getPasswordPublicKey' })
   @ApiOkResponse({ type: PasswordPublicKeyDto })
+  @ApiProblemResponses({ 404: 'PasswordAsymmetricEncryption is off, or password sign-in is disabled' })
   passwordPublicKey(): PasswordPublicKeyDto {
     this.signIn.ensureEnabled();
     if (!this.transport.publicKeyPem) throw AuthProblems.disabled();
     return { publicKey: this.transport.publicKeyPem, algorithm: 'RSA-OAEP-256' };
   }
 
+  /** The caller's session; through the cookie it also slides the session (a fresh 15-minute token). */
   @Get('Session')
   @Authenticated()
+  @ApiOperation({ operationId: 'getSession' })
   @ApiOkResponse({ type: SessionDto })
-  session(@CurrentActor() actor: Actor): SessionDto {
+  async session(@CurrentActor() actor: Actor): Promise<SessionDto> {
     const permissions = [...actor.permissions].sort((a, b) => a - b);
     return {
       userGuid: actor.userGuid,
       userName: actor.userName,
       tenantGuid: actor.tenantGuid,
+      tenantName: await this.identity.tenantName(actor.tenantId),
       landlord: actor.landlord,
       permissions,
       permissionNames: permissions.map((p) => PERMISSION_NAMES[p]),

@@ -18,7 +18,8 @@ import {
   SignInUser,
 } from '@app/identity';
 import { AuthProblems } from './auth-problems';
-import type { SignedInDto } from './dto/authentication.dto';
+import type { SignedInDto, SignInOptionsDto } from './dto/authentication.dto';
+import { OAUTH_LOGIN_PATH } from './oauth/oauth-paths';
 import type { SecondFactorRequiredDto } from './dto/second-factor.dto';
 import { PasscodeTokens, PendingSignIn } from './second-factor/passcode-tokens';
 import { SecondFactorProvider, SecondFactorUnavailable } from './second-factor/second-factor-provider';
@@ -50,6 +51,9 @@ export interface EstablishedIdentity {
 }
 
 const WIRE_HASH = /^[0-9a-f]{64}$/i;
+
+/** GET route of the RSA public key (AuthenticationController). */
+export const PASSWORD_PUBLIC_KEY_PATH = '/api/Authentication/PasswordPublicKey';
 
 /**
  * spec: UserLogin FailureTypeId 1-3, for every scheme: no such user, not Active, Password Locked; null when the
@@ -90,6 +94,26 @@ export class SignInService {
   ensureEnabled(): void {
     if (this.settings.OAuthAuthentication || this.settings.NegotiateAuthentication)
       throw AuthProblems.disabled();
+  }
+
+  /**
+   * What the Login page offers, from the settings alone (nothing per user): the one identity scheme, the
+   * second factor (never after OAuth: spec, OAuth 6), the RSA transport and the password length rules the
+   * browser enforces where the server cannot (a WirePasswordHash user's new password arrives as a hash).
+   */
+  options(): SignInOptionsDto {
+    const s = this.settings;
+    const mode = s.OAuthAuthentication ? 'oauth' : s.NegotiateAuthentication ? 'negotiate' : 'password';
+    const encrypted = mode === 'password' && this.transport.encrypted;
+    return {
+      mode,
+      secondFactor: mode !== 'oauth' && s.EnableMultifactorAuthentication,
+      passwordEncryption: encrypted,
+      passwordPublicKeyPath: encrypted ? PASSWORD_PUBLIC_KEY_PATH : null,
+      passwordMinimumLength: s.PasswordMinimumLength,
+      passwordMaximumLength: s.PasswordMaximumLength,
+      oauthLoginPath: mode === 'oauth' ? OAUTH_LOGIN_PATH : null,
+    };
   }
 
   async wirePasswordHash(userName: string): Promise<boolean> {

@@ -13,3 +13,5 @@ export * from './with-timeout';
 export * from './terminal-log';
 export * from './listeners';
 export * from './lifecycle';
+export * from './security-headers';
+export * from './problem.dto';

@@ -148,6 +148,11 @@ export class IdentityAuthService {
     return { ...rest, permissions: new Set(permissionIds.filter(isPermission)) };
   }
 
+  /** The name of a (not deleted) tenant, for the signed-in user's header. */
+  async tenantName(tenantId: number): Promise<string | null> {
+    return (await this.repo.findTenantById(tenantId))?.Name ?? null;
+  }
+
   /**
    * spec: Password transport hardening 1. A user's answer is their flag. An unknown name must not stand out
    * (security issue 13: a fixed answer for unknown names made this a user-name oracle), so it gets a stable

@@ -2,5 +2,4 @@ export * from './stream-registry';
 export * from './stream-publisher';
 export * from './session-revocation.service';
 export * from './logout.service';
-export * from './account-page.controller';
 export * from './sessions.module';

@@ -1,5 +1,12 @@
 import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Actor, Authenticated, CurrentActor, Permission, Public } from '@app/common';
 import { ApiKeyValidator } from '@app/auth';
@@ -20,6 +27,7 @@ export class LogoutController {
   @Post('Logout')
   @Public()
   @HttpCode(200)
+  @ApiOperation({ operationId: 'logout' })
   @ApiOkResponse({ type: LoggedOutDto })
   @ApiHeader({
     name: LOGOUT_WARNING_HEADER,

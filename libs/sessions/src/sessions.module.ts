@@ -5,17 +5,16 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '@app/audit';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
-import { AccountPageController } from './account-page.controller';
 import { LogoutService } from './logout.service';
 import { LogoutController, RevokeTokensController, StreamController } from './sessions.controller';
 import { SessionRevocationService } from './session-revocation.service';
 import { StreamPublisher } from './stream-publisher';
 import { StreamRegistry } from './stream-registry';
 
-/** Logout, Revoke Sessions, the streaming connections that close on revocation, and the logout page. */
+/** Logout, Revoke Sessions, and the streaming connections that close on revocation. */
 @Module({
   imports: [AuthModule, IdentityModule, AuditModule, CaptureQueuesModule, EngineModule],
-  controllers: [LogoutController, RevokeTokensController, StreamController, AccountPageController],
+  controllers: [LogoutController, RevokeTokensController, StreamController],
   providers: [
     TelemetryStreamBridge,
     StreamRegistry,

@@ -75,6 +75,12 @@ export class SessionDto {
   @ApiProperty() userGuid!: string;
   @ApiProperty() userName!: string;
   @ApiProperty() tenantGuid!: string;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The tenant's name (null if it was just deleted)",
+  })
+  tenantName!: string | null;
   @ApiProperty() landlord!: boolean;
   @ApiProperty({ type: [Number] }) permissions!: number[];
   @ApiProperty({ type: [String] }) permissionNames!: string[];
@@ -82,4 +88,46 @@ export class SessionDto {
   @ApiPropertyOptional({ type: String, nullable: true }) sessionStartedAt!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) tokenExpiresAt!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) absoluteExpiresAt!: string | null;
+}
+
+/** Which sign-in the Login page offers (one scheme at a time: spec, Identity schemes). */
+export const SIGN_IN_MODES = ['password', 'oauth', 'negotiate'] as const;
+export type SignInMode = (typeof SIGN_IN_MODES)[number];
+
+/** What the Login page needs to know before anyone types anything; the same for every caller. */
+export class SignInOptionsDto {
+  @ApiProperty({
+    enum: SIGN_IN_MODES,
+    description:
+      'password: the user name and password form; oauth: straight to the OpenID Provider; negotiate: Kerberos through the browser, no form',
+  })
+  mode!: SignInMode;
+
+  @ApiProperty({ description: 'A one-time passcode follows a proven password or Negotiate identity' })
+  secondFactor!: boolean;
+
+  @ApiProperty({
+    description: 'Password fields must be sent RSA-OAEP (SHA-256) encrypted (password mode only)',
+  })
+  passwordEncryption!: boolean;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Where the RSA public key is, when passwordEncryption',
+  })
+  passwordPublicKeyPath!: string | null;
+
+  @ApiProperty({ description: 'Shortest password a new password may be (PasswordMinimumLength)' })
+  passwordMinimumLength!: number;
+
+  @ApiProperty({ description: 'Longest password a new password may be (PasswordMaximumLength)' })
+  passwordMaximumLength!: number;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Where OpenID Connect sign-in starts, in oauth mode',
+  })
+  oauthLoginPath!: string | null;
 }

@@ -18,10 +18,8 @@ import {
   OAuthTransactionSealer,
 } from './oauth-transaction';
 
-export const OAUTH_CALLBACK_PATH = '/api/Authentication/OAuth/Callback';
-export const OAUTH_LOGIN_PATH = '/api/Authentication/OAuth/Login';
-/** Where a failed sign-in lands: the Login page, told not to go straight back to the provider. */
-export const LOGIN_PAGE_FAILED = '/Account/Login?failed=1';
+import { LOGIN_PAGE_FAILED, OAUTH_CALLBACK_PATH } from './oauth-paths';
+
 export const OAUTH_SCOPE = 'openid profile email';
 
 /**

@@ -1,0 +1,82 @@
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link, Outlet } from 'react-router';
+import { ApiError, describeError } from '../../api/problem';
+import { sessionQuery, signInOptionsQuery } from '../../api/queries';
+import { Alert } from '../Alert';
+import { Brand } from '../Brand';
+import { here, loginUrl } from '../return-url';
+import { ChangePasswordDialog } from './ChangePasswordDialog';
+import { SessionExpiry } from './SessionExpiry';
+import styles from './shell.module.css';
+
+/**
+ * The frame of every signed-in page: the user and tenant, the session's end, Change password, the API
+ * explorer and Log out. A session that is gone (401) goes back to the Login page, coming back here.
+ */
+export function Shell() {
+  const session = useQuery(sessionQuery);
+  const options = useQuery(signInOptionsQuery);
+  const [changing, setChanging] = useState(false);
+  const ended = session.error instanceof ApiError && session.error.status === 401;
+
+  useEffect(() => {
+    if (ended) window.location.assign(loginUrl(here(), true));
+  }, [ended]);
+
+  if (session.isPending || ended)
+    return (
+      <p role="status" className={styles.loading}>
+        Loading…
+      </p>
+    );
+  if (session.isError)
+    return (
+      <main className={styles.main}>
+        <Alert tone="error">{describeError(session.error)}</Alert>
+      </main>
+    );
+
+  const user = session.data;
+  return (
+    <div className={styles.shell}>
+      <a className={styles.skip} href="#main">
+        Skip to the page
+      </a>
+      <header className={styles.header}>
+        <Link to="/" className={styles.home} aria-label="Decisioning operations, console home">
+          <Brand inverse />
+        </Link>
+        <div className={styles.who}>
+          <span>
+            <span className={styles.muted}>User</span> <strong>{user.userName}</strong>
+          </span>
+          <span>
+            <span className={styles.muted}>Tenant</span> <strong>{user.tenantName ?? user.tenantGuid}</strong>
+          </span>
+        </div>
+        <nav aria-label="Account" className={styles.account}>
+          <a href="/swagger/">API explorer</a>
+          {options.data?.mode === 'password' && (
+            <button type="button" className={styles.link} onClick={() => setChanging(true)}>
+              Change password
+            </button>
+          )}
+          <Link to="/Account/Logout">Log out</Link>
+        </nav>
+      </header>
+      <SessionExpiry session={user} />
+      <main id="main" className={styles.main}>
+        <Outlet context={user} />
+      </main>
+      {options.data?.mode === 'password' && (
+        <ChangePasswordDialog
+          open={changing}
+          onClose={() => setChanging(false)}
+          session={user}
+          options={options.data}
+        />
+      )}
+    </div>
+  );
+}

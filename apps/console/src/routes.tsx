@@ -1,0 +1,23 @@
+import type { RouteObject } from 'react-router';
+import { LoginPage } from './pages/login/LoginPage';
+import { LogoutPage } from './pages/logout/LogoutPage';
+
+/**
+ * The console's routes. The Login and Logout pages are in the first bundle; the signed-in shell and its
+ * pages load when needed. The service answers index.html for exactly these paths (libs/console).
+ */
+export const routes: RouteObject[] = [
+  { path: '/Account/Login', Component: LoginPage },
+  { path: '/Account/Logout', Component: LogoutPage },
+  {
+    path: '/',
+    lazy: async () => ({ Component: (await import('./components/shell/Shell')).Shell }),
+    children: [
+      { index: true, lazy: async () => ({ Component: (await import('./pages/home/HomePage')).HomePage }) },
+      {
+        path: '*',
+        lazy: async () => ({ Component: (await import('./pages/not-found/NotFoundPage')).NotFoundPage }),
+      },
+    ],
+  },
+];

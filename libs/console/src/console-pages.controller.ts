@@ -1,0 +1,69 @@
+import { Controller, Get, HttpStatus, Inject, Query, Res, UseFilters } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { SETTINGS, Settings } from '@app/config';
+import { Authenticated, ProblemException, ProblemType, Public } from '@app/common';
+import { BrowserChallengeFilter, oauthLoginLocation } from '@app/auth';
+import { ConsoleBuild } from './console-build';
+
+/**
+ * The console's pages (history fallback for console routes only): each answers the single-page
+ * application's index.html, which shows the page its path names. The scripts and styles are served by
+ * ServeStaticModule under /assets only, so no API request ever pays a file lookup. Security headers (the
+ * strict CSP) come from the global middleware.
+ */
+@ApiExcludeController()
+@Controller()
+export class ConsolePagesController {
+  constructor(
+    @Inject(SETTINGS) private readonly settings: Settings,
+    private readonly build: ConsoleBuild,
+  ) {}
+
+  /**
+   * spec: the Login page. Under OAuthAuthentication the browser goes straight to the provider before any
+   * script runs (spec: OAuth 2); after a failed callback (`failed=1`) the page says so instead, so a provider
+   * that signs the browser in at once cannot loop.
+   */
+  @Get('Account/Login')
+  @Public()
+  login(
+    @Query('returnUrl') returnUrl: unknown,
+    @Query('failed') failed: unknown,
+    @Res() res: Response,
+  ): void {
+    if (this.settings.OAuthAuthentication && failed === undefined) {
+      res.setHeader('Cache-Control', 'no-store');
+      res.redirect(302, oauthLoginLocation(returnUrl));
+      return;
+    }
+    this.page(res);
+  }
+
+  /** spec: GET /Account/Logout — a confirmation button; a GET never logs anyone out. */
+  @Get('Account/Logout')
+  @Public()
+  logout(@Res() res: Response): void {
+    this.page(res);
+  }
+
+  /** The console home; an anonymous browser is sent to the Login page, an API client gets the 401. */
+  @Get()
+  @Authenticated()
+  @UseFilters(BrowserChallengeFilter)
+  home(@Res() res: Response): void {
+    this.page(res);
+  }
+
+  private page(res: Response): void {
+    if (this.build.indexHtml === null)
+      throw new ProblemException(
+        HttpStatus.SERVICE_UNAVAILABLE,
+        'Service Unavailable',
+        'The console has not been built. Run npm run build.',
+        ProblemType.unavailable,
+      );
+    res.setHeader('Cache-Control', 'no-store');
+    res.type('html').send(this.build.indexHtml);
+  }
+}

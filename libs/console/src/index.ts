@@ -1,0 +1,3 @@
+export * from './console-build';
+export * from './console-pages.controller';
+export * from './console.module';
