@@ -5,8 +5,9 @@ import autocannon from 'autocannon';
 
 process.once('message', (options: autocannon.Options) => {
   autocannon(options, (err: unknown, result: autocannon.Result) => {
-    process.send?.(err ? { error: err instanceof Error ? err.message : String(err) } : { result }, () =>
-      process.exit(0),
+    process.send?.(
+      err ? { error: err instanceof Error ? err.message : 'autocannon failed' } : { result },
+      () => process.exit(0),
     );
   });
 });

@@ -23,7 +23,7 @@ export async function drainAndClose(
   signal: string,
 ): Promise<void> {
   const lifecycle = app.get(Lifecycle);
-  const server = app.getHttpServer() as Server;
+  const server: Server = app.getHttpServer();
   lifecycle.startDraining();
   logger.log(
     `${signal} received: not ready for ${settings.ShutdownGraceMilliseconds} ms while still serving, then draining`,
