@@ -18,6 +18,8 @@ const ALL = [
   'krb5-kdc',
   'krb5-admin-server',
   'krb5-user',
+  'haproxy',
+  'docker-compose',
 ];
 
 interface Machine {
