@@ -8,12 +8,23 @@ import type { NextFunction, Request, Response } from 'express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
-import { API_KEY_SCHEME, BEARER_SCHEME, bodyParserProblem, COOKIE_SCHEME, ProblemFilter } from '@app/common';
+import {
+  API_KEY_SCHEME,
+  BEARER_SCHEME,
+  bodyParserProblem,
+  COOKIE_SCHEME,
+  markSuspectBody,
+  ProblemFilter,
+  RequestInputGuard,
+  scanJsonBody,
+  validationProblem,
+} from '@app/common';
 import { CredentialResolver } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 
-/** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
+/** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
 export const BODY_LIMIT = '1mb';
+export const FORM_BODY_LIMIT = '64kb';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
@@ -49,22 +60,33 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   app.set('trust proxy', settings.TrustProxy);
   app.use(helmet());
   app.use(cookieParser());
-  // Our own parsers, so their errors become problems with our wording before Nest rewraps them.
-  for (const parser of [json({ limit: BODY_LIMIT }), urlencoded({ limit: '64kb', extended: false })]) {
+  // Our own parsers, so their errors become problems with our wording before Nest rewraps them. The JSON
+  // body's raw bytes are scanned once before parsing (issue 14): nesting deeper than MAX_JSON_DEPTH and
+  // bytes that are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the request, and
+  // RequestInputInterceptor names the field once the route is known (after the guards).
+  const jsonParser = json({
+    limit: BODY_LIMIT,
+    verify: (req: Request, _res: Response, body: Buffer, encoding: string) => {
+      const bytes = /^utf-?8$/i.test(encoding) ? body : Buffer.from(body.toString(encoding as BufferEncoding));
+      if (scanJsonBody(bytes)) markSuspectBody(req);
+    },
+  });
+  for (const parser of [jsonParser, urlencoded({ limit: FORM_BODY_LIMIT, extended: false })]) {
     app.use((req: Request, res: Response, next: NextFunction) =>
       // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read
       // must not turn it into a 400 or 413.
-      isLogout(req)
-        ? next()
-        : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err) ?? err) : undefined)),
+      isLogout(req) ? next() : parser(req, res, (err?: unknown) => next(err ? bodyParserProblem(err) : undefined)),
     );
   }
+  // After the credential guard (APP_GUARD, applied when the app was created).
+  app.useGlobalGuards(app.get(RequestInputGuard));
   app.useGlobalPipes(
     new ValidationPipe({
       whitelist: true,
       forbidNonWhitelisted: true,
       transform: true,
       stopAtFirstError: false,
+      exceptionFactory: validationProblem,
     }),
   );
   setUpSwagger(app);

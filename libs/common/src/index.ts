@@ -12,3 +12,7 @@ export * from './common.module';
 export * from './with-timeout';
 export * from './terminal-log';
 export * from './listeners';
+export * from './validation';
+export * from './guid';
+export * from './request-input';
+export * from './request-input.guard';

@@ -1,7 +1,7 @@
 import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { Public } from '@app/common';
+import { Public, RawInput } from '@app/common';
 import { localReturnUrl } from './local-return-url';
 import { OAUTH_LOGIN_PATH, OAuthSignInService } from './oauth-sign-in.service';
 
@@ -37,6 +37,7 @@ const FAILED_PAGE = (again: string) => `<!doctype html>
  * browser in at once cannot loop. Without OAuth this service has no login page of its own: 404.
  */
 @ApiExcludeController()
+@RawInput()
 @Controller('Account')
 export class LoginPageController {
   constructor(private readonly oauth: OAuthSignInService) {}
