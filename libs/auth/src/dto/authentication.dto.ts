@@ -36,12 +36,14 @@ export class SignInDto {
   })
   @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
   newPassword?: string | null;
 
   @ApiProperty({ type: String })
   @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
   repeatNewPassword?: string | null;
 }
@@ -54,11 +56,13 @@ export class ChangePasswordDto {
 
   @ApiProperty()
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
   newPassword!: string;
 
   @ApiProperty()
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
   repeatNewPassword!: string;
 }
