@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { DataSourceOptions, MixedList, EntitySchema, MigrationInterface } from 'typeorm';
 import type { DatabaseProvider } from '@app/config';
 import { applyPortableColumnTypes } from './portable-columns';
+import { restrictSqliteFiles } from './sqlite-files';
 
 export interface DatabaseTarget {
   provider: DatabaseProvider;
@@ -51,6 +52,8 @@ export function dataSourceOptions(
           db.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (v: unknown) =>
             typeof v === 'string' ? v.toLowerCase() : v,
           );
+          // Owner only, as the embedded secrets beside them (issue 14): better-sqlite3 created the file 0644.
+          restrictSqliteFiles(file);
         },
       };
     }

@@ -4,3 +4,4 @@ export * from './migration-helpers';
 export * from './migrations';
 export * from './database.module';
 export * from './audited-record';
+export * from './sqlite-files';
