@@ -3,6 +3,8 @@ import { getMetadataStorage } from 'class-validator';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { UserLogin } from '@app/audit';
+import { ProblemException } from '@app/common';
+import { createValidationPipe } from '../../apps/server/src/create-app';
 import {
   createWriteRouteFixtures,
   WRITE_REQUESTS,
@@ -224,6 +226,51 @@ describe.each(TEST_PROVIDERS)('every write route refuses hostile fields on %s (i
       });
     }
     expect(outcomes).toEqual(expected);
+  });
+
+  it('the OpenAPI document says what the validation does: a field is required exactly when leaving it out is refused, nullable exactly when null is taken', async () => {
+    const doc = (
+      await request(t.url).get('/swagger/json').set('authorization', `Bearer ${token}`).expect(200)
+    ).body as {
+      components: {
+        schemas: Record<string, { required?: string[]; properties: Record<string, { nullable?: boolean }> }>;
+      };
+    };
+    const pipe = createValidationPipe();
+    /** The fields the validation refuses in `body`. */
+    const refused = async (dto: unknown, body: Record<string, unknown>): Promise<string[]> => {
+      try {
+        await pipe.transform(body, { type: 'body', metatype: dto as new () => object });
+        return [];
+      } catch (err) {
+        if (!(err instanceof ProblemException)) throw err;
+        return ((err.extensions.errors ?? []) as { field: string }[]).map((e) => e.field);
+      }
+    };
+    const documented: unknown[] = [];
+    const validated: unknown[] = [];
+    for (const route of bodyRoutes()) {
+      const dto = route.body as { name: string };
+      const schema = doc.components.schemas[dto.name];
+      const valid = WRITE_REQUESTS[route.key](fx).body ?? {};
+      for (const field of dtoFields(dto)) {
+        const { [field]: _left, ...without } = valid;
+        documented.push({
+          dto: dto.name,
+          field,
+          required: (schema.required ?? []).includes(field),
+          nullable: schema.properties[field]?.nullable === true,
+        });
+        validated.push({
+          dto: dto.name,
+          field,
+          required: (await refused(dto, without)).includes(field),
+          nullable: !(await refused(dto, { ...valid, [field]: null })).includes(field),
+        });
+      }
+    }
+    expect(documented.length).toBeGreaterThan(60);
+    expect(documented).toEqual(validated);
   });
 
   it('a path parameter that is not a GUID is a 400 naming it, on every write route, and changes nothing', async () => {

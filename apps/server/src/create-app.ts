@@ -40,6 +40,20 @@ export const APPLICATION_OPTIONS = {
   abortOnError: false,
 } as const;
 
+/**
+ * THE validation of request DTOs: unknown members refused, every refused field named by its path in a 400
+ * validation problem (validationProblem).
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    stopAtFirstError: false,
+    exceptionFactory: validationProblem,
+  });
+}
+
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
 export async function createApp(
   settings: Settings,
@@ -80,15 +94,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   }
   // After the credential guard (APP_GUARD, applied when the app was created).
   app.useGlobalGuards(app.get(RequestInputGuard));
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      stopAtFirstError: false,
-      exceptionFactory: validationProblem,
-    }),
-  );
+  app.useGlobalPipes(createValidationPipe());
   setUpSwagger(app);
 }
 
