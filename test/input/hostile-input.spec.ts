@@ -403,6 +403,17 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
       expect(res.status).toBe(201);
     });
 
+    it('a JSON body in another charset than UTF-8 is a 415 (RFC 8259), whatever it holds', async () => {
+      const res = await raw(
+        request(t.url)
+          .post('/api/CaseWorkflow')
+          .set(auth)
+          .set('content-type', 'application/json; charset=utf-16le'),
+        Buffer.from(JSON.stringify({ name: 'Sixteen' }), 'utf16le'),
+      );
+      expect(res.status).toBe(415);
+    });
+
     it('an unsupported encoding stays a 415', async () => {
       const res = await raw(
         request(t.url)

@@ -14,6 +14,7 @@ import {
   bodyParserProblem,
   COOKIE_SCHEME,
   markSuspectBody,
+  ProblemException,
   ProblemFilter,
   RequestInputGuard,
   scanJsonBody,
@@ -30,6 +31,10 @@ const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
 function isLogout(req: Request): boolean {
   return req.method === 'POST' && LOGOUT_PATH.test(req.path);
+}
+
+function jsonCharsetProblem(): ProblemException {
+  return new ProblemException(415, 'Unsupported Media Type', 'A JSON body must be UTF-8 (charset=utf-8).');
 }
 
 /** Options of every Nest application of the service (NestFactory, or a testing module in a benchmark). */
@@ -81,8 +86,9 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   const jsonParser = json({
     limit: BODY_LIMIT,
     verify: (req: Request, _res: Response, body: Buffer, encoding: string) => {
-      const bytes = /^utf-?8$/i.test(encoding) ? body : Buffer.from(body.toString(encoding as BufferEncoding));
-      if (scanJsonBody(bytes)) markSuspectBody(req);
+      // RFC 8259 8.1: JSON exchanged between systems is UTF-8 (body-parser would also take UTF-16 and 32).
+      if (!/^utf-?8$/i.test(encoding)) throw jsonCharsetProblem();
+      if (scanJsonBody(body)) markSuspectBody(req);
     },
   });
   for (const parser of [jsonParser, urlencoded({ limit: FORM_BODY_LIMIT, extended: false })]) {
