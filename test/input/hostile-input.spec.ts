@@ -250,6 +250,19 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
       },
     );
 
+    it('a 400 the sign-in decides itself (a refused new password, after the password was proven) still writes no row', async () => {
+      const user = await createUser(t.app);
+      const before = await ds.getRepository(UserLogin).count();
+      const res = await request(t.url).post('/api/Authentication/ByUserNamePassword').send({
+        userName: user.name,
+        password: user.password,
+        newPassword: 'A-brand-new-password-1',
+        repeatNewPassword: 'A-different-password-2',
+      });
+      expect([res.status, fieldsOf(res)]).toEqual([400, ['repeatNewPassword']]);
+      expect(await ds.getRepository(UserLogin).count()).toBe(before);
+    });
+
     it('WirePasswordHash with U+0000 in the user name is a 400 naming userName', async () => {
       const res = await request(t.url)
         .post('/api/Authentication/WirePasswordHash')

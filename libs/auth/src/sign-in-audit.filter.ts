@@ -1,6 +1,6 @@
-import { ArgumentsHost, Catch, HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { ProblemFilter, refusedCharacter } from '@app/common';
+import { ProblemFilter, refusedCharacter, RequestRefusal } from '@app/common';
 import { SignInDto } from './dto/authentication.dto';
 import { validateSync } from 'class-validator';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
@@ -17,7 +17,7 @@ import { accountFailure } from './sign-in.service';
  * stripped).
  */
 @Injectable()
-@Catch(HttpException)
+@Catch(RequestRefusal)
 export class SignInAuditFilter extends ProblemFilter {
   private readonly log = new Logger('SignIn');
 
@@ -28,9 +28,8 @@ export class SignInAuditFilter extends ProblemFilter {
     super();
   }
 
-  override catch(exception: HttpException, host: ArgumentsHost): void {
-    // Only refusals of the request itself; the service records its own 401s, a 415 or 429 is no attempt.
-    if (exception.getStatus() !== (HttpStatus.BAD_REQUEST as number)) return super.catch(exception, host);
+  /** Only refusals of the request itself: the service records its own outcomes (401s, a refused new password). */
+  override catch(exception: RequestRefusal, host: ArgumentsHost): void {
     const request = host.switchToHttp().getRequest<Request>();
     void this.record(request).finally(() => super.catch(exception, host));
   }
@@ -42,7 +41,9 @@ export class SignInAuditFilter extends ProblemFilter {
         body !== null && typeof body === 'object' ? (body as Record<string, unknown>).userName : undefined;
       const userName = typeof named === 'string' ? named : null;
       const user =
-        userName === null || !possibleUserName(userName) ? null : await this.identity.findSignInUser(userName);
+        userName === null || !possibleUserName(userName)
+          ? null
+          : await this.identity.findSignInUser(userName);
       await this.logins.record(request, {
         userName,
         tenantId: user?.tenantId ?? null,
@@ -61,7 +62,7 @@ export class SignInAuditFilter extends ProblemFilter {
 /** False for a name the sign-in validation refuses (a control character, too long): no user has it. */
 function possibleUserName(userName: string): boolean {
   return (
-    validateSync(Object.assign(new SignInDto(), { userName }), { skipMissingProperties: true }).length === 0 &&
-    refusedCharacter(userName) === undefined
+    validateSync(Object.assign(new SignInDto(), { userName }), { skipMissingProperties: true }).length ===
+      0 && refusedCharacter(userName) === undefined
   );
 }

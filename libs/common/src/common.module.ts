@@ -15,7 +15,10 @@ export class CommonModule {
     return {
       module: CommonModule,
       global: true,
-      providers: [clock ? { provide: Clock, useValue: clock } : { provide: Clock, useClass: SystemClock }, ...INPUT],
+      providers: [
+        clock ? { provide: Clock, useValue: clock } : { provide: Clock, useClass: SystemClock },
+        ...INPUT,
+      ],
       exports: [Clock, ...INPUT],
     };
   }

@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Param, PipeTransform, Query } from '@nestjs/common';
-import { Problems } from './problem';
+import { RequestRefusal } from './problem';
 
 /** A GUID in its 8-4-4-4-12 hexadecimal form, any version, either case. */
 export const GUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -15,7 +15,7 @@ export class ParseGuidPipe implements PipeTransform<unknown, string | undefined>
     if (value === undefined && this.optional) return undefined;
     const name = metadata.data ?? 'guid';
     if (typeof value !== 'string' || !GUID_PATTERN.test(value))
-      throw Problems.badParameter(name, `${name} must be a GUID.`);
+      throw RequestRefusal.field(name, `${name} must be a GUID.`);
     return value.toLowerCase();
   }
 }

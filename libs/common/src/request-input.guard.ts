@@ -9,7 +9,7 @@ import {
   undecodableQueryParameter,
   unexpectedBodyMember,
 } from './request-input';
-import { Problems } from './problem';
+import { RequestRefusal } from './problem';
 
 const RAW_INPUT = 'raw-input';
 const LATE_INPUT_CHECK = 'late-input-check';
@@ -114,7 +114,7 @@ export class RequestInputRules {
     const names = route.query === 'all' ? Object.keys(query) : route.query;
     const undecodable = undecodableQueryParameter(request.url.slice(mark + 1));
     if (undecodable !== undefined && (route.query === 'all' || names.includes(undecodable)))
-      throw Problems.badParameter(undecodable, `${undecodable} is not valid percent-encoded UTF-8.`);
+      throw RequestRefusal.field(undecodable, `${undecodable} is not valid percent-encoded UTF-8.`);
     const read: Record<string, unknown> = {};
     for (const name of names) {
       const value = query[name];

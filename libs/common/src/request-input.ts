@@ -1,6 +1,5 @@
-import { HttpStatus } from '@nestjs/common';
 import { isUtf8 } from 'node:buffer';
-import { ProblemException, ProblemType, Problems } from './problem';
+import { RequestRefusal } from './problem';
 
 /**
  * Input limits of every request (issue 14; docs/SECURITY.md, Input limits). They are checked on the raw
@@ -22,8 +21,8 @@ function hexValue(b: number): number {
   return l >= 0x61 && l <= 0x66 ? l - 0x61 + 10 : -1;
 }
 
-function tooDeep(): ProblemException {
-  return Problems.badParameter(
+function tooDeep(): RequestRefusal {
+  return RequestRefusal.field(
     '$',
     `The request body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`,
   );
@@ -63,7 +62,7 @@ export function scanJsonBody(body: Uint8Array): boolean {
       if (++depth > MAX_JSON_DEPTH) throw tooDeep();
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth--;
   }
-  if (!isUtf8(body)) throw Problems.badParameter('$', 'The request body is not valid UTF-8.');
+  if (!isUtf8(body)) throw RequestRefusal.field('$', 'The request body is not valid UTF-8.');
   return suspect;
 }
 
@@ -91,12 +90,12 @@ function fieldPath(parent: string, key: string | number): string {
  * surrogate, as a problem naming its path (`userName`, `account.id`, `items[2].sku`; `$` for the body
  * itself); undefined when there is none.
  */
-export function refusedText(value: unknown, path = ''): ProblemException | undefined {
+export function refusedText(value: unknown, path = ''): RequestRefusal | undefined {
   if (typeof value === 'string') {
     const why = refusedCharacter(value);
     if (why === undefined) return undefined;
     const field = path || '$';
-    return Problems.badParameter(field, `${field} must not contain ${why}.`);
+    return RequestRefusal.field(field, `${field} must not contain ${why}.`);
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
@@ -110,7 +109,7 @@ export function refusedText(value: unknown, path = ''): ProblemException | undef
       const memberPath = fieldPath(path, key);
       const why = refusedCharacter(key);
       if (why !== undefined)
-        return Problems.badParameter(memberPath, `The member name ${memberPath} must not contain ${why}.`);
+        return RequestRefusal.field(memberPath, `The member name ${memberPath} must not contain ${why}.`);
       const found = refusedText(member, memberPath);
       if (found) return found;
     }
@@ -146,17 +145,11 @@ export function undecodableQueryParameter(rawQuery: string): string | undefined 
 }
 
 /** A query or form parameter given more than once (refused, never guessed: docs/SECURITY.md). */
-export function repeatedParameter(name: string): ProblemException {
-  return Problems.badParameter(name, `${name} must be given once.`);
+export function repeatedParameter(name: string): RequestRefusal {
+  return RequestRefusal.field(name, `${name} must be given once.`);
 }
 
 /** The 400 problem of a route that takes no body but was sent members. */
-export function unexpectedBodyMember(name: string): ProblemException {
-  return new ProblemException(
-    HttpStatus.BAD_REQUEST,
-    'The request is not valid',
-    `property ${name} should not exist (this route takes no body)`,
-    ProblemType.validation,
-    { errors: [{ field: name, message: `property ${name} should not exist (this route takes no body)` }] },
-  );
+export function unexpectedBodyMember(name: string): RequestRefusal {
+  return RequestRefusal.field(name, `property ${name} should not exist (this route takes no body)`);
 }

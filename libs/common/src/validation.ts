@@ -8,7 +8,7 @@ import {
   ValidationError,
   ValidationOptions,
 } from 'class-validator';
-import { ProblemException, Problems } from './problem';
+import { RequestRefusal } from './problem';
 
 /**
  * THE way a DTO says a field may be left out (house style: optional means "may be absent"). An absent field
@@ -98,7 +98,7 @@ export function fieldErrors(errors: readonly ValidationError[], parentPath = '')
 }
 
 /** The global ValidationPipe's exceptionFactory: a 400 validation problem naming every refused field. */
-export function validationProblem(errors: ValidationError[]): ProblemException {
+export function validationProblem(errors: ValidationError[]): RequestRefusal {
   const list = fieldErrors(errors);
-  return Problems.validation(list.map((e) => e.message).join('; '), list);
+  return new RequestRefusal(list.map((e) => e.message).join('; '), list);
 }
