@@ -205,6 +205,17 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
       expect(await ds.getRepository(CaseRecord).countBy({ CaseKeyValue: 'ACC-DEEP' })).toBe(0);
     });
 
+    it('the depth limit is documented in the API', async () => {
+      const doc = (await request(t.url).get('/swagger/json').set(auth).expect(200)).body as {
+        info: { description: string };
+        paths: Record<string, { post: { requestBody: { description: string } } }>;
+      };
+      expect(doc.info.description).toContain(`nested at most ${MAX_JSON_DEPTH} levels`);
+      expect(doc.paths['/api/Invoke/EntityAnalysisModel/{guid}'].post.requestBody.description).toContain(
+        `nested at most ${MAX_JSON_DEPTH} levels`,
+      );
+    });
+
     it(`${MAX_JSON_DEPTH} levels are accepted and archived whole; one more is refused`, async () => {
       const { model } = await createEngineModel(t.app, admin.actor);
       const base = JSON.stringify(transaction('ACC-64', 1));

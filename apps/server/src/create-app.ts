@@ -95,7 +95,9 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
     app.use((req: Request, res: Response, next: NextFunction) =>
       // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read
       // must not turn it into a 400 or 413.
-      isLogout(req) ? next() : parser(req, res, (err?: unknown) => next(err ? bodyParserProblem(err) : undefined)),
+      isLogout(req)
+        ? next()
+        : parser(req, res, (err?: unknown) => next(err ? bodyParserProblem(err) : undefined)),
     );
   }
   // After the credential guard (APP_GUARD, applied when the app was created).
@@ -111,7 +113,9 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
 function setUpSwagger(app: NestExpressApplication): void {
   const config = new DocumentBuilder()
     .setTitle('Decisioning operations service')
-    .setDescription('Decisioning pipelines, their telemetry, and authentication, sessions and audit.')
+    .setDescription(
+      'Decisioning pipelines, their telemetry, and authentication, sessions and audit. Every error is an RFC 9457 problem; a refused request is a 400 whose errors name each field by its path. Input limits: JSON bodies up to 1 MiB, UTF-8, nested at most 64 levels; U+0000 and lone surrogates are refused anywhere, control characters in names; a repeated query parameter is refused; in a JSON body the last of two members with one name wins.',
+    )
     .setVersion('1')
     .addApiKey({ type: 'apiKey', in: 'header', name: 'x-api-key' }, API_KEY_SCHEME)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)

@@ -1,14 +1,12 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Post,
-  Put,
-  Query,
-} from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiQuery,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Actor, Authenticated, CurrentActor, GuidParam, GuidQuery, Permission } from '@app/common';
 import { ModelService } from './configuration/model.service';
 import { WorkflowService } from './configuration/workflow.service';
@@ -260,7 +258,15 @@ export class InvokeController {
   @Post(':guid')
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke })
-  @ApiBody({ description: 'Any JSON, up to 1 MiB', schema: { type: 'object' } })
+  @ApiBody({
+    description:
+      'Any JSON object, up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
+    schema: { type: 'object' },
+  })
+  @ApiBadRequestResponse({
+    description:
+      'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields)',
+  })
   @ApiQuery({ name: 'trace', required: false, description: 'true adds the trace points' })
   @ApiServiceUnavailableResponse({ description: 'The Archiver queue is full (Retry-After)' })
   invoke(
