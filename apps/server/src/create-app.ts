@@ -97,7 +97,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
       // must not turn it into a 400 or 413.
       isLogout(req)
         ? next()
-        : parser(req, res, (err?: unknown) => next(err ? bodyParserProblem(err) : undefined)),
+        : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err, true) ?? err) : undefined)),
     );
   }
   // After the credential guard (APP_GUARD, applied when the app was created).

@@ -23,23 +23,22 @@ interface BodyParserError {
   type?: unknown;
   status?: unknown;
   statusCode?: unknown;
-  code?: unknown;
-  errno?: unknown;
 }
 
 /**
  * An error of a body parser (malformed JSON, too large, too deep, bad charset, an undecodable
- * Content-Encoding) as a problem; undefined for other errors.
+ * Content-Encoding) as a problem; undefined for other errors. `fromParser`: the error certainly came from a
+ * body parser (the app's parser middleware says so), so one without a type is a body that could not be read.
  */
-export function bodyParserProblem(error: unknown): ProblemException | undefined {
-  // Thrown by our own verify hook (depth, UTF-8), passed through by body-parser.
+export function bodyParserProblem(error: unknown, fromParser = false): ProblemException | undefined {
+  // Thrown by our own verify hook (depth, UTF-8, charset), passed through by body-parser.
   if (error instanceof ProblemException) return error;
   const bp = (error ?? {}) as BodyParserError;
   const status = Number(bp.status ?? bp.statusCode ?? 400);
   if (typeof bp.type !== 'string') {
-    // A compressed body that does not inflate (corrupt gzip, deflate or br): zlib's error, given status 400
-    // by body-parser, without a type.
-    if (status === 400 && typeof bp.code === 'string' && typeof bp.errno === 'number')
+    // A compressed body that does not inflate (corrupt gzip, deflate or br): zlib's error, which body-parser
+    // gives status 400 and no type.
+    if (fromParser && status >= 400 && status < 500)
       return new ProblemException(
         400,
         'Bad Request',
