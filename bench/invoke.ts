@@ -10,9 +10,11 @@
  *   - for comparison, the SDK's Histogram.record for every stage value (what the service did before).
  * Rounds rotate the three modes in blocks of three; the overhead is the median over blocks of the ratio within
  * a block (which cancels the machine's drift). Settings by environment: BENCH_ROUND (invocations per round),
- * BENCH_ROUNDS, BENCH_VERBOSE=1 (print every round), BENCH_PARTS (in-process, http, bulk-copy),
+ * BENCH_ROUNDS, BENCH_VERBOSE=1 (print every round), BENCH_PARTS (in-process, http, input, case-latency,
+ * bulk-copy; bench/invoke-input.ts has the two issue 14 parts),
  * BENCH_SECONDS and BENCH_HTTP_ROUNDS (the HTTP part), BENCH_BULK_ROWS. */
 import { invokeOverHttp } from './invoke-http';
+import { caseLatencyBench, inputChecksBench } from './invoke-input';
 import { SwitchableTelemetry } from './switchable-telemetry';
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
@@ -337,14 +339,16 @@ async function bulkCopyBench(provider: 'postgres' | 'sqlite', connectionString?:
   }
 }
 
-/** BENCH_PARTS picks parts (comma-separated: in-process, http, bulk-copy); all by default. */
+/** BENCH_PARTS picks parts (comma-separated: in-process, http, input, case-latency, bulk-copy); all by default. */
 const PARTS = new Set(
-  (process.env.BENCH_PARTS ?? 'in-process,http,bulk-copy').split(',').map((p) => p.trim()),
+  (process.env.BENCH_PARTS ?? 'in-process,http,input,case-latency,bulk-copy').split(',').map((p) => p.trim()),
 );
 
 async function main(): Promise<void> {
   if (PARTS.has('in-process')) await invokeBench();
   if (PARTS.has('http')) await invokeOverHttp(Number(process.env.BENCH_SECONDS ?? 4));
+  if (PARTS.has('input')) inputChecksBench();
+  if (PARTS.has('case-latency')) await caseLatencyBench();
   if (!PARTS.has('bulk-copy')) return;
   console.log('Archiver BulkCopyArchiveBuffer (multi-row INSERT chunks, ~600-byte JSON payloads)');
   const pg = process.env.DATABASE_URL ? undefined : await startPostgresServer();

@@ -19,6 +19,23 @@ const TELEMETRY = [
 ];
 const MODEL = '11111111-2222-4333-8444-555555555555';
 
+/** The cells a spreadsheet sees when `separator` is its list separator (quotes keep a cell together). */
+function splitOutsideQuotes(line: string, separator: string): string[] {
+  const cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (const ch of line) {
+    if (ch === '"') quoted = !quoted;
+    else if (ch === separator && !quoted) {
+      cells.push(cell);
+      cell = '';
+      continue;
+    }
+    cell += ch;
+  }
+  return [...cells, cell];
+}
+
 describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
   let t: TestApp;
   let landlordToken: string;
@@ -289,6 +306,11 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
 
   it('audit grids export CSV with a header row and no formula injection', async () => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
+    // A cell holding the list separator of a ';' locale (German, French, Dutch Excel): issue 14.
+    await request(t.url)
+      .post('/api/Authentication/ByUserNamePassword')
+      .send({ userName: 'csvy;=1+1', password: 'nope-nope-nope' })
+      .expect(401);
     const res = await request(t.url)
       .get('/api/UserLogin')
       .query({ format: 'csv', take: '1000' })
@@ -297,10 +319,24 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const lines = res.text.split('\r\n');
     expect(lines[0].split(',')).toEqual(
-      expect.arrayContaining(['id', 'createdUser', 'remoteIp', 'createdDate', 'failureType']),
+      expect.arrayContaining(['"id"', '"createdUser"', '"remoteIp"', '"createdDate"', '"failureType"']),
     );
-    expect(res.text).toContain("'=cmd|calc");
-    expect(res.text).not.toMatch(/(^|,)=cmd/m);
+    expect(res.text).toContain('"\'=cmd|calc"');
+    expect(res.text).not.toMatch(/(^|,)"?=cmd/m);
+    // Every text cell is quoted, so a ';' splits nothing, and the stored text is as typed.
+    expect(res.text).toContain(',"csvy;=1+1",');
+    for (const separator of [',', ';'])
+      for (const line of lines)
+        expect({
+          separator,
+          cells: splitOutsideQuotes(line, separator).filter((c) => /^[=+\-@]/.test(c)),
+        }).toEqual({
+          separator,
+          cells: [],
+        });
+    expect(await t.app.get(DataSource).getRepository(UserLogin).countBy({ CreatedUser: 'csvy;=1+1' })).toBe(
+      1,
+    );
     const accept = await request(t.url)
       .get('/api/UserLogout')
       .set(auth)

@@ -1,8 +1,5 @@
-import { RequestMethod } from '@nestjs/common';
-import { PATH_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import request from 'supertest';
-import { ROUTE_ACCESS, RouteAccess } from '@app/common';
+import { listRoutes } from './support/routes';
 import { startTestApp, TestApp } from './support/test-app';
 
 /**
@@ -27,43 +24,6 @@ const ANONYMOUS_ROUTES = new Set<string>([
   'GET /api/Authentication/OAuth/Callback', // query callback (OAuthForceGet), the same binding
 ]);
 
-interface Route {
-  method: string;
-  path: string;
-  access: RouteAccess;
-}
-
-function listRoutes(t: TestApp): Route[] {
-  const modules = t.app.get(ModulesContainer);
-  const scanner = new MetadataScanner();
-  const reflector = t.app.get(Reflector);
-  const routes: Route[] = [];
-  for (const wrapper of [...modules.values()].flatMap((m) => [...m.controllers.values()])) {
-    const instance = wrapper.instance as object | undefined;
-    if (!instance || !wrapper.metatype) continue;
-    const prefix = String(Reflect.getMetadata(PATH_METADATA, wrapper.metatype) ?? '');
-    const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
-    for (const name of scanner.getAllMethodNames(proto)) {
-      const handler = proto[name] as (...args: unknown[]) => unknown;
-      const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
-      const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-      if (path === undefined || method === undefined) continue;
-      const full = `/${[prefix, path]
-        .map((p) => p.replace(/^\/|\/$/g, ''))
-        .filter(Boolean)
-        .join('/')}`;
-      const access = reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
-        handler,
-        wrapper.metatype,
-      ]) ?? {
-        kind: 'authenticated',
-      };
-      routes.push({ method: RequestMethod[method], path: full, access });
-    }
-  }
-  return routes;
-}
-
 describe('route audit', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -72,7 +32,7 @@ describe('route audit', () => {
   afterAll(() => t.close());
 
   it('every anonymous route is on the written list, and every listed route exists', () => {
-    const routes = listRoutes(t);
+    const routes = listRoutes(t.app);
     expect(routes.length).toBeGreaterThan(10);
     const anonymous = routes
       .filter((r) => r.access.kind !== 'authenticated')
@@ -81,7 +41,7 @@ describe('route audit', () => {
   });
 
   it('every other route answers 401 to an anonymous caller', async () => {
-    const protectedRoutes = listRoutes(t).filter((r) => r.access.kind === 'authenticated');
+    const protectedRoutes = listRoutes(t.app).filter((r) => r.access.kind === 'authenticated');
     for (const r of protectedRoutes) {
       const path = r.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
       const m = r.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';

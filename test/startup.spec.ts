@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EMBEDDED_SECRETS_FILE } from '@app/config';
 import { createSqliteDirectory } from './support/databases';
@@ -70,6 +70,38 @@ describe('start-up', () => {
     expect(readFileSync(secretsFile, 'utf8')).toBe(secrets);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
+  });
+
+  it('keeps the SQLite database, WAL and SHM files at 0600 under umask 077, also when SQLite recreates them, and warns about an open DataDirectory', async () => {
+    const dir = createSqliteDirectory();
+    chmodSync(dir, 0o755);
+    const port = await freePort();
+    const files = ['service.sqlite', 'service.sqlite-wal', 'service.sqlite-shm'].map((f) => join(dir, f));
+    const modes = () =>
+      files.map((f) => [f, existsSync(f) ? (statSync(f).mode & 0o777).toString(8) : 'absent']);
+    const start = async () => {
+      const server = spawnServer({ DataDirectory: dir, Port: String(port) });
+      await waitFor(() => server.output().includes('Service listening'), 30_000, 'the service to listen');
+      // A write, so the WAL holds something.
+      await fetch(`http://127.0.0.1:${port}/api/Authentication/ByUserNamePassword`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ userName: 'nobody', password: 'nothing-here' }),
+      });
+      expect(modes()).toEqual(files.map((f) => [f, '600']));
+      const umask = /^Umask:\s*(\d+)/m.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))?.[1];
+      expect(umask).toBe('0077');
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      return server.output();
+    };
+    const first = await start();
+    expect(first).toMatch(/DataDirectory .* is open to every user \(mode 755\).*chmod 700/);
+    // SQLite removes the WAL and SHM at a clean close and creates them again at the next start.
+    expect(existsSync(files[1])).toBe(false);
+    chmodSync(dir, 0o700);
+    const second = await start();
+    expect(second).not.toContain('is open to');
   });
 
   it('at a terminal writes readable log lines (pino-pretty), the banner unchanged; piped, JSON lines', async () => {

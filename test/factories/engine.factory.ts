@@ -19,7 +19,7 @@ export interface StatusSpec extends UpdateCaseWorkflowStatusDto {
 
 export interface RuleSpec {
   name?: string;
-  condition: unknown;
+  condition: object | boolean;
   /** Index into the statuses created with the model; omitted = the rule raises no case. */
   status?: number;
   caseKeyFieldName?: string;

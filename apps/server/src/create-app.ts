@@ -12,20 +12,30 @@ import {
   contentSecurityPolicy,
   EXPLORER_CSP_DIRECTIVES,
   Lifecycle,
+  markSuspectBody,
+  ProblemException,
   ProblemFilter,
+  RequestInputGuard,
+  scanJsonBody,
   securityHeaders,
+  validationProblem,
 } from '@app/common';
 import { challengeBrowser, CredentialResolver } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 import { createOpenApiDocument } from './openapi';
 
-/** Largest request body accepted (Invoke: any JSON up to 1 MiB). */
+/** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
 export const BODY_LIMIT = '1mb';
+export const FORM_BODY_LIMIT = '64kb';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
 function isLogout(req: Request): boolean {
   return req.method === 'POST' && LOGOUT_PATH.test(req.path);
+}
+
+function jsonCharsetProblem(): ProblemException {
+  return new ProblemException(415, 'Unsupported Media Type', 'A JSON body must be UTF-8 (charset=utf-8).');
 }
 
 /** Options of every Nest application of the service (NestFactory, or a testing module in a benchmark). */
@@ -35,6 +45,20 @@ export const APPLICATION_OPTIONS = {
   // Throw instead of process.exit(1): main.ts reports and exits; tests see the error.
   abortOnError: false,
 } as const;
+
+/**
+ * THE validation of request DTOs: unknown members refused, every refused field named by its path in a 400
+ * validation problem (validationProblem).
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    stopAtFirstError: false,
+    exceptionFactory: validationProblem,
+  });
+}
 
 /** Builds the whole HTTP application; used by main.ts and by the end-to-end tests. */
 export async function createApp(
@@ -62,24 +86,30 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
     next();
   });
   app.use(cookieParser());
-  // Our own parsers, so their errors become problems with our wording before Nest rewraps them.
-  for (const parser of [json({ limit: BODY_LIMIT }), urlencoded({ limit: '64kb', extended: false })]) {
+  // Our own parsers, so their errors become problems with our wording before Nest rewraps them. The JSON
+  // body's raw bytes are scanned once before parsing (issue 14): nesting deeper than MAX_JSON_DEPTH and
+  // bytes that are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the request, and
+  // RequestInputInterceptor names the field once the route is known (after the guards).
+  const jsonParser = json({
+    limit: BODY_LIMIT,
+    verify: (req: Request, _res: Response, body: Buffer, encoding: string) => {
+      // RFC 8259 8.1: JSON exchanged between systems is UTF-8 (body-parser would also take UTF-16 and 32).
+      if (!/^utf-?8$/i.test(encoding)) throw jsonCharsetProblem();
+      if (scanJsonBody(body)) markSuspectBody(req);
+    },
+  });
+  for (const parser of [jsonParser, urlencoded({ limit: FORM_BODY_LIMIT, extended: false })]) {
     app.use((req: Request, res: Response, next: NextFunction) =>
       // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read
       // must not turn it into a 400 or 413.
       isLogout(req)
         ? next()
-        : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err) ?? err) : undefined)),
+        : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err, true) ?? err) : undefined)),
     );
   }
-  app.useGlobalPipes(
-    new ValidationPipe({
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      transform: true,
-      stopAtFirstError: false,
-    }),
-  );
+  // After the credential guard (APP_GUARD, applied when the app was created).
+  app.useGlobalGuards(app.get(RequestInputGuard));
+  app.useGlobalPipes(createValidationPipe());
   setUpSwagger(app);
 }
 

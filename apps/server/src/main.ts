@@ -1,6 +1,7 @@
 import './thread-pool';
 import 'reflect-metadata';
 import { loadSettings, SettingError, withEmbeddedSecrets } from '@app/config';
+import { dataDirectoryWarning, restrictProcessUmask } from '@app/database';
 import { createApp } from './create-app';
 import { drainAndClose } from './shutdown';
 
@@ -17,8 +18,13 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // The SQLite files (and the embedded secrets) are the service's user's only, whenever they are created.
+  if (settings.DatabaseProvider === 'sqlite') restrictProcessUmask();
   const app = await createApp(settings);
   const logger = app.get(await import('nestjs-pino').then((m) => m.Logger));
+  const openDirectory =
+    settings.DatabaseProvider === 'sqlite' ? dataDirectoryWarning(settings.DataDirectory) : undefined;
+  if (openDirectory) logger.warn(openDirectory);
   if (generated.length) {
     logger.warn(
       `${generated.join(' and ')} were generated for this embedded SQLite installation and kept in ${settings.DataDirectory}; production must set them.`,

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
+import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
 
@@ -27,7 +27,7 @@ export class ApiKeyController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  revoke(@CurrentActor() actor: Actor, @Param('guid', new ParseUUIDPipe()) guid: string): Promise<void> {
+  revoke(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.keys.revoke(actor, guid);
   }
 }

@@ -18,7 +18,13 @@ import {
 import type { Request } from 'express';
 import Redis from 'ioredis';
 import { SETTINGS, Settings } from '@app/config';
-import { ProblemException, ProblemType, withTimeout } from '@app/common';
+import {
+  CheckInputAfterRouteGuards,
+  LateRequestInputGuard,
+  ProblemException,
+  ProblemType,
+  withTimeout,
+} from '@app/common';
 import { ownOrigin } from './csrf';
 
 /**
@@ -163,10 +169,14 @@ export class SignInRequestGuard implements CanActivate {
   }
 }
 
-/** Marks a sign-in route: its rate-limit bucket, JSON only, never cross-site. */
+/**
+ * Marks a sign-in route: its rate-limit bucket, JSON only, never cross-site; then the input rules (issue 14),
+ * so a body they refuse is counted by the rate limit like any other attempt.
+ */
 export function SignInRoute(bucket: Bucket) {
   return applyDecorators(
     SkipThrottle(Object.fromEntries(BUCKETS.filter((b) => b !== bucket).map((b) => [b, true]))),
-    UseGuards(SignInRateLimitGuard, SignInRequestGuard),
+    CheckInputAfterRouteGuards(),
+    UseGuards(SignInRateLimitGuard, SignInRequestGuard, LateRequestInputGuard),
   );
 }

@@ -1,11 +1,14 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from './clock';
 import { Lifecycle } from './lifecycle';
+import { LateRequestInputGuard, RequestInputGuard, RequestInputRules } from './request-input.guard';
+
+const INPUT = [RequestInputRules, RequestInputGuard, LateRequestInputGuard];
 
 @Global()
 @Module({
-  providers: [{ provide: Clock, useClass: SystemClock }, Lifecycle],
-  exports: [Clock, Lifecycle],
+  providers: [{ provide: Clock, useClass: SystemClock }, Lifecycle, ...INPUT],
+  exports: [Clock, Lifecycle, ...INPUT],
 })
 export class CommonModule {
   /** `clock`: a replacement time source (tests pass a ManualClock to move time without sleeping). */
@@ -16,8 +19,9 @@ export class CommonModule {
       providers: [
         clock ? { provide: Clock, useValue: clock } : { provide: Clock, useClass: SystemClock },
         Lifecycle,
+        ...INPUT,
       ],
-      exports: [Clock, Lifecycle],
+      exports: [Clock, Lifecycle, ...INPUT],
     };
   }
 }

@@ -15,3 +15,7 @@ export * from './listeners';
 export * from './lifecycle';
 export * from './security-headers';
 export * from './problem.dto';
+export * from './validation';
+export * from './guid';
+export * from './request-input';
+export * from './request-input.guard';

@@ -1,4 +1,4 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { isDatabaseUnavailable } from './database-errors';
 import { PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException, ProblemType } from './problem';
@@ -25,17 +25,33 @@ interface BodyParserError {
   statusCode?: unknown;
 }
 
-/** A body-parser error (malformed JSON, too large, bad charset) as a problem; undefined for other errors. */
-export function bodyParserProblem(error: unknown): ProblemException | undefined {
+/**
+ * An error of a body parser (malformed JSON, too large, too deep, bad charset, an undecodable
+ * Content-Encoding) as a problem; undefined for other errors. `fromParser`: the error certainly came from a
+ * body parser (the app's parser middleware says so), so one without a type is a body that could not be read.
+ */
+export function bodyParserProblem(error: unknown, fromParser = false): ProblemException | undefined {
+  // Thrown by our own verify hook (depth, UTF-8, charset), passed through by body-parser.
+  if (error instanceof ProblemException) return error;
   const bp = (error ?? {}) as BodyParserError;
-  if (typeof bp.type !== 'string') return undefined;
+  const status = Number(bp.status ?? bp.statusCode ?? 400);
+  if (typeof bp.type !== 'string') {
+    // A compressed body that does not inflate (corrupt gzip, deflate or br): zlib's error, which body-parser
+    // gives status 400 and no type.
+    if (fromParser && status >= 400 && status < 500)
+      return new ProblemException(
+        400,
+        'Bad Request',
+        'The request body could not be decoded (Content-Encoding).',
+      );
+    return undefined;
+  }
   if (
     !bp.type.startsWith('entity.') &&
     !['charset.unsupported', 'encoding.unsupported', 'parameters.too.many'].includes(bp.type)
   ) {
     return undefined;
   }
-  const status = Number(bp.status ?? bp.statusCode ?? 400);
   const detail =
     bp.type === 'entity.too.large'
       ? 'The request body is larger than allowed.'
@@ -74,23 +90,9 @@ export class ProblemFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const body = exception.getResponse();
+      // (Validation problems are ProblemExceptions: the ValidationPipe's exceptionFactory, validation.ts.)
       const messages =
         typeof body === 'object' && body !== null && 'message' in body ? body.message : undefined;
-      if (status === (HttpStatus.BAD_REQUEST as number) && Array.isArray(messages)) {
-        // class-validator messages from the global ValidationPipe
-        const errors = messages.map((m) => String(m));
-        return {
-          problem: {
-            type: ProblemType.validation,
-            title: 'The request is not valid',
-            status,
-            detail: errors.join('; '),
-            errors: errors.map((message) => ({ field: message.split(' ')[0], message })),
-            instance,
-          },
-          headers: {},
-        };
-      }
       const detail = typeof messages === 'string' ? messages : exception.message;
       return {
         problem: {

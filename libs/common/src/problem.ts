@@ -48,6 +48,22 @@ export class ProblemException extends HttpException {
   }
 }
 
+/**
+ * A 400 for the request itself, raised before the handler ran: the validation (validationProblem), the input
+ * rules (request-input.ts), the GUID pipe. A route's filters can tell it from a 400 its service decided
+ * (e.g. sign-in records a refused request as an attempt, not a refused new password).
+ */
+export class RequestRefusal extends ProblemException {
+  constructor(detail: string, errors: { field: string; message: string }[]) {
+    super(HttpStatus.BAD_REQUEST, 'The request is not valid', detail, ProblemType.validation, { errors });
+  }
+
+  /** One refused field (a member's path, a query or path parameter, `$` for the body itself). */
+  static field(field: string, message: string): RequestRefusal {
+    return new RequestRefusal(message, [{ field, message }]);
+  }
+}
+
 export const Problems = {
   validation: (detail: string, errors?: { field: string; message: string }[]) =>
     new ProblemException(

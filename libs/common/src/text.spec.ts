@@ -11,5 +11,8 @@ describe('inertText', () => {
     const s = inertText('ab😀', 3);
     expect(s).toBe('ab');
   });
+  it('replaces a lone surrogate (not storable as UTF-8) and keeps a pair', () => {
+    expect(inertText('a\ud800b\udc00c😀', 100)).toBe('a\uFFFDb\uFFFDc😀');
+  });
   it('keeps null as null', () => expect(inertText(null, 5)).toBeNull());
 });

@@ -4,6 +4,7 @@ import type { DataSourceOptions, MixedList, EntitySchema, MigrationInterface } f
 import type { DatabaseProvider } from '@app/config';
 import { applyPortableColumnTypes } from './portable-columns';
 import { sqlServerDriver } from './sql-server';
+import { restrictSqliteFiles } from './sqlite-files';
 
 export interface DatabaseTarget {
   provider: DatabaseProvider;
@@ -52,6 +53,8 @@ export function dataSourceOptions(
           db.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (v: unknown) =>
             typeof v === 'string' ? v.toLowerCase() : v,
           );
+          // Owner only, as the embedded secrets beside them (issue 14): better-sqlite3 created the file 0644.
+          restrictSqliteFiles(file);
         },
       };
     }

@@ -6,3 +6,4 @@ export * from './database.module';
 export * from './audited-record';
 export * from './parameter-limits';
 export * from './sql-server';
+export * from './sqlite-files';

@@ -4,9 +4,11 @@ import { DataSource } from 'typeorm';
 import { loadSettings, SettingError } from '@app/config';
 import { dataSourceOptions } from './data-source-options';
 import { MIGRATIONS } from './migrations';
+import { restrictProcessUmask } from './sqlite-files';
 
 async function main(): Promise<void> {
   const settings = loadSettings(process.env);
+  if (settings.DatabaseProvider === 'sqlite') restrictProcessUmask();
   const ds = new DataSource({
     ...dataSourceOptions(
       {

@@ -1,17 +1,13 @@
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  ParseUUIDPipe,
-  Post,
-  Put,
-  Query,
-} from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiQuery, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiQuery,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Actor, Authenticated, CurrentActor, GuidParam, GuidQuery, Permission } from '@app/common';
 import { ModelService } from './configuration/model.service';
 import { WorkflowService } from './configuration/workflow.service';
 import {
@@ -33,7 +29,6 @@ import {
 } from './dto/configuration.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 
-const Guid = (name: string) => Param(name, new ParseUUIDPipe({ version: undefined }));
 const MODEL = { permission: Permission.ReadWriteModel };
 const WORKFLOW = { permission: Permission.ReadWriteCaseWorkflow };
 
@@ -52,7 +47,7 @@ export class EntityAnalysisModelController {
   @Get(':guid')
   @Authenticated(MODEL)
   @ApiOkResponse({ type: ModelDto })
-  get(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<ModelDto> {
+  get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ModelDto> {
     return this.models.get(actor, guid);
   }
 
@@ -66,7 +61,7 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   update(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
+    @GuidParam() guid: string,
     @Body() dto: UpdateModelDto,
   ): Promise<ModelDto> {
     return this.models.update(actor, guid, dto);
@@ -75,7 +70,7 @@ export class EntityAnalysisModelController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated(MODEL)
-  delete(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<void> {
+  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.models.delete(actor, guid);
   }
 
@@ -83,7 +78,7 @@ export class EntityAnalysisModelController {
   @Get(':guid/RequestXPath')
   @Authenticated(MODEL)
   @ApiOkResponse({ type: [RequestXPathDto] })
-  listXPaths(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<RequestXPathDto[]> {
+  listXPaths(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<RequestXPathDto[]> {
     return this.models.listXPaths(actor, guid);
   }
 
@@ -91,7 +86,7 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   createXPath(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
+    @GuidParam() guid: string,
     @Body() dto: CreateRequestXPathDto,
   ): Promise<RequestXPathDto> {
     return this.models.createXPath(actor, guid, dto);
@@ -101,8 +96,8 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   updateXPath(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
-    @Guid('xpathGuid') xpathGuid: string,
+    @GuidParam() guid: string,
+    @GuidParam('xpathGuid') xpathGuid: string,
     @Body() dto: UpdateRequestXPathDto,
   ): Promise<RequestXPathDto> {
     return this.models.updateXPath(actor, guid, xpathGuid, dto);
@@ -113,8 +108,8 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   deleteXPath(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
-    @Guid('xpathGuid') xpathGuid: string,
+    @GuidParam() guid: string,
+    @GuidParam('xpathGuid') xpathGuid: string,
   ): Promise<void> {
     return this.models.deleteXPath(actor, guid, xpathGuid);
   }
@@ -123,7 +118,7 @@ export class EntityAnalysisModelController {
   @Get(':guid/ActivationRule')
   @Authenticated(MODEL)
   @ApiOkResponse({ type: [ActivationRuleDto] })
-  listRules(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<ActivationRuleDto[]> {
+  listRules(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ActivationRuleDto[]> {
     return this.models.listRules(actor, guid);
   }
 
@@ -131,7 +126,7 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   createRule(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
+    @GuidParam() guid: string,
     @Body() dto: CreateActivationRuleDto,
   ): Promise<ActivationRuleDto> {
     return this.models.createRule(actor, guid, dto);
@@ -141,8 +136,8 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   updateRule(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
-    @Guid('ruleGuid') ruleGuid: string,
+    @GuidParam() guid: string,
+    @GuidParam('ruleGuid') ruleGuid: string,
     @Body() dto: UpdateActivationRuleDto,
   ): Promise<ActivationRuleDto> {
     return this.models.updateRule(actor, guid, ruleGuid, dto);
@@ -153,8 +148,8 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   deleteRule(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
-    @Guid('ruleGuid') ruleGuid: string,
+    @GuidParam() guid: string,
+    @GuidParam('ruleGuid') ruleGuid: string,
   ): Promise<void> {
     return this.models.deleteRule(actor, guid, ruleGuid);
   }
@@ -175,7 +170,7 @@ export class CaseWorkflowController {
   @Get(':guid')
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: CaseWorkflowDto })
-  get(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<CaseWorkflowDto> {
+  get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowDto> {
     return this.workflows.get(actor, guid);
   }
 
@@ -189,7 +184,7 @@ export class CaseWorkflowController {
   @Authenticated(WORKFLOW)
   update(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
+    @GuidParam() guid: string,
     @Body() dto: UpdateCaseWorkflowDto,
   ): Promise<CaseWorkflowDto> {
     return this.workflows.update(actor, guid, dto);
@@ -198,7 +193,7 @@ export class CaseWorkflowController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated(WORKFLOW)
-  delete(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<void> {
+  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.workflows.delete(actor, guid);
   }
 }
@@ -214,8 +209,7 @@ export class CaseWorkflowStatusController {
   @ApiOkResponse({ type: [CaseWorkflowStatusDto] })
   list(
     @CurrentActor() actor: Actor,
-    @Query('caseWorkflowGuid', new ParseUUIDPipe({ version: undefined, optional: true }))
-    workflowGuid?: string,
+    @GuidQuery('caseWorkflowGuid') workflowGuid?: string,
   ): Promise<CaseWorkflowStatusDto[]> {
     return this.workflows.listStatuses(actor, workflowGuid);
   }
@@ -223,7 +217,7 @@ export class CaseWorkflowStatusController {
   @Get(':guid')
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: CaseWorkflowStatusDto })
-  get(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<CaseWorkflowStatusDto> {
+  get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowStatusDto> {
     return this.workflows.getStatus(actor, guid);
   }
 
@@ -240,7 +234,7 @@ export class CaseWorkflowStatusController {
   @Authenticated(WORKFLOW)
   update(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
+    @GuidParam() guid: string,
     @Body() dto: UpdateCaseWorkflowStatusDto,
   ): Promise<CaseWorkflowStatusDto> {
     return this.workflows.updateStatus(actor, guid, dto);
@@ -249,7 +243,7 @@ export class CaseWorkflowStatusController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated(WORKFLOW)
-  delete(@CurrentActor() actor: Actor, @Guid('guid') guid: string): Promise<void> {
+  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.workflows.deleteStatus(actor, guid);
   }
 }
@@ -264,12 +258,20 @@ export class InvokeController {
   @Post(':guid')
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
-  @ApiBody({ description: 'Any JSON, up to 1 MiB', schema: { type: 'object' } })
+  @ApiBody({
+    description:
+      'Any JSON object, up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
+    schema: { type: 'object' },
+  })
+  @ApiBadRequestResponse({
+    description:
+      'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields)',
+  })
   @ApiQuery({ name: 'trace', required: false, description: 'true adds the trace points' })
   @ApiServiceUnavailableResponse({ description: 'The Archiver queue is full (Retry-After)' })
   invoke(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
+    @GuidParam() guid: string,
     @Body() body: unknown,
     @Query('trace') trace?: string,
   ): Promise<InvokeResponse> {
@@ -282,8 +284,8 @@ export class InvokeController {
   @ApiQuery({ name: 'trace', required: false })
   reprocess(
     @CurrentActor() actor: Actor,
-    @Guid('guid') guid: string,
-    @Guid('entryGuid') entryGuid: string,
+    @GuidParam() guid: string,
+    @GuidParam('entryGuid') entryGuid: string,
     @Query('trace') trace?: string,
   ): Promise<ReprocessResponse> {
     return this.invoker.reprocess(actor, guid, entryGuid, { trace: traceQuery(trace) });

@@ -189,7 +189,7 @@ describe('Archiver bulk copy', () => {
 });
 
 describe('Archiver warnings', () => {
-  it('above ArchiverWarnThresholdMilliseconds every stage warns once through the port (BulkCopyArchiveBuffer with no entry guid)', async () => {
+  it('above ArchiverWarnThresholdMilliseconds every stage warns once through the port (BulkCopyArchiveBuffer with no entry guid), case dispatch after the bulk copy', async () => {
     const archive = { bulkInsert: () => Promise.resolve() } as unknown as ArchiveRepository;
     const telemetry = new InMemoryPipelineTelemetry();
     const rollups = { recordArchiver: jest.fn() } as unknown as StageRollupService;
@@ -218,9 +218,9 @@ describe('Archiver warnings', () => {
     await archiver.drain();
     expect(telemetry.archiverWarnings.map((w) => [w.stage, w.entityAnalysisModelInstanceEntryGuid])).toEqual([
       [ArchiverStage.BuildArchiveJson, 'e1'],
-      [ArchiverStage.CaseCreationDispatch, 'e1'],
       [ArchiverStage.RdbmsArchiveWrite, 'e1'],
       [ArchiverStage.BulkCopyArchiveBuffer, null],
+      [ArchiverStage.CaseCreationDispatch, 'e1'],
     ]);
     expect(telemetry.counters['service.engine.archiver.warn.count']).toBe(4);
     expect(telemetry.archiverWarnings.every((w) => w.entityAnalysisModelGuid === 'm')).toBe(true);

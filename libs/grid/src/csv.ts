@@ -1,6 +1,9 @@
 /**
- * RFC 4180 CSV. A cell that a spreadsheet would read as a formula (starting with =, +, -, @, tab or CR) is
- * prefixed with ' so it is shown as text (no formula injection).
+ * RFC 4180 CSV. Every text cell is quoted, whatever it holds: a spreadsheet in a locale whose list separator
+ * is `;` (German, French, Dutch Excel) splits an unquoted `csvy;=1+1` at the `;` and evaluates `=1+1`
+ * (issue 14). A text cell that a spreadsheet would read as a formula (starting with =, +, -, @, tab or CR)
+ * is also prefixed with ' so it is shown as text (no formula injection). Numbers and booleans stay bare.
+ * Only the export is written this way: the stored text is not altered.
  */
 const FORMULA_START = /^[=+\-@\t\r]/;
 
@@ -14,8 +17,9 @@ export function csvCell(value: unknown): string {
         : value instanceof Date
           ? value.toISOString()
           : JSON.stringify(value);
-  if (typeof value === 'string' && FORMULA_START.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replace(/"/g, '""')}"` : s;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return s;
+  if (FORMULA_START.test(s)) s = `'${s}`;
+  return `"${s.replace(/"/g, '""')}"`;
 }
 
 export function csvLine(values: readonly unknown[]): string {

@@ -1,4 +1,4 @@
-import { Problems } from '@app/common';
+import { GUID_PATTERN, Problems } from '@app/common';
 import type { GridDefinition } from './grid-definition';
 import { SAMPLE_SEED_MAX } from './sampling';
 
@@ -97,8 +97,6 @@ function parseNumber(name: string, raw: string): number {
   return n;
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Validates a grid request against the grid's declaration. Every refusal is a 400 naming the parameter. */
 export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): GridQuery {
   const fromRaw = single(q, 'from');
@@ -127,7 +125,7 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
         throw Problems.badParameter(f.param, `${f.param} must be from ${f.min} to ${f.max}.`);
       filters.push({ column: f.column, value: v });
     } else {
-      if (!GUID.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);
+      if (!GUID_PATTERN.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);
       filters.push({ column: f.column, value: raw.trim().toLowerCase() });
     }
   }

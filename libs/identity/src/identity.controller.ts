@@ -4,15 +4,13 @@ import {
   Delete,
   Get,
   HttpCode,
-  Param,
-  ParseUUIDPipe,
   Post,
   Put,
   Req,
 } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
+import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import {
   CreateRoleDto,
   CreateTenantDto,
@@ -29,8 +27,6 @@ import {
 import { RoleService } from './role.service';
 import { TenantService } from './tenant.service';
 import { UserService } from './user.service';
-
-const GuidParam = () => Param('guid', new ParseUUIDPipe({ version: undefined }));
 
 @ApiTags('TenantRegistry')
 @Controller('api/TenantRegistry')

@@ -157,7 +157,7 @@ export class IdentityRepository {
   /** Renames a live tenant (only these columns); false when it is gone (deleted meanwhile). */
   async updateTenant(
     id: number,
-    changes: Pick<TenantRegistry, 'Name' | 'UpdatedDate' | 'UpdatedUser'>,
+    changes: Partial<Pick<TenantRegistry, 'Name'>> & Pick<TenantRegistry, 'UpdatedDate' | 'UpdatedUser'>,
   ): Promise<boolean> {
     return affected(await this.tenants.update({ Id: id, DeletedDate: IsNull() }, changes));
   }

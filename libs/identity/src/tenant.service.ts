@@ -54,7 +54,7 @@ export class TenantService {
     const t = await this.repo.findTenantByGuid(guid);
     if (!t) throw Problems.notFound('tenant');
     const changes = {
-      Name: dto.name.trim(),
+      ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
       UpdatedDate: new Date(this.clock.now()),
       UpdatedUser: actor.userName,
     };

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import {
   ApiHeader,
   ApiNoContentResponse,
@@ -8,7 +8,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Actor, Authenticated, CurrentActor, Permission, Public } from '@app/common';
+import { Actor, Authenticated, CurrentActor, GuidParam, Permission, Public } from '@app/common';
 import { ApiKeyValidator } from '@app/auth';
 import { LoggedOutDto } from './dto/sessions.dto';
 import { LOGOUT_WARNING_HEADER, LogoutService, REVOCATION_FAILED } from './logout.service';
@@ -55,7 +55,7 @@ export class RevokeTokensController {
   @ApiNoContentResponse({ description: 'Every session of the user has ended' })
   revokeTokens(
     @CurrentActor() actor: Actor,
-    @Param('id', new ParseUUIDPipe({ version: undefined })) id: string,
+    @GuidParam('id') id: string,
     @Req() request: Request,
   ): Promise<void> {
     return this.revocation.revokeByAdministrator(actor, id, request);

@@ -1,27 +1,22 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, IsUUID, Matches, MaxLength, MinLength } from 'class-validator';
-
-// eslint-disable-next-line no-control-regex
-const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { IsName, NoControlCharacters, Optional } from '@app/common';
 
 export class CreateApiKeyDto {
   @ApiProperty()
   @IsUUID()
   userRegistryGuid!: string;
 
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NO_CONTROL, { message: 'name must not contain control characters' })
+  @IsName()
   name!: string;
 
-  @ApiPropertyOptional({ maxLength: 1024 })
-  @IsOptional()
+  @ApiProperty({ type: String, maxLength: 1024, description: 'null or absent: none' })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(1024)
-  @Matches(NO_CONTROL, { message: 'description must not contain control characters' })
-  description?: string;
+  @NoControlCharacters()
+  description?: string | null;
 }
 
 export class ListApiKeysQuery {

@@ -1,5 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength, MinLength } from 'class-validator';
+import { NoControlCharacters, Optional } from '@app/common';
 
 /**
  * Password fields accept up to 8192 characters so an RSA ciphertext (base64) fits; after decoding, a
@@ -7,29 +9,43 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
  */
 const WIRE_MAX = 8192;
 
+/**
+ * A user name as typed at sign-in. Names hold no control character (they are refused when a user is
+ * created), so one that does is refused here too; an empty one is a sign-in of nobody (FailureTypeId 1).
+ */
+const SignInUserName = () => applyDecorators(IsString(), MaxLength(1024), NoControlCharacters());
+
 export class SignInDto {
   @ApiProperty({ maxLength: 1024 })
-  @IsString()
-  @MaxLength(1024)
+  @SignInUserName()
   userName!: string;
 
-  @ApiPropertyOptional({ description: 'Plaintext, hex SHA-256 (WirePasswordHash) or RSA ciphertext' })
-  @IsOptional()
+  /**
+   * spec: FailureTypeId 6 — absent, null or empty, no password was supplied: a 401 with its UserLogin row
+   * (sign-in keeps the spec's outcomes; null here is "none", as it always was).
+   */
+  @ApiProperty({ type: String, description: 'Plaintext, hex SHA-256 (WirePasswordHash) or RSA ciphertext' })
+  @Optional({ nullable: true })
   @IsString()
   @MaxLength(WIRE_MAX)
-  password?: string;
+  password?: string | null;
 
-  @ApiPropertyOptional({ description: 'A new password, when the current one has expired or is to change' })
-  @IsOptional()
+  @ApiProperty({
+    type: String,
+    description: 'A new password, when the current one has expired or is to change; null = none',
+  })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
-  newPassword?: string;
+  newPassword?: string | null;
 
-  @ApiPropertyOptional()
-  @IsOptional()
+  @ApiProperty({ type: String })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
-  repeatNewPassword?: string;
+  repeatNewPassword?: string | null;
 }
 
 export class ChangePasswordDto {
@@ -40,19 +56,21 @@ export class ChangePasswordDto {
 
   @ApiProperty()
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
   newPassword!: string;
 
   @ApiProperty()
   @IsString()
+  @MinLength(1)
   @MaxLength(WIRE_MAX)
   repeatNewPassword!: string;
 }
 
 export class WirePasswordHashRequestDto {
-  @ApiProperty({ maxLength: 1024 })
-  @IsString()
-  @MaxLength(1024)
+  @ApiProperty({ minLength: 1, maxLength: 1024 })
+  @SignInUserName()
+  @MinLength(1)
   userName!: string;
 }
 

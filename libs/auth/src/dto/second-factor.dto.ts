@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
+import { NoControlCharacters } from '@app/common';
 
 export class SecondFactorRequiredDto {
   @ApiProperty({ enum: [true] }) secondFactorRequired!: true;
@@ -13,12 +14,14 @@ export class PasscodeDto {
   @IsString()
   @MinLength(1)
   @MaxLength(4096)
+  @NoControlCharacters()
   passcodeToken!: string;
 
   @ApiProperty({ description: 'The one-time passcode' })
   @IsString()
   @MinLength(1)
   @MaxLength(256)
+  @NoControlCharacters()
   passcode!: string;
 }
 

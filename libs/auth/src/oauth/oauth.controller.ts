@@ -1,7 +1,7 @@
 import { Controller, Get, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public } from '@app/common';
+import { Public, RawInput } from '@app/common';
 import { OAuthSignInService } from './oauth-sign-in.service';
 
 const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
@@ -13,6 +13,7 @@ const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
  * All three answer 404 unless OAuthAuthentication is True.
  */
 @ApiTags('Authentication')
+@RawInput()
 @Controller('api/Authentication/OAuth')
 export class OAuthController {
   constructor(private readonly oauth: OAuthSignInService) {}

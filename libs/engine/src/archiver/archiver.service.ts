@@ -11,7 +11,7 @@ import { Clock, isDatabaseUnavailable, TimeoutError, withTimeout } from '@app/co
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
-import { ArchiverStage } from '../telemetry/stages';
+import { ARCHIVER_STAGE_NAMES, ArchiverStage } from '../telemetry/stages';
 import { ArchiveRepository, ArchiveRow } from './archive.repository';
 
 /** What the invoke pipeline hands the Archiver. */
@@ -27,12 +27,34 @@ export interface ArchiveItem {
   cases: CaseActivation[];
 }
 
+/** A buffered archive row and the cases its invocation raises (dispatched once the row is committed). */
+interface BufferedEntry {
+  row: ArchiveRow;
+  cases: CaseActivation[];
+}
+
+/** What an archive row records when a stage could not archive the invocation as it was (issue 14). */
+export interface ArchiveError {
+  stage: string;
+  reason: string;
+}
+
+/** The member an error row's Json carries beside (or instead of) the archived payload. */
+export const ARCHIVE_ERROR_MEMBER = 'archiveError';
+
 /**
  * The Archiver (spec: What the service does 2): a bounded background queue consumed serially through
- * 1 BuildArchiveJson, 2 CaseCreationDispatch, 3 RdbmsArchiveWrite (into a buffer), and, on its own timer,
- * 4 BulkCopyArchiveBuffer. The invoke checks hasCapacity() before any side effect and answers 503 when full.
- * The buffer is bounded too: while it is full (a database outage) the consumer waits, so the queue fills
- * and callers see 503 instead of rows being lost.
+ * 1 BuildArchiveJson and 3 RdbmsArchiveWrite (into a buffer); 4 BulkCopyArchiveBuffer on its own timer (or
+ * when the buffer holds ArchiveBulkCopyBatchSize rows); then 2 CaseCreationDispatch for each row the bulk
+ * copy committed: a case is created only once the archive entry it points at exists (docs/decisions.md,
+ * "The Archiver's order"). A model without the relational archive dispatches at once, after stage 1.
+ *
+ * The invoke checks hasCapacity() before any side effect and answers 503 when full. The buffer is bounded
+ * too: while it is full (a database outage) the consumer waits, so the queue fills and callers see 503
+ * instead of rows being lost. No accepted invocation is lost silently: a stage that fails records its
+ * duration and an ArchiverWarning (whatever the threshold), and the invocation ends with its row all the
+ * same: retained for the next bulk copy while the database is away, or an error row (ARCHIVE_ERROR_MEMBER)
+ * when the database refuses the row as it is. Only a crash loses what the queue and the buffer hold.
  */
 @Injectable()
 export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
@@ -42,7 +64,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   private running = false;
   private paused = false;
   /** Buffered archive rows per model guid, waiting for BulkCopyArchiveBuffer. */
-  private buffer = new Map<string, ArchiveRow[]>();
+  private buffer = new Map<string, BufferedEntry[]>();
   private buffered = 0;
   private timer?: NodeJS.Timeout;
   private copying?: Promise<void>;
@@ -50,8 +72,10 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   /** Rows written by bulk copy since start, and failed bulk copies (each logged). */
   copiedRows = 0;
   failedCopies = 0;
-  /** Rows the database refused individually (each logged with its entry guid). */
+  /** Rows the database refused as they were: each written as an error row instead (logged, counted). */
   rejectedRows = 0;
+  /** Invocations without any row: the database refused even the error row (logged at ERROR, counted). */
+  lostRows = 0;
 
   constructor(
     private readonly archive: ArchiveRepository,
@@ -108,11 +132,11 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     this.pump();
   }
 
-  /** Resolves when the queue is consumed, case creation is idle and the buffer is copied. */
+  /** Resolves when the queue is consumed, the buffer is copied and case creation is idle. */
   async drain(): Promise<void> {
     if (this.running || this.depth > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
-    await this.caseCreation.idle();
     await this.bulkCopy();
+    await this.caseCreation.idle();
   }
 
   private pump(): void {
@@ -153,11 +177,18 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     }
   }
 
-  private measure(stage: ArchiverStage, modelGuid: string, entryGuid: string | null, start: bigint): void {
+  /** A stage's duration (rollup and histogram); its warning above the threshold, or whenever it failed. */
+  private measure(
+    stage: ArchiverStage,
+    modelGuid: string,
+    entryGuid: string | null,
+    start: bigint,
+    failed = false,
+  ): void {
     const micros = Number(process.hrtime.bigint() - start) / 1000;
     this.rollups.recordArchiver(modelGuid, stage, micros);
     this.telemetry.archiverStage(stage, micros);
-    if (micros > this.settings.ArchiverWarnThresholdMilliseconds * 1000) {
+    if (failed || micros > this.settings.ArchiverWarnThresholdMilliseconds * 1000) {
       this.telemetry.archiverWarning({
         entityAnalysisModelGuid: modelGuid,
         entityAnalysisModelInstanceEntryGuid: entryGuid,
@@ -168,32 +199,80 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     }
   }
 
-  /** Stages 1 to 3 of the asynchronous path. */
+  /** Stage 1, then stage 3 (the buffered insert); stage 2 follows the bulk copy (dispatchCommitted). */
   private async process(item: ArchiveItem): Promise<void> {
-    let start = process.hrtime.bigint();
-    const json = JSON.stringify(item.payload);
-    this.measure(ArchiverStage.BuildArchiveJson, item.modelGuid, item.entryGuid, start);
+    const json = this.buildJson(item);
 
-    start = process.hrtime.bigint();
-    for (const activation of item.cases) await this.caseCreation.enqueue(activation);
-    this.measure(ArchiverStage.CaseCreationDispatch, item.modelGuid, item.entryGuid, start);
-
-    if (!item.enableRdbmsArchive) return;
-    start = process.hrtime.bigint();
-    let rows = this.buffer.get(item.modelGuid);
-    if (!rows) this.buffer.set(item.modelGuid, (rows = []));
-    rows.push({
-      EntityAnalysisModelInstanceEntryGuid: item.entryGuid,
-      EntityAnalysisModelId: item.modelId,
-      EntryReference: item.entryReference,
-      Json: json,
-      ReferenceDate: item.referenceDate,
-      CreatedDate: new Date(this.clock.now()),
-      UpdatedDate: null,
+    if (!item.enableRdbmsArchive) {
+      // No archive row to wait for (such entries cannot be reprocessed): the cases go at once.
+      await this.dispatch(item.modelGuid, item.entryGuid, item.cases);
+      return;
+    }
+    const start = process.hrtime.bigint();
+    let entries = this.buffer.get(item.modelGuid);
+    if (!entries) this.buffer.set(item.modelGuid, (entries = []));
+    entries.push({
+      row: {
+        EntityAnalysisModelInstanceEntryGuid: item.entryGuid,
+        EntityAnalysisModelId: item.modelId,
+        EntryReference: item.entryReference,
+        Json: json,
+        ReferenceDate: item.referenceDate,
+        CreatedDate: new Date(this.clock.now()),
+        UpdatedDate: null,
+      },
+      cases: item.cases,
     });
     this.buffered++;
     this.measure(ArchiverStage.RdbmsArchiveWrite, item.modelGuid, item.entryGuid, start);
     if (this.buffered >= this.settings.ArchiveBulkCopyBatchSize) void this.bulkCopy();
+  }
+
+  /**
+   * 1 BuildArchiveJson. A payload that cannot be serialised (nothing the invoke accepts should be: bodies are
+   * bounded in depth and size) still gets a row: the payload without its request, or the bare identifiers,
+   * with the error (such an entry cannot be reprocessed: 409).
+   */
+  private buildJson(item: ArchiveItem): string {
+    const start = process.hrtime.bigint();
+    try {
+      const json = JSON.stringify(item.payload);
+      this.measure(ArchiverStage.BuildArchiveJson, item.modelGuid, item.entryGuid, start);
+      return json;
+    } catch (err) {
+      this.telemetry.backgroundFailure('archiver', ArchiverStage.BuildArchiveJson);
+      this.logger.error(
+        { err, entryGuid: item.entryGuid },
+        'The archive payload could not be serialised; an error row is archived instead',
+      );
+      const error: ArchiveError = {
+        stage: ARCHIVER_STAGE_NAMES[ArchiverStage.BuildArchiveJson],
+        reason: `The payload could not be serialised (${err instanceof Error ? err.name : 'error'}).`,
+      };
+      const payload =
+        item.payload !== null && typeof item.payload === 'object'
+          ? (item.payload as Record<string, unknown>)
+          : {};
+      let json: string;
+      try {
+        json = JSON.stringify({ ...payload, request: undefined, [ARCHIVE_ERROR_MEMBER]: error });
+      } catch {
+        json = JSON.stringify({
+          entityAnalysisModelInstanceEntryGuid: item.entryGuid,
+          entityAnalysisModelGuid: item.modelGuid,
+          [ARCHIVE_ERROR_MEMBER]: error,
+        });
+      }
+      this.measure(ArchiverStage.BuildArchiveJson, item.modelGuid, item.entryGuid, start, true);
+      return json;
+    }
+  }
+
+  /** 2 CaseCreationDispatch: the invocation's case-raising activations into the case creation queue. */
+  private async dispatch(modelGuid: string, entryGuid: string, cases: CaseActivation[]): Promise<void> {
+    const start = process.hrtime.bigint();
+    for (const activation of cases) await this.caseCreation.enqueue(activation);
+    this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
   }
 
   /**
@@ -216,30 +295,76 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     return outcomes;
   }
 
-  private async copyRowByRow(rows: ArchiveRow[]): Promise<void> {
-    for (const row of rows) {
+  /**
+   * A batch the database answered but refused: one bad row must not block every other one, so each row is
+   * written on its own. A row refused as it is becomes an error row (the same entry, its Json with
+   * ARCHIVE_ERROR_MEMBER, no EntryReference, ReferenceDate the creation instant: what a database can refuse
+   * is a value taken from the request). Answers the entries that have a row now, and keeps for the next bulk
+   * copy those the database stopped answering for.
+   */
+  private async copyRowByRow(modelGuid: string, entries: BufferedEntry[]): Promise<BufferedEntry[]> {
+    const written: BufferedEntry[] = [];
+    for (const [i, entry] of entries.entries()) {
+      const entryGuid = entry.row.EntityAnalysisModelInstanceEntryGuid;
+      const start = process.hrtime.bigint();
       try {
-        await this.archive.bulkInsert([row]);
+        await this.archive.bulkInsert([entry.row]);
         this.copiedRows++;
+        written.push(entry);
+        continue;
       } catch (err) {
+        if (isDatabaseUnavailable(err)) {
+          this.retain(modelGuid, entries.slice(i));
+          return written;
+        }
         this.rejectedRows++;
         this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
+        this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, true);
         this.logger.error(
-          { err, entryGuid: row.EntityAnalysisModelInstanceEntryGuid },
-          'The database refused an archive row; it is not archived',
+          { err, entryGuid },
+          'The database refused an archive row; it is archived as an error row instead',
+        );
+      }
+      try {
+        await this.archive.bulkInsert([errorRow(entry.row, this.clock.now())]);
+        this.copiedRows++;
+        written.push(entry);
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) {
+          this.retain(modelGuid, entries.slice(i));
+          return written;
+        }
+        // Nothing left to write: said at ERROR and counted; its cases are not raised (no case may point at a
+        // missing entry).
+        this.lostRows++;
+        this.logger.error(
+          { err, entryGuid },
+          'The database refused the error row too: this invocation is not archived and raises no case',
         );
       }
     }
+    return written;
+  }
+
+  /** Puts entries back at the front of their model's buffer, for the next bulk copy. */
+  private retain(modelGuid: string, entries: BufferedEntry[]): void {
+    const kept = this.buffer.get(modelGuid);
+    this.buffer.set(modelGuid, kept ? [...entries, ...kept] : entries);
+    this.buffered += entries.length;
   }
 
   /** True when the entry is still in the buffer (not yet copied to the database). */
   isBuffered(modelGuid: string, entryGuid: string): boolean {
     return (
-      this.buffer.get(modelGuid)?.some((r) => r.EntityAnalysisModelInstanceEntryGuid === entryGuid) ?? false
+      this.buffer.get(modelGuid)?.some((e) => e.row.EntityAnalysisModelInstanceEntryGuid === entryGuid) ??
+      false
     );
   }
 
-  /** 4 BulkCopyArchiveBuffer: one timed bulk insert per model's buffered rows. Never overlaps itself. */
+  /**
+   * 4 BulkCopyArchiveBuffer: one timed bulk insert per model's buffered rows, then 2 CaseCreationDispatch for
+   * each row it committed. Never overlaps itself.
+   */
   bulkCopy(): Promise<void> {
     const run = (this.copying ?? Promise.resolve()).then(() => this.copy());
     this.copying = run;
@@ -251,31 +376,53 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     const batches = this.buffer;
     this.buffer = new Map();
     this.buffered = 0;
-    for (const [modelGuid, rows] of batches) {
+    for (const [modelGuid, entries] of batches) {
       const start = process.hrtime.bigint();
+      let committed: BufferedEntry[];
       try {
-        await this.archive.bulkInsert(rows);
-        this.copiedRows += rows.length;
+        await this.archive.bulkInsert(entries.map((e) => e.row));
+        this.copiedRows += entries.length;
         // The stage works on a batch: no entry guid (spec: ArchiverWarning).
         this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start);
+        committed = entries;
       } catch (err) {
+        this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, true);
         if (isDatabaseUnavailable(err)) {
           // Kept for the next interval (the transaction wrote none of them); logged and counted.
           this.failedCopies++;
           this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
           this.logger.error(
-            { err, rows: rows.length },
+            { err, rows: entries.length },
             'Bulk copy of the archive buffer failed; rows kept for retry',
           );
-          const kept = this.buffer.get(modelGuid);
-          this.buffer.set(modelGuid, kept ? [...rows, ...kept] : rows);
-          this.buffered += rows.length;
-        } else {
-          // The database answered but refused the batch: one bad row must not block every other one
-          // forever, so the batch is retried row by row and only the refused rows are set aside.
-          await this.copyRowByRow(rows);
+          this.retain(modelGuid, entries);
+          continue;
         }
+        committed = await this.copyRowByRow(modelGuid, entries);
       }
+      for (const entry of committed)
+        await this.dispatch(modelGuid, entry.row.EntityAnalysisModelInstanceEntryGuid, entry.cases);
     }
   }
+}
+
+/**
+ * The error row of an archive row the database refused: the same entry and model, the payload kept (so the
+ * entry can still be reprocessed) with ARCHIVE_ERROR_MEMBER added, and none of the values taken from the
+ * request outside the Json (EntryReference, ReferenceDate).
+ */
+function errorRow(row: ArchiveRow, now: number): ArchiveRow {
+  const error: ArchiveError = {
+    stage: ARCHIVER_STAGE_NAMES[ArchiverStage.BulkCopyArchiveBuffer],
+    reason: 'The database refused the archive row as it was; EntryReference and ReferenceDate were not kept.',
+  };
+  const member = `${JSON.stringify(ARCHIVE_ERROR_MEMBER)}:${JSON.stringify(error)}`;
+  const json = row.Json.trimEnd();
+  return {
+    ...row,
+    EntryReference: null,
+    ReferenceDate: new Date(now),
+    // The payload is a JSON object: the member is added before its closing brace.
+    Json: json.endsWith('}') ? `${json.slice(0, -1)}${json === '{}' ? '' : ','}${member}}` : `{${member}}`,
+  };
 }

@@ -127,8 +127,6 @@ export class WorkflowService {
     return toStatusDto(status, workflowGuid);
   }
   async createStatus(actor: Actor, dto: CreateCaseWorkflowStatusDto): Promise<CaseWorkflowStatusDto> {
-    if (dto.name === undefined) throw Problems.badParameter('name', 'name is required');
-    if (dto.priority === undefined) throw Problems.badParameter('priority', 'priority is required');
     const w = await this.repo.findWorkflow(actor.tenantId, dto.caseWorkflowGuid);
     if (!w) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
     const s = Object.assign(new CaseWorkflowStatus(), {

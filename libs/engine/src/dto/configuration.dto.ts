@@ -1,10 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
 import {
   IsBoolean,
-  IsDefined,
   IsIn,
   IsInt,
-  IsOptional,
+  isObject,
   IsString,
   IsUUID,
   Matches,
@@ -12,113 +11,73 @@ import {
   MaxLength,
   Min,
   MinLength,
-  ValidateIf,
+  ValidateBy,
 } from 'class-validator';
+import { IsName, NoControlCharacters, Optional } from '@app/common';
 
-// eslint-disable-next-line no-control-regex
-const NAME_PATTERN = /^[^\u0000-\u001f\u007f-\u009f]+$/;
 /** Field names are tokens in templates and variables in conditions: identifiers only. */
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const DATA_TYPES = ['String', 'Integer', 'Float', 'Boolean', 'DateTime'] as const;
 export type DataTypeName = (typeof DATA_TYPES)[number];
 
-const nameMessage = { message: 'name must not contain control characters' };
+/** A condition is a JSON Logic operation (an object; checked in depth by the service) or true/false. */
+const IsJsonLogic = () =>
+  ValidateBy({
+    name: 'isJsonLogic',
+    validator: {
+      validate: (value: unknown) => typeof value === 'boolean' || isObject(value),
+      defaultMessage: () => 'condition must be a JSON Logic operation (an object) or true or false',
+    },
+  });
+
+const fieldName = (property: string) =>
+  Matches(FIELD_NAME_PATTERN, {
+    message: `${property} must be an identifier (letters, digits, _; at most 128)`,
+  });
 
 // ---------------------------------------------------------------- EntityAnalysisModel
 export class CreateModelDto {
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
+  @IsName()
   name!: string;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @ApiProperty({ default: true })
+  @Optional()
   @IsBoolean()
   active?: boolean;
 
-  @ApiPropertyOptional({
-    type: Number,
-    nullable: true,
-    description: 'Logs: Warn Threshold Milliseconds; null = off',
-  })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: Number, description: 'Logs: Warn Threshold Milliseconds; null = off' })
+  @Optional({ nullable: true })
   @IsInt()
   @Min(0)
   @Max(86_400_000)
   logsWarnThresholdMilliseconds?: number | null;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @ApiProperty({ default: true })
+  @Optional()
   @IsBoolean()
   enableRdbmsArchive?: boolean;
 
-  @ApiPropertyOptional({
+  @ApiProperty({
     type: String,
-    nullable: true,
-    description: 'JSON path of the entry identifier, e.g. $.transactionId',
+    description: 'JSON path of the entry identifier, e.g. $.transactionId; null = none',
   })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
-  @IsString()
-  @MaxLength(512)
-  entryXPath?: string | null;
-
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    description: 'JSON path of the reference date, e.g. $.occurred',
-  })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
-  @IsString()
-  @MaxLength(512)
-  referenceDateXPath?: string | null;
-}
-
-export class UpdateModelDto {
-  @ApiPropertyOptional({ maxLength: 256 })
-  @IsOptional()
+  @Optional({ nullable: true })
   @IsString()
   @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
-  name?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
-  active?: boolean;
-
-  @ApiPropertyOptional({ type: Number, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
-  @IsInt()
-  @Min(0)
-  @Max(86_400_000)
-  logsWarnThresholdMilliseconds?: number | null;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
-  enableRdbmsArchive?: boolean;
-
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
-  @IsString()
   @MaxLength(512)
+  @NoControlCharacters()
   entryXPath?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'JSON path of the reference date, e.g. $.occurred; null = now' })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(512)
+  @NoControlCharacters()
   referenceDateXPath?: string | null;
 }
+
+export class UpdateModelDto extends PartialType(CreateModelDto, { skipNullProperties: false }) {}
 
 export class ModelDto {
   @ApiProperty() guid!: string;
@@ -136,49 +95,29 @@ export class ModelDto {
 export class CreateRequestXPathDto {
   @ApiProperty({ description: 'Field name: letters, digits and _, not starting with a digit' })
   @IsString()
-  @Matches(FIELD_NAME_PATTERN, { message: 'name must be an identifier (letters, digits, _; at most 128)' })
+  @fieldName('name')
   name!: string;
 
   @ApiProperty({ description: 'JSON path into the request body, e.g. $.customer.email or $.items[0].sku' })
   @IsString()
   @MinLength(1)
   @MaxLength(512)
+  @NoControlCharacters()
   xPath!: string;
 
   @ApiProperty({ enum: DATA_TYPES })
   @IsIn(DATA_TYPES as readonly string[], { message: `dataType must be one of ${DATA_TYPES.join(', ')}` })
   dataType!: DataTypeName;
 
-  @ApiPropertyOptional({ default: false })
-  @IsOptional()
+  @ApiProperty({ default: false })
+  @Optional()
   @IsBoolean()
   required?: boolean;
 }
 
-export class UpdateRequestXPathDto {
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @Matches(FIELD_NAME_PATTERN, { message: 'name must be an identifier (letters, digits, _; at most 128)' })
-  name?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(512)
-  xPath?: string;
-
-  @ApiPropertyOptional({ enum: DATA_TYPES })
-  @IsOptional()
-  @IsIn(DATA_TYPES as readonly string[], { message: `dataType must be one of ${DATA_TYPES.join(', ')}` })
-  dataType?: DataTypeName;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
-  required?: boolean;
-}
+export class UpdateRequestXPathDto extends PartialType(CreateRequestXPathDto, {
+  skipNullProperties: false,
+}) {}
 
 export class RequestXPathDto {
   @ApiProperty() guid!: string;
@@ -190,79 +129,41 @@ export class RequestXPathDto {
 
 // ---------------------------------------------------------------- EntityAnalysisModelActivationRule
 export class CreateActivationRuleDto {
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
+  @IsName()
   name!: string;
 
   @ApiProperty({
-    description: 'JSON Logic over the extracted fields, e.g. {">": [{"var": "Amount"}, 1000]}',
+    description: 'A JSON Logic operation over the extracted fields, e.g. {">": [{"var": "Amount"}, 1000]}',
     type: Object,
   })
-  @IsDefined()
-  condition!: unknown;
+  @IsJsonLogic()
+  condition!: object | boolean;
 
-  @ApiPropertyOptional({ description: 'Case workflow to raise when the rule activates' })
-  @IsOptional()
-  @IsUUID()
-  caseWorkflowGuid?: string;
-
-  @ApiPropertyOptional({ description: 'Status of that workflow to raise' })
-  @IsOptional()
-  @IsUUID()
-  caseWorkflowStatusGuid?: string;
-
-  @ApiPropertyOptional({ description: 'The extracted field whose value is the case key value' })
-  @IsOptional()
-  @IsString()
-  @Matches(FIELD_NAME_PATTERN, { message: 'caseKeyFieldName must be a field name' })
-  caseKeyFieldName?: string;
-
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
-  @IsBoolean()
-  active?: boolean;
-}
-
-export class UpdateActivationRuleDto {
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
-  name?: string;
-
-  @ApiPropertyOptional({ type: Object })
-  @IsOptional()
-  condition?: unknown;
-
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'Case workflow to raise when the rule activates; null = none' })
+  @Optional({ nullable: true })
   @IsUUID()
   caseWorkflowGuid?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'Status of that workflow to raise; null = none' })
+  @Optional({ nullable: true })
   @IsUUID()
   caseWorkflowStatusGuid?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'The extracted field whose value is the case key value' })
+  @Optional({ nullable: true })
   @IsString()
-  @Matches(FIELD_NAME_PATTERN, { message: 'caseKeyFieldName must be a field name' })
+  @fieldName('caseKeyFieldName')
   caseKeyFieldName?: string | null;
 
-  @ApiPropertyOptional()
-  @IsOptional()
+  @ApiProperty({ default: true })
+  @Optional()
   @IsBoolean()
   active?: boolean;
 }
+
+export class UpdateActivationRuleDto extends PartialType(CreateActivationRuleDto, {
+  skipNullProperties: false,
+}) {}
 
 export class ActivationRuleDto {
   @ApiProperty() guid!: string;
@@ -276,33 +177,18 @@ export class ActivationRuleDto {
 
 // ---------------------------------------------------------------- CaseWorkflow
 export class CreateCaseWorkflowDto {
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
+  @IsName()
   name!: string;
 
-  @ApiPropertyOptional({ default: true })
-  @IsOptional()
+  @ApiProperty({ default: true })
+  @Optional()
   @IsBoolean()
   active?: boolean;
 }
 
-export class UpdateCaseWorkflowDto {
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
-  name?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
-  active?: boolean;
-}
+export class UpdateCaseWorkflowDto extends PartialType(CreateCaseWorkflowDto, {
+  skipNullProperties: false,
+}) {}
 
 export class CaseWorkflowDto {
   @ApiProperty() guid!: string;
@@ -314,81 +200,72 @@ export class CaseWorkflowDto {
 // ---------------------------------------------------------------- CaseWorkflowStatus
 export const HTTP_METHODS = ['POST', 'GET'] as const;
 
-export class UpdateCaseWorkflowStatusDto {
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, nameMessage)
-  name?: string;
+export class CreateCaseWorkflowStatusDto {
+  @ApiProperty()
+  @IsUUID()
+  caseWorkflowGuid!: string;
 
-  @ApiPropertyOptional({ description: 'A lower number wins' })
-  @IsOptional()
+  @IsName()
+  name!: string;
+
+  @ApiProperty({ description: 'A lower number wins' })
   @IsInt()
   @Min(-1_000_000)
   @Max(1_000_000)
-  priority?: number;
+  priority!: number;
 
-  @ApiPropertyOptional()
-  @IsOptional()
+  @ApiProperty({ default: false })
+  @Optional()
   @IsBoolean()
   enableNotification?: boolean;
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    description: 'E-mail address template, {FieldName} tokens',
-  })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'E-mail address template, {FieldName} tokens' })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(1024)
+  @NoControlCharacters()
   notificationDestination?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Subject template, {FieldName} tokens' })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'Subject template, {FieldName} tokens' })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(1024)
+  @NoControlCharacters()
   notificationSubject?: string | null;
 
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'Body template, {FieldName} tokens' })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'Body template, {FieldName} tokens (tabs and line breaks kept)' })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(65_536)
   notificationBody?: string | null;
 
-  @ApiPropertyOptional()
-  @IsOptional()
+  @ApiProperty({ default: false })
+  @Optional()
   @IsBoolean()
   enableHttpEndpoint?: boolean;
 
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    description: 'http(s) URL; {FieldName} tokens are URL-encoded',
-  })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, description: 'http(s) URL; {FieldName} tokens are URL-encoded' })
+  @Optional({ nullable: true })
   @IsString()
+  @MinLength(1)
   @MaxLength(2048)
+  @NoControlCharacters()
   httpEndpointUrl?: string | null;
 
-  @ApiPropertyOptional({ enum: HTTP_METHODS, nullable: true })
-  @IsOptional()
-  @ValidateIf((_o, v) => v !== null)
+  @ApiProperty({ type: String, enum: HTTP_METHODS })
+  @Optional({ nullable: true })
   @IsIn(HTTP_METHODS as readonly string[], { message: 'httpEndpointMethod must be POST or GET' })
   httpEndpointMethod?: 'POST' | 'GET' | null;
 }
 
-/** name and priority are required on creation (checked by the service, with a 400 naming them). */
-export class CreateCaseWorkflowStatusDto extends UpdateCaseWorkflowStatusDto {
-  @ApiProperty()
-  @IsUUID()
-  caseWorkflowGuid!: string;
-}
+/** A status stays in its workflow. */
+export class UpdateCaseWorkflowStatusDto extends PartialType(
+  OmitType(CreateCaseWorkflowStatusDto, ['caseWorkflowGuid'] as const),
+  { skipNullProperties: false },
+) {}
 
 export class CaseWorkflowStatusDto {
   @ApiProperty() guid!: string;

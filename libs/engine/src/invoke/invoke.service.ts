@@ -147,7 +147,12 @@ export class InvokeService {
     if (this.archiver.isBuffered(model.guid, entryGuid)) await this.archiver.bulkCopy();
     const row = await this.archive.findByEntryGuid(model.id, entryGuid);
     if (!row) throw Problems.notFound('archived entry');
-    const archived = JSON.parse(row.Json) as ArchivePayload;
+    const archived = JSON.parse(row.Json) as Partial<ArchivePayload>;
+    // An error row of a payload that could not be serialised keeps no request (ArchiverService.buildJson).
+    if (archived.request === undefined)
+      throw Problems.conflict(
+        'This entry was archived without its request (archiving it failed); it cannot be reprocessed.',
+      );
     const { response, item } = this.run(model, archived.request, entryGuid, options.trace ?? false);
     (item.payload as ArchivePayload).reprocessedDate = new Date(this.clock.now()).toISOString();
     const caseOutcomes = await this.archiver.reprocess(item, row.Id);

@@ -1,4 +1,11 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ApiProperty,
+  ApiPropertyOptional,
+  IntersectionType,
+  OmitType,
+  PartialType,
+  PickType,
+} from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
@@ -6,28 +13,17 @@ import {
   IsEmail,
   IsIn,
   IsISO8601,
-  IsOptional,
   IsString,
   IsUUID,
-  Matches,
   MaxLength,
-  MinLength,
 } from 'class-validator';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
-
-// Names: printable, no control characters, trimmed by the service.
-// eslint-disable-next-line no-control-regex
-const NAME_PATTERN = /^[^\u0000-\u001f\u007f-\u009f]+$/;
+import { ALL_PERMISSIONS, IsName, Optional, Permission } from '@app/common';
 
 export class CreateTenantDto {
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, { message: 'name must not contain control characters' })
+  @IsName()
   name!: string;
 }
-export class UpdateTenantDto extends CreateTenantDto {}
+export class UpdateTenantDto extends PartialType(CreateTenantDto, { skipNullProperties: false }) {}
 
 export class TenantDto {
   @ApiProperty() guid!: string;
@@ -39,11 +35,7 @@ export class TenantDto {
 }
 
 export class CreateRoleDto {
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, { message: 'name must not contain control characters' })
+  @IsName()
   name!: string;
 
   @ApiProperty({
@@ -59,32 +51,15 @@ export class CreateRoleDto {
   })
   permissions!: Permission[];
 
-  @ApiPropertyOptional({
-    description: "Landlord only: the tenant to create the role in; default the caller's",
-  })
-  @IsOptional()
+  @ApiProperty({ description: "Landlord only: the tenant to create the role in; default the caller's" })
+  @Optional()
   @IsUUID()
   tenantGuid?: string;
 }
-export class UpdateRoleDto {
-  @ApiPropertyOptional({ maxLength: 256 })
-  @IsOptional()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, { message: 'name must not contain control characters' })
-  name?: string;
-
-  @ApiPropertyOptional({ type: [Number], enum: ALL_PERMISSIONS })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(64)
-  @IsIn(ALL_PERMISSIONS as Permission[], {
-    each: true,
-    message: 'permissions must hold known permission codes',
-  })
-  permissions?: Permission[];
-}
+/** A role stays in its tenant. */
+export class UpdateRoleDto extends PartialType(OmitType(CreateRoleDto, ['tenantGuid'] as const), {
+  skipNullProperties: false,
+}) {}
 
 export class RoleDto {
   @ApiProperty() guid!: string;
@@ -101,71 +76,54 @@ export class PermissionDto {
 }
 
 export class CreateUserDto {
-  @ApiProperty({ maxLength: 256 })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
-  @Matches(NAME_PATTERN, { message: 'name must not contain control characters' })
+  @IsName()
   name!: string;
 
-  @ApiPropertyOptional({ maxLength: 320 })
-  @IsOptional()
+  @ApiProperty({ type: String, maxLength: 320, description: 'null or absent: no e-mail address' })
+  @Optional({ nullable: true })
   @IsEmail()
   @MaxLength(320)
-  email?: string;
+  email?: string | null;
 
   @ApiProperty()
   @IsUUID()
   roleGuid!: string;
 
-  @ApiPropertyOptional({
+  @ApiProperty({
     description: 'Initial password; omit for users who sign in only through OpenID Connect or Negotiate',
   })
-  @IsOptional()
+  @Optional()
   @IsString()
   @MaxLength(1024)
   password?: string;
 
-  @ApiPropertyOptional({ description: 'The password must be changed at first sign-in (default true)' })
-  @IsOptional()
+  @ApiProperty({ description: 'The password must be changed at first sign-in (default true)' })
+  @Optional()
   @IsBoolean()
   passwordExpired?: boolean;
 
-  @ApiPropertyOptional({
-    description: 'Password expiry instant (ISO 8601); ignored when passwordExpired is true',
-  })
-  @IsOptional()
+  @ApiProperty({ description: 'Password expiry instant (ISO 8601); ignored when passwordExpired is true' })
+  @Optional()
   @IsISO8601({ strict: true })
   passwordExpiryDate?: string;
 
-  @ApiPropertyOptional()
-  @IsOptional()
+  @ApiProperty()
+  @Optional()
   @IsBoolean()
   wirePasswordHash?: boolean;
 }
 
-export class UpdateUserDto {
-  @ApiPropertyOptional({ maxLength: 320, nullable: true })
-  @IsOptional()
-  @IsEmail()
-  @MaxLength(320)
-  email?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsUUID()
-  roleGuid?: string;
-
-  @ApiPropertyOptional()
-  @IsOptional()
+class UserStateDto {
+  @ApiProperty({ description: 'false deactivates the user (their sessions and API keys stop at once)' })
   @IsBoolean()
-  active?: boolean;
-
-  @ApiPropertyOptional()
-  @IsOptional()
-  @IsBoolean()
-  wirePasswordHash?: boolean;
+  active!: boolean;
 }
+
+/** The name and the password have their own routes (a name is fixed; ResetPassword). */
+export class UpdateUserDto extends PartialType(
+  IntersectionType(PickType(CreateUserDto, ['email', 'roleGuid', 'wirePasswordHash'] as const), UserStateDto),
+  { skipNullProperties: false },
+) {}
 
 export class ResetPasswordDto {
   @ApiProperty()
@@ -173,13 +131,13 @@ export class ResetPasswordDto {
   @MaxLength(1024)
   password!: string;
 
-  @ApiPropertyOptional({ description: 'The user must change it at next sign-in (default true)' })
-  @IsOptional()
+  @ApiProperty({ description: 'The user must change it at next sign-in (default true)' })
+  @Optional()
   @IsBoolean()
   passwordExpired?: boolean;
 
-  @ApiPropertyOptional({ description: 'Sets the per-user WirePasswordHash flag along with the password' })
-  @IsOptional()
+  @ApiProperty({ description: 'Sets the per-user WirePasswordHash flag along with the password' })
+  @Optional()
   @IsBoolean()
   wirePasswordHash?: boolean;
 }
