@@ -25,17 +25,3 @@ export function csvCell(value: unknown): string {
 export function csvLine(values: readonly unknown[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
 }
-
-/** Yields the CSV text in chunks of about `chunkRows` rows: header first. */
-export function* csvChunks(
-  header: readonly string[],
-  rows: readonly Record<string, unknown>[],
-  chunkRows = 1000,
-): Generator<string> {
-  yield csvLine(header);
-  for (let i = 0; i < rows.length; i += chunkRows) {
-    let chunk = '';
-    for (const row of rows.slice(i, i + chunkRows)) chunk += csvLine(header.map((h) => row[h]));
-    yield chunk;
-  }
-}
