@@ -248,7 +248,13 @@ describe('Negotiate settings', () => {
       expect(setCookiesOf(first).some((c) => c.startsWith('authentication-jwt='))).toBe(false);
       const user = () => t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: u.guid });
       expect((await user()).LastLoginDate).toBeNull();
-      expect(await loginRows(t.app, `${p.name}@${TEST_REALM}`)).toHaveLength(0);
+      // Issue 15, item 3: the 202 is recorded as a passcode requested (13), type 2.
+      expect(
+        (await loginRows(t.app, `${p.name}@${TEST_REALM}`)).map((r) => [
+          r.AuthenticationTypeId,
+          r.FailureTypeId,
+        ]),
+      ).toEqual([[AuthenticationType.Negotiate, FailureType.SecondFactorRequired]]);
       // The token is not a session.
       await request(t.url)
         .get('/api/Authentication/Session')
@@ -275,9 +281,10 @@ describe('Negotiate settings', () => {
         .expect(401);
       const rows = await loginRows(t.app, `${p.name}@${TEST_REALM}`);
       expect(rows.map((r) => [r.AuthenticationTypeId, r.Failed, r.FailureTypeId])).toEqual([
-        [AuthenticationType.Negotiate, true, FailureType.WrongPassword],
+        [AuthenticationType.Negotiate, true, FailureType.SecondFactorRequired],
+        [AuthenticationType.Negotiate, true, FailureType.SecondFactorMismatch],
         [AuthenticationType.Negotiate, false, null],
-        [AuthenticationType.Negotiate, true, FailureType.WrongPassword],
+        [AuthenticationType.Negotiate, true, FailureType.SecondFactorMismatch],
       ]);
       expect((await user()).LastLoginDate).not.toBeNull();
     } finally {

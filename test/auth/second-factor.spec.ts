@@ -53,7 +53,7 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
   const userRow = (guid: string) =>
     t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: guid });
 
-  it('a proven password answers 202 with a passcode token: no session, no success row, no LastLoginDate', async () => {
+  it('a proven password answers 202 with a passcode token: no session, no success row (a passcode-requested row, 13), no LastLoginDate', async () => {
     const u = await createUser(t.app);
     await request(t.url).post(SIGN_IN).send({ userName: u.name, password: 'wrong-password-1' }).expect(401);
     const res = await request(t.url)
@@ -69,12 +69,14 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     const row = await userRow(u.guid);
     expect(row.LastLoginDate).toBeNull();
     expect(row.FailedPasswordCount).toBe(1); // only a completed sign-in resets it
+    // Issue 15, item 3: the 202 is recorded as a passcode requested, so an abandoned second step shows.
     expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
       [true, FailureType.WrongPassword],
+      [true, FailureType.SecondFactorRequired],
     ]);
   });
 
-  it('the right passcode signs in like sign-in: token, both cookies, a working session, ONE success row', async () => {
+  it('the right passcode signs in like sign-in: token, both cookies, a working session, ONE success row after the 13', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
     const res = await request(t.url)
@@ -97,8 +99,11 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     expect(bearer.body).toMatchObject({ userGuid: u.guid, credential: 'bearer' });
     await request(t.url).get(SESSION).set('cookie', `authentication-jwt=${res.body.token}`).expect(200);
     const rows = await loginRows(t.app, u.name);
-    expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({
+    expect(rows.map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [true, FailureType.SecondFactorRequired],
+      [false, null],
+    ]);
+    expect(rows[1]).toMatchObject({
       Failed: false,
       FailureTypeId: null,
       AuthenticationTypeId: AuthenticationType.UserNamePassword,
@@ -121,9 +126,11 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
       expect(setCookiesOf(res)).toEqual([]);
     }
     expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [true, FailureType.SecondFactorRequired],
+      [true, FailureType.SecondFactorRequired],
       [false, null],
-      [true, FailureType.WrongPassword],
-      [true, FailureType.WrongPassword],
+      [true, FailureType.SecondFactorMismatch],
+      [true, FailureType.SecondFactorMismatch],
     ]);
     expect((await userRow(u.guid)).FailedPasswordCount).toBe(0); // a spent token is not a guess
   });
@@ -163,7 +170,7 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     expect(await loginRows(t.app, u.name)).toEqual([]);
   });
 
-  it('a wrong passcode is a 401 with FailureTypeId 5 and counts: PasswordAttempts + 1 of them lock the account', async () => {
+  it('a wrong passcode is a 401 with FailureTypeId 11 and counts: PasswordAttempts + 1 of them lock the account', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
     for (let i = 0; i < 4; i++) {
@@ -182,7 +189,8 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     await request(t.url).post(SIGN_IN).send({ userName: u.name, password: u.password }).expect(401);
     const rows = await loginRows(t.app, u.name);
     expect(rows.map((r) => [r.Failed, r.FailureTypeId, r.AuthenticationTypeId])).toEqual([
-      ...Array(4).fill([true, FailureType.WrongPassword, AuthenticationType.UserNamePassword]),
+      [true, FailureType.SecondFactorRequired, AuthenticationType.UserNamePassword],
+      ...Array(4).fill([true, FailureType.SecondFactorMismatch, AuthenticationType.UserNamePassword]),
       [true, FailureType.PasswordLocked, AuthenticationType.UserNamePassword],
       [true, FailureType.PasswordLocked, AuthenticationType.UserNamePassword],
     ]);
@@ -202,17 +210,27 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     expect((await userRow(u.guid)).PasswordLocked).toBe(true);
   });
 
-  it('an expired passcode token is a generic 401 and writes no row', async () => {
+  it('an expired passcode token is a generic 401, recorded naming nobody (it proves nobody)', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
     clock.advance(5 * 60_000 + 1_000);
+    const before = (await loginRows(t.app, '')).length;
     const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
     expect(res.body).toMatchObject(GENERIC);
-    expect(await loginRows(t.app, u.name)).toEqual([]);
+    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
+      FailureType.SecondFactorRequired,
+    ]);
+    const nobody = await loginRows(t.app, '');
+    expect(nobody).toHaveLength(before + 1);
+    expect(nobody[nobody.length - 1]).toMatchObject({
+      Failed: true,
+      FailureTypeId: FailureType.SecondFactorMismatch,
+      TenantRegistryId: null,
+    });
     expect((await userRow(u.guid)).FailedPasswordCount).toBe(0);
   });
 
-  it('a malformed or tampered passcode token is a generic 401; a missing passcode a 400', async () => {
+  it('a malformed or tampered passcode token is a generic 401 naming nobody; a missing passcode a 400 naming the user', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
     const [h, p, s] = passcodeToken.split('.');
@@ -221,7 +239,10 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
       expect(res.body).toMatchObject(GENERIC);
     }
     await request(t.url).post(PASSCODE).send({ passcodeToken }).expect(400);
-    expect(await loginRows(t.app, u.name)).toEqual([]);
+    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
+      FailureType.SecondFactorRequired,
+      FailureType.SecondFactorMismatch, // the refused body: its token names the user
+    ]);
   });
 
   it('a user deactivated after the password step cannot complete it (row FailureTypeId 2)', async () => {
@@ -230,7 +251,10 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     await t.app.get(UserService).deactivate(await landlordActor(t.app), u.guid);
     const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
     expect(res.body).toMatchObject(GENERIC);
-    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([FailureType.NotActive]);
+    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
+      FailureType.SecondFactorRequired,
+      FailureType.NotActive,
+    ]);
   });
 
   it('a password change waits for the passcode; a token of the old password dies with it', async () => {
@@ -256,10 +280,13 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     expect(stale.body).toMatchObject(GENERIC);
     expect((await logoutRows(t.app, u.name)).map((r) => r.ReasonId)).toEqual([3]);
     expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
+      [true, FailureType.SecondFactorRequired], // the change, waiting for its passcode
+      [true, FailureType.SecondFactorRequired], // the older password step
       [true, FailureType.WrongPassword], // the new password before the change
       [false, null],
+      [true, FailureType.SecondFactorRequired], // the new password's step
       [true, FailureType.WrongPassword], // the old password after it
-      [true, FailureType.WrongPassword], // the stale passcode token
+      [true, FailureType.SecondFactorMismatch], // the stale passcode token
     ]);
   });
 
@@ -323,7 +350,8 @@ describe('second factor settings', () => {
       const res = await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
       expect(res.body).toMatchObject(GENERIC);
       expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
-        FailureType.WrongPassword,
+        FailureType.SecondFactorRequired,
+        FailureType.SecondFactorMismatch,
       ]);
       const direct = await request(t.url).post('/api/mfa').send({
         applicationId: t.settings.MultifactorAuthenticationApplicationId,
@@ -398,12 +426,13 @@ describe('second factor against an external provider', () => {
     ]);
     // CreatedUser is the name as typed.
     expect((await loginRows(t.app, u.name.toUpperCase())).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
-      [true, FailureType.WrongPassword],
+      [true, FailureType.SecondFactorRequired],
+      [true, FailureType.SecondFactorMismatch],
       [false, null],
     ]);
   });
 
-  it('a provider error is a 503 problem, writes no row, leaks no key, and the token stays usable', async () => {
+  it('a provider error is a 503 problem, recorded as FailureTypeId 12 (not counted), leaks no key, and the token stays usable', async () => {
     const u = await createUser(t.app);
     const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
     for (const a of [
@@ -417,7 +446,11 @@ describe('second factor against an external provider', () => {
       expect(res.headers['retry-after']).toBeDefined();
       expect(JSON.stringify(res.body)).not.toMatch(/client-key|otp\/verify|127\.0\.0\.1/);
     }
-    expect(await loginRows(t.app, u.name)).toEqual([]);
+    expect((await loginRows(t.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
+      FailureType.SecondFactorRequired,
+      FailureType.SecondFactorUnavailable,
+      FailureType.SecondFactorUnavailable,
+    ]);
     expect(
       (await t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: u.guid }))
         .FailedPasswordCount,
@@ -483,7 +516,10 @@ describe('second factor against an external provider', () => {
       const passcodeToken = await passwordStep(closed.url, { userName: u.name, password: u.password });
       const res = await request(closed.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE });
       expect(res.status).toBe(503);
-      expect(await loginRows(closed.app, u.name)).toEqual([]);
+      expect((await loginRows(closed.app, u.name)).map((r) => r.FailureTypeId)).toEqual([
+        FailureType.SecondFactorRequired,
+        FailureType.SecondFactorUnavailable,
+      ]);
     } finally {
       await closed.close();
     }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BOOTSTRAP_ADMINISTRATOR, UserRegistry } from '@app/identity';
+import { BOOTSTRAP_ADMINISTRATOR, UserRegistry, wirePasswordHashOf } from '@app/identity';
 import { startTestApp, TestApp, TEST_ADMIN_PASSWORD } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';
@@ -139,6 +139,22 @@ describe('the console in Chromium: password sign-in', () => {
       expect(r.path).not.toContain(password);
     }
     await screenshot(page, '04-signed-in-wire-password-hash-lan-host');
+    expect(problems).toEqual([]);
+  });
+
+  it('WirePasswordHash: a name typed in another letter case hashes the normalised name and signs in (issue 15)', async () => {
+    const password = 'Wire-Mixed-Password-8';
+    const name = `Wire.Mixed.${Date.now()}`;
+    const u = await createUser(t.app, { name, password: wirePasswordHashOf(password, name) });
+    await t.app
+      .get(DataSource)
+      .getRepository(UserRegistry)
+      .update({ Guid: u.guid }, { WirePasswordHash: true });
+    const { page, problems, sent } = await open(`${lanOrigin}/Account/Login`);
+    await fillSignIn(page, name.toUpperCase(), password);
+    await signedInHome(page, lanOrigin);
+    const body = JSON.parse(sent.filter((r) => r.path === SIGN_IN)[0].body!) as { password: string };
+    expect(body.password).toBe(sha256(password + name.toLowerCase()));
     expect(problems).toEqual([]);
   });
 

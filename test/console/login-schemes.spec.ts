@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import request from 'supertest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { AuthenticationType } from '@app/audit';
+import { AuthenticationType, FailureType } from '@app/audit';
 import { MOCK_PASSCODE, OAUTH_CALLBACK_PATH } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';
@@ -77,7 +77,8 @@ describe('second factor (EnableMultifactorAuthentication=True)', () => {
     await page.waitForURL(`${t.url}/Account/Logout`);
     await page.getByRole('button', { name: 'Log out' }).waitFor();
     expect(await loginRows(t.app, u.name)).toEqual([
-      expect.objectContaining({ Failed: true }),
+      expect.objectContaining({ Failed: true, FailureTypeId: FailureType.SecondFactorRequired }),
+      expect.objectContaining({ Failed: true, FailureTypeId: FailureType.SecondFactorMismatch }),
       expect.objectContaining({ Failed: false, AuthenticationTypeId: AuthenticationType.UserNamePassword }),
     ]);
     expect(problems).toEqual([]);

@@ -126,7 +126,7 @@ export const WRITE_REQUESTS: Record<string, (fx: WriteRouteFixtures) => WriteReq
   }),
   'PUT /api/UserRegistry/:guid': (fx) => ({
     params: { guid: fx.user.guid },
-    body: { email: 'other@example.test', roleGuid: fx.user.roleGuid, active: true, wirePasswordHash: true },
+    body: { email: 'other@example.test', roleGuid: fx.user.roleGuid, active: true },
   }),
   'POST /api/UserRegistry/:guid/Deactivate': (fx) => ({ params: { guid: fx.user.guid } }),
   'POST /api/UserRegistry/:guid/ResetPassword': (fx) => ({

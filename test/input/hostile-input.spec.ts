@@ -251,7 +251,7 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
       },
     );
 
-    it('a 400 the sign-in decides itself (a refused new password, after the password was proven) still writes no row', async () => {
+    it('a 400 the sign-in decides itself (a refused new password, after the password was proven) writes its row (FailureTypeId 14, issue 15)', async () => {
       const user = await createUser(t.app);
       const before = await ds.getRepository(UserLogin).count();
       const res = await request(t.url).post('/api/Authentication/ByUserNamePassword').send({
@@ -261,7 +261,11 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
         repeatNewPassword: 'A-different-password-2',
       });
       expect([res.status, fieldsOf(res)]).toEqual([400, ['repeatNewPassword']]);
-      expect(await ds.getRepository(UserLogin).count()).toBe(before);
+      expect(await ds.getRepository(UserLogin).count()).toBe(before + 1);
+      expect(await ds.getRepository(UserLogin).findOneByOrFail({ CreatedUser: user.name })).toMatchObject({
+        Failed: true,
+        FailureTypeId: FailureType.NewPasswordRefused,
+      });
     });
 
     it('WirePasswordHash with U+0000 in the user name is a 400 naming userName', async () => {

@@ -17,6 +17,24 @@ export enum FailureType {
   OAuthRemoteFailure = 8,
   OAuthLocalValidationFailure = 9,
   OAuthInternalError = 10,
+  // Deliberate extensions of the spec's table (docs/decisions.md, spec-deviation issue 15):
+  /** The second factor's passcode did not match, or its step is void (a bad, expired or stale passcode token). */
+  SecondFactorMismatch = 11,
+  /** The second-factor provider could not be reached: neither refused nor accepted. */
+  SecondFactorUnavailable = 12,
+  /** The first factor was proven and a passcode requested (202): not signed in yet; no success follows if abandoned. */
+  SecondFactorRequired = 13,
+  /** Username/Password only: the password was proven, but the new password supplied was refused. */
+  NewPasswordRefused = 14,
+}
+
+/** spec: UserLogin rule 2 — FailureMessage only for these (the OAuth failures 7 to 10). */
+export function carriesFailureMessage(failureType: FailureType | undefined): boolean {
+  return (
+    failureType !== undefined &&
+    failureType >= FailureType.OAuthNoUsableClaim &&
+    failureType <= FailureType.OAuthInternalError
+  );
 }
 
 /** spec: UserLogout ReasonId. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request } from 'express';
 import { clientAddresses, Clock, inertText, userAgentOf } from '@app/common';
 import { AuditRepository } from './audit.repository';
-import { AUDIT_LIMITS, AuthenticationType, FailureType } from './audit-types';
+import { AUDIT_LIMITS, AuthenticationType, carriesFailureMessage, FailureType } from './audit-types';
 
 export interface LoginAttempt {
   /** The user name as typed. */
@@ -12,7 +12,7 @@ export interface LoginAttempt {
   authenticationType: AuthenticationType;
   /** undefined for a successful sign-in. */
   failureType?: FailureType;
-  /** spec: UserLogin rule 2 — only for FailureTypeId 7 to 10. */
+  /** spec: UserLogin rule 2 — only for FailureTypeId 7 to 10 (carriesFailureMessage). */
   failureMessage?: string | null;
 }
 
@@ -26,8 +26,6 @@ export class LoginRecorder {
 
   async record(request: Request, attempt: LoginAttempt): Promise<void> {
     const { remoteIp, localIp } = clientAddresses(request);
-    const oauthFailure =
-      attempt.failureType !== undefined && attempt.failureType >= FailureType.OAuthNoUsableClaim;
     await this.repo.insertLogin({
       CreatedUser: inertText(attempt.userName ?? '', AUDIT_LIMITS.userName) ?? '',
       TenantRegistryId: attempt.tenantId,
@@ -37,7 +35,9 @@ export class LoginRecorder {
       AuthenticationTypeId: attempt.authenticationType,
       Failed: attempt.failureType !== undefined,
       FailureTypeId: attempt.failureType ?? null,
-      FailureMessage: oauthFailure ? inertText(attempt.failureMessage, AUDIT_LIMITS.message) : null,
+      FailureMessage: carriesFailureMessage(attempt.failureType)
+        ? inertText(attempt.failureMessage, AUDIT_LIMITS.message)
+        : null,
       CreatedDate: new Date(this.clock.now()),
     });
   }

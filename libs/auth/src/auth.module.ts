@@ -19,7 +19,7 @@ import { SessionCredentialResolver } from './session-credential-resolver';
 import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
-import { SignInAuditFilter } from './sign-in-audit.filter';
+import { ChangePasswordAuditFilter, PasscodeAuditFilter, SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
 import {
   SignInRateLimitGuard,
@@ -58,6 +58,8 @@ import { SecondFactorProvider } from './second-factor/second-factor-provider';
     SignInService,
     NegotiateService,
     SignInAuditFilter,
+    PasscodeAuditFilter,
+    ChangePasswordAuditFilter,
     OAuthSignInService,
     PasscodeTokens,
     SignInRateLimitGuard,

@@ -25,7 +25,7 @@ import { PasscodeDto, SecondFactorRequiredDto } from './dto/second-factor.dto';
 import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
-import { SignInAuditFilter } from './sign-in-audit.filter';
+import { ChangePasswordAuditFilter, PasscodeAuditFilter, SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInService } from './sign-in.service';
 import { SIGN_IN_BUCKET, SignInRoute, WIRE_PASSWORD_HASH_BUCKET } from './sign-in-limits';
 
@@ -85,6 +85,7 @@ export class AuthenticationController {
   @Post('Passcode')
   @Public()
   @SignInRoute(SIGN_IN_BUCKET)
+  @UseFilters(PasscodeAuditFilter)
   @HttpCode(200)
   @ApiOperation({ operationId: 'signInByPasscode' })
   @ApiOkResponse({ type: SignedInDto })
@@ -106,6 +107,7 @@ export class AuthenticationController {
   @Post('ChangePassword')
   @Authenticated({ sessionOnly: true })
   @SignInRoute(SIGN_IN_BUCKET)
+  @UseFilters(ChangePasswordAuditFilter)
   @HttpCode(200)
   @ApiOperation({ operationId: 'changePassword' })
   @ApiOkResponse({ type: SignedInDto })

@@ -11,6 +11,7 @@ import {
   LogoutRecorder,
 } from '@app/audit';
 import {
+  canonicalWireHash,
   IdentityAuthService,
   MAX_PASSWORD_INPUT_LENGTH,
   PasswordHasher,
@@ -49,8 +50,6 @@ export interface EstablishedIdentity {
   recordedName: string;
   authenticationType: AuthenticationType;
 }
-
-const WIRE_HASH = /^[0-9a-f]{64}$/i;
 
 /** GET route of the RSA public key (AuthenticationController). */
 export const PASSWORD_PUBLIC_KEY_PATH = '/api/Authentication/PasswordPublicKey';
@@ -158,8 +157,11 @@ export class SignInService {
       await this.equaliseTiming(candidate);
       return fail(FailureType.WrongPassword);
     }
-    const correct = await this.verify(hash, candidate);
-    if (!correct || candidate === null) {
+    // A wire hash is compared as stored (lower-case hex), however the client cased it.
+    const proof =
+      user.wirePasswordHash && candidate !== null ? (canonicalWireHash(candidate) ?? candidate) : candidate;
+    const correct = await this.verify(hash, proof);
+    if (!correct || proof === null) {
       // spec: User account — more than PasswordAttempts consecutive failures lock; a lock already set by a
       // concurrent attempt makes this one a PasswordLocked failure (the count never slips past the lock).
       const counted = await this.identity.countFailedPassword(
@@ -172,12 +174,24 @@ export class SignInService {
 
     let newHash: string | undefined;
     if (body.newPassword !== undefined && body.newPassword !== null) {
-      const newPassword = this.checkNewPassword(
-        user,
-        candidate,
-        body.newPassword,
-        body.repeatNewPassword ?? undefined,
-      );
+      let newPassword: string;
+      try {
+        newPassword = this.checkNewPassword(
+          user,
+          proof,
+          body.newPassword,
+          body.repeatNewPassword ?? undefined,
+        );
+      } catch (err) {
+        // spec: UserLogin rule 1 — the attempt is recorded; the answer stays the 400 naming the field.
+        await this.logins.record(request, {
+          userName: body.userName,
+          tenantId: user.tenantId,
+          authenticationType: AuthenticationType.UserNamePassword,
+          failureType: FailureType.NewPasswordRefused,
+        });
+        throw err;
+      }
       newHash = await this.hasher.hash(newPassword);
     } else if (user.passwordExpiryDate !== null && user.passwordExpiryDate.getTime() <= this.clock.now()) {
       return fail(FailureType.PasswordExpired);
@@ -190,18 +204,30 @@ export class SignInService {
       ...(newHash !== undefined ? { newHash } : {}),
       ...(currentSessionStartedAt !== undefined ? { currentSessionStartedAt } : {}),
     };
-    if (this.settings.EnableMultifactorAuthentication) return this.secondFactorRequired(user, proven);
+    if (this.settings.EnableMultifactorAuthentication)
+      return this.secondFactorRequired(user, proven, request);
     return this.complete(user, proven, request, response);
   }
 
   /**
    * spec: Second factor 1 and Session (JWT) "after second factor when enabled": no session, no success row,
-   * no LastLoginDate, no password change until the passcode is accepted; a passcode token instead (202).
+   * no LastLoginDate, no password change until the passcode is accepted; a passcode token instead (202). The
+   * attempt's row says a passcode was requested (FailureTypeId 13), so an abandoned second step is visible.
    */
-  private secondFactorRequired(user: SignInUser, proven: PendingSignIn): SecondFactorRequiredDto {
+  private async secondFactorRequired(
+    user: SignInUser,
+    proven: PendingSignIn,
+    request: Request,
+  ): Promise<SecondFactorRequiredDto> {
     const pending = this.passcodeTokens.issue({
       ...proven,
       lastLoginAt: user.lastLoginDate?.getTime() ?? null,
+    });
+    await this.logins.record(request, {
+      userName: proven.typedName,
+      tenantId: user.tenantId,
+      authenticationType: proven.authenticationType,
+      failureType: FailureType.SecondFactorRequired,
     });
     return {
       secondFactorRequired: true,
@@ -240,7 +266,8 @@ export class SignInService {
       authenticationType: identity.authenticationType,
       verifiedHash: null,
     };
-    if (this.settings.EnableMultifactorAuthentication) return this.secondFactorRequired(user, proven);
+    if (this.settings.EnableMultifactorAuthentication)
+      return this.secondFactorRequired(user, proven, request);
     return this.complete(user, proven, request, response, refusal);
   }
 
@@ -253,18 +280,18 @@ export class SignInService {
     if (!this.settings.EnableMultifactorAuthentication || this.settings.OAuthAuthentication)
       throw AuthProblems.disabled();
     const pending = this.passcodeTokens.verify(body.passcodeToken);
-    // No user is identified by a bad or expired token: nothing to record (docs/authentication.md).
-    if (!pending) throw AuthProblems.signInFailed();
+    // A bad, tampered or expired token identifies nobody: its row names nobody (spec: UserLogin rule 1).
+    if (!pending) return this.passcodeTokenRefused(request);
+    const user = await this.identity.findSignInUserByGuid(pending.userGuid);
+    const fail = (failureType: FailureType): Promise<never> =>
+      this.fail(request, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
     // A password step's token is void once password sign-in is off (Negotiate switched on meanwhile), and a
     // Negotiate step's once Negotiate is off.
     if (
       (pending.authenticationType === AuthenticationType.UserNamePassword) ===
       this.settings.NegotiateAuthentication
     )
-      throw AuthProblems.signInFailed();
-    const user = await this.identity.findSignInUserByGuid(pending.userGuid);
-    const fail = (failureType: FailureType): Promise<never> =>
-      this.fail(request, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
+      return fail(FailureType.SecondFactorMismatch);
     const refused = accountFailure(user);
     if (refused !== null || !user) return fail(refused ?? FailureType.UnknownUser);
     // The password was changed since the password step: what was proven no longer matches (not counted).
@@ -276,26 +303,32 @@ export class SignInService {
         (user.passwordHash === null || !this.passcodeTokens.provesHash(pending, user.passwordHash))) ||
       (user.lastLoginDate?.getTime() ?? null) !== pending.lastLoginAt
     )
-      return fail(FailureType.WrongPassword);
+      return fail(FailureType.SecondFactorMismatch);
 
     let accepted: boolean;
     try {
       accepted = await this.secondFactor.verify(user.name, body.passcode);
     } catch (err) {
-      // No UserLogin row: the attempt was neither refused nor accepted, and the token stays usable.
+      // Neither refused nor accepted: not counted, and the token stays usable; the attempt is recorded (12).
       this.logger.error(
         `Second-factor provider unavailable: ${err instanceof SecondFactorUnavailable ? err.message : 'unexpected error'}`,
       );
+      await this.logins.record(request, {
+        userName: pending.typedName,
+        tenantId: user.tenantId,
+        authenticationType: pending.authenticationType,
+        failureType: FailureType.SecondFactorUnavailable,
+      });
       throw Problems.unavailable('The second-factor provider cannot be reached; try again shortly.');
     }
     if (!accepted) {
-      // spec: User account lockout, shared with wrong passwords; FailureTypeId 5 is the closest meaning.
+      // spec: User account lockout, shared with wrong passwords; the row says it was the passcode (11).
       const counted = await this.identity.countFailedPassword(
         user.id,
         this.settings.PasswordAttempts,
         this.clock.now(),
       );
-      return fail(counted ? FailureType.WrongPassword : FailureType.PasswordLocked);
+      return fail(counted ? FailureType.SecondFactorMismatch : FailureType.PasswordLocked);
     }
     return this.complete(
       user,
@@ -380,6 +413,19 @@ export class SignInService {
     };
   }
 
+  /** A passcode token that proves nothing (bad, tampered, expired): its row names nobody. */
+  private passcodeTokenRefused(request: Request): Promise<never> {
+    return this.fail(
+      request,
+      '',
+      null,
+      this.settings.NegotiateAuthentication
+        ? AuthenticationType.Negotiate
+        : AuthenticationType.UserNamePassword,
+      FailureType.SecondFactorMismatch,
+    );
+  }
+
   /** Writes the failed UserLogin row and throws the problem of that failure. */
   private async fail(
     request: Request,
@@ -435,18 +481,21 @@ export class SignInService {
       throw Problems.badParameter('newPassword', 'newPassword could not be decrypted.');
     if (repeat !== newPassword)
       throw Problems.badParameter('repeatNewPassword', 'repeatNewPassword must equal newPassword.');
+    let accepted = newPassword;
     if (user.wirePasswordHash) {
       // spec: Password transport hardening 1 — strength can only be enforced in the browser.
-      if (!WIRE_HASH.test(newPassword))
+      const hash = canonicalWireHash(newPassword);
+      if (hash === null)
         throw Problems.badParameter(
           'newPassword',
-          'newPassword must be the hex SHA-256 of password and user name.',
+          'newPassword must be the hex SHA-256 of the password and the normalised user name.',
         );
+      accepted = hash;
     } else {
       this.policy.check('newPassword', newPassword);
     }
-    if (newPassword === current)
+    if (accepted === current)
       throw Problems.badParameter('newPassword', 'newPassword must differ from the current password.');
-    return newPassword;
+    return accepted;
   }
 }

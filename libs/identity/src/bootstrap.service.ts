@@ -26,6 +26,21 @@ export class BootstrapService implements OnApplicationBootstrap {
 
   async onApplicationBootstrap(): Promise<void> {
     await this.ensureLandlord();
+    await this.noteWirePasswordHashNames();
+  }
+
+  /**
+   * Migration note (docs/authentication.md, WirePasswordHash): browsers now hash the normalised user name. A
+   * flagged user whose registered name is not in that form has a stored hash of the old form: every sign-in
+   * would fail and count. Said at each start until an administrator resets their passwords.
+   */
+  async noteWirePasswordHashNames(): Promise<void> {
+    const stale = (await this.repo.listWirePasswordHashUsers()).filter((u) => u.Name !== u.NormalizedName);
+    if (!stale.length) return;
+    const names = stale.slice(0, 20).map((u) => u.Name);
+    this.logger.warn(
+      `${stale.length} user(s) with WirePasswordHash have a name not in normalised form (${names.join(', ')}${stale.length > names.length ? ', …' : ''}): their browsers now hash the normalised name, so an administrator must reset their passwords (docs/authentication.md, WirePasswordHash migration note).`,
+    );
   }
 
   /** Returns the generated password when one was generated (and printed), else undefined. */

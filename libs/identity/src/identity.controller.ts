@@ -1,13 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Post,
-  Put,
-  Req,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';

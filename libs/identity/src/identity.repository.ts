@@ -237,6 +237,13 @@ export class IdentityRepository {
   findUserByNormalizedName(normalizedName: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { NormalizedName: normalizedName, DeletedDate: IsNull() } });
   }
+  /** Live users with WirePasswordHash (few: the flag is the exception). */
+  listWirePasswordHashUsers(): Promise<Pick<UserRegistry, 'Name' | 'NormalizedName'>[]> {
+    return this.users.find({
+      select: { Name: true, NormalizedName: true },
+      where: { DeletedDate: IsNull(), WirePasswordHash: true },
+    });
+  }
   /** Live users, and how many of them have WirePasswordHash. */
   async countUsers(): Promise<{ all: number; wirePasswordHash: number }> {
     const [all, wirePasswordHash] = await Promise.all([

@@ -10,3 +10,4 @@ export * from './names';
 export * from './actor.service';
 export * from './identity-auth.service';
 export * from './identity-events';
+export * from './wire-password-hash';

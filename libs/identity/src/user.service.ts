@@ -8,6 +8,7 @@ import { IdentityEvents, PasswordReset } from './identity-events';
 import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { normalizeUserName } from './names';
+import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 
 /**
@@ -73,7 +74,10 @@ export class UserService {
     const normalized = normalizeUserName(name);
     if (await this.repo.findUserByNormalizedName(normalized))
       throw Problems.conflict('A user with this name already exists.');
-    if (dto.password !== undefined) this.policy.check('password', dto.password);
+    const password =
+      dto.password === undefined
+        ? undefined
+        : this.acceptablePassword(dto.password, dto.wirePasswordHash ?? false);
     const now = new Date(this.clock.now());
     const expired = dto.passwordExpired ?? true;
     const user = Object.assign(new UserRegistry(), {
@@ -83,7 +87,7 @@ export class UserService {
       Name: name,
       NormalizedName: normalized,
       Email: dto.email ?? null,
-      PasswordHash: dto.password !== undefined ? await this.hasher.hash(dto.password) : null,
+      PasswordHash: password !== undefined ? await this.hasher.hash(password) : null,
       PasswordExpiryDate:
         dto.password === undefined
           ? null
@@ -134,7 +138,6 @@ export class UserService {
       if (!dto.active && user.Id === actor.userId) throw Problems.conflict('You cannot deactivate yourself.');
       changes.Active = dto.active;
     }
-    if (dto.wirePasswordHash !== undefined) changes.WirePasswordHash = dto.wirePasswordHash;
     return this.write(actor, user, changes);
   }
 
@@ -165,8 +168,8 @@ export class UserService {
     request: Request | null = null,
   ): Promise<UserDto> {
     const user = await this.visibleUser(actor, guid);
-    this.policy.check('password', dto.password);
-    const passwordHash = await this.hasher.hash(dto.password);
+    const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
+    const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
     const at = await this.racing(() =>
       this.repo.resetPassword(
         user.Id,
@@ -210,6 +213,25 @@ export class UserService {
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
       this.events.principalsChanged({ userIds: [user.Id] });
     return this.dto(await this.current(user.Guid));
+  }
+
+  /**
+   * The password to store: for a WirePasswordHash user the hex SHA-256 the browser computed (wirePasswordHashOf;
+   * its strength could only be checked there), else the password itself under the password rules. The flag
+   * only ever changes together with a password, so the stored hash always has the form sign-in will send.
+   */
+  private acceptablePassword(password: string, wire: boolean): string {
+    if (!wire) {
+      this.policy.check('password', password);
+      return password;
+    }
+    const hash = canonicalWireHash(password);
+    if (hash === null)
+      throw Problems.badParameter(
+        'password',
+        'With WirePasswordHash, password must be the hex SHA-256 of the password and the normalised user name.',
+      );
+    return hash;
   }
 
   /** The row as it is now (after a write), or the 404 when it was deleted meanwhile. */

@@ -9,11 +9,13 @@ export type StreamAudienceRule = 'landlord' | 'everyone' | ((audience: StreamAud
 
 /**
  * The hook through which other features push events into the open streams of THIS node (GET
- * /api/Stream/Telemetry). The telemetry issues call it once a minute with each capture-queue health row and
- * stage rollup as they are written; every node publishes what it writes itself, so a client sees the rows of
- * the node it is connected to (subscribe on each node, or read the grids, for the whole picture).
+ * /api/Stream/Telemetry). TelemetryStreamBridge calls it after every capture flush (one `CaptureQueueHealth`
+ * event holding that flush's six rows) and every stage-rollup write (`ArchiverStagePerformanceCounter`,
+ * `CaseCreationStagePerformanceCounter`, each an array of the rows written), named like the grids; every node
+ * publishes what it writes itself, so a client sees the rows of the node it is connected to (subscribe on
+ * each node, or read the grids, for the whole picture).
  *
- *   publisher.publish('capture-queue-health', row);            // landlord streams only
+ *   publisher.publish('CaptureQueueHealth', rows);          // landlord streams only
  *   publisher.publish('notice', { text }, 'everyone');
  *
  * `event` must match /^[A-Za-z][A-Za-z0-9._-]{0,63}$/; `data` is sent as one line of JSON.

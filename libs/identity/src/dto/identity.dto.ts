@@ -120,8 +120,9 @@ class UserStateDto {
 }
 
 /** The name and the password have their own routes (a name is fixed; ResetPassword). */
+/** wirePasswordHash is not here: it changes only together with a password (create, ResetPassword). */
 export class UpdateUserDto extends PartialType(
-  IntersectionType(PickType(CreateUserDto, ['email', 'roleGuid', 'wirePasswordHash'] as const), UserStateDto),
+  IntersectionType(PickType(CreateUserDto, ['email', 'roleGuid'] as const), UserStateDto),
   { skipNullProperties: false },
 ) {}
 
