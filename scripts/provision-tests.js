@@ -116,8 +116,10 @@ function main() {
   if (missing.length > 0) {
     process.stdout.write(`provision: installing the Debian packages the tests need: ${missing.join(' ')}\n`);
     const env = { DEBIAN_FRONTEND: 'noninteractive' };
-    run('apt-get', ['update', '-qq'], env);
-    run('apt-get', apt, env);
+    // Another install in progress (a second checkout's tests, unattended upgrades): wait for its lock.
+    const wait = ['-o', 'DPkg::Lock::Timeout=600'];
+    run('apt-get', [...wait, 'update', '-qq'], env);
+    run('apt-get', [...wait, ...apt], env);
   }
   if (addOnMissing) {
     if (process.env.NO_PROVISION) {

@@ -101,8 +101,8 @@ describe('npm test provisioning (scripts/provision-tests.js, the pretest step)',
     const r = provision(m);
     expect(r.status).toBe(0);
     expect(r.calls).toEqual([
-      'apt-get DEBIAN_FRONTEND=noninteractive update -qq',
-      `apt-get DEBIAN_FRONTEND=noninteractive install -y -qq --no-install-recommends ${ALL.join(' ')}`,
+      'apt-get DEBIAN_FRONTEND=noninteractive -o DPkg::Lock::Timeout=600 update -qq',
+      `apt-get DEBIAN_FRONTEND=noninteractive -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends ${ALL.join(' ')}`,
       `npm install --no-save --no-audit --no-fund kerberos@${LOCKED}`,
     ]);
     expect(r.stdout).toBe(
@@ -169,6 +169,6 @@ describe('npm test provisioning (scripts/provision-tests.js, the pretest step)',
     const r = provision(m);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('E: Unable to locate package');
-    expect(r.stderr).toContain('provision: apt-get update -qq failed (100)');
+    expect(r.stderr).toContain('provision: apt-get -o DPkg::Lock::Timeout=600 update -qq failed (100)');
   });
 });

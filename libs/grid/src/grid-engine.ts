@@ -1,10 +1,10 @@
 import { randomInt } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { dialectFor, likePattern, Params, SqlDialect, textOf } from './dialects';
+import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueReader } from './dialects';
 import type { GridDefinition } from './grid-definition';
 import type { GridQuery } from './grid-query';
 import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
-import type { ColumnStatistics } from './statistics';
+import { ColumnStatistics, typedStatistics } from './statistics';
 import { providerOf } from '@app/database';
 
 /** Statistics are computed over the filtered set capped at its newest rows (spec: Limits). */
@@ -127,17 +127,16 @@ export class GridEngine {
     const rows = d.selectLimited(columns, t, where(rowsParams), order, q.take);
 
     // total and the cache markers ride in the statistics statement: one statement, one snapshot.
-    const summaryParams = d.params();
-    const inner = statColumns.length ? capped(summaryParams) : '';
-    const extras = [
-      `(SELECT COUNT(*) FROM ${t} WHERE ${where(summaryParams)}) AS total`,
+    const extrasOf = (p: Params) => [
+      `(SELECT COUNT(*) FROM ${t} WHERE ${where(p)}) AS total`,
       `(SELECT MAX(${id}) FROM ${t}) AS mx`,
       `(SELECT MIN(${id}) FROM ${t}) AS mn`,
       ...(d.quietSnapshot ? [`CASE WHEN ${d.quietSnapshot} THEN 1 ELSE 0 END AS quiet`] : []),
-      ...(windowOnly || d.quietSnapshot
-        ? []
-        : [`(SELECT COUNT(*) FROM ${t} WHERE ${window(summaryParams)}) AS wc`]),
+      ...(windowOnly || d.quietSnapshot ? [] : [`(SELECT COUNT(*) FROM ${t} WHERE ${window(p)}) AS wc`]),
     ];
+    const summaryParams = d.params();
+    const inner = statColumns.length ? capped(summaryParams) : '';
+    const extras = extrasOf(summaryParams);
     const summary = statColumns.length
       ? d.statistics(inner, statColumns.length, extras)
       : `SELECT ${extras.join(', ')}`;
@@ -154,6 +153,9 @@ export class GridEngine {
       windowOnly,
       /** The WHERE clause of the filtered window, with its parameters added to `p`. */
       where,
+      /** The pieces of the dialect's compact path (readValues): the capped inner query and the extras. */
+      pieces: (pi: Params, pe: Params) => ({ inner: capped(pi), extras: extrasOf(pe) }),
+      statisticsCount: statColumns.length,
     };
   }
 
@@ -168,13 +170,13 @@ export class GridEngine {
     cacheable: boolean;
   }> {
     const sql = this.build(def, q, scope, seed);
-    const [rows, summaryRows] = await Promise.all([
+    const compact = sql.statisticsCount > 0 && this.dialect.readValues !== undefined;
+    const [rows, { summary, statistics }] = await Promise.all([
       this.dataSource.query<Record<string, unknown>[]>(sql.rows.sql, sql.rows.params),
-      this.dataSource.query<Record<string, unknown>[]>(sql.summary.sql, sql.summary.params),
+      compact ? this.compactSummary(sql.pieces, sql.statisticsCount) : this.sqlSummary(sql.summary, def),
     ]);
-    const summary = summaryRows[0] ?? {};
     const total = Number(summary.total ?? 0);
-    const parsed = def.statistics.length ? this.dialect.parseStatistics(summary, def.statistics.length) : [];
+    const parsed = statistics;
     return {
       response: {
         rows: rows.map((r) => this.readRow(def, r)),
@@ -192,6 +194,35 @@ export class GridEngine {
       // A writer in flight at this snapshot could still commit rows with lower ids: do not cache then.
       cacheable: !this.dialect.quietSnapshot || Number(summary.quiet) === 1,
     };
+  }
+
+  /** Statistics computed by the database, with total and the cache markers: one statement. */
+  private async sqlSummary(
+    statement: { sql: string; params: unknown[] },
+    def: GridDefinition,
+  ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
+    const [summary = {}] = await this.dataSource.query<Record<string, unknown>[]>(
+      statement.sql,
+      statement.params,
+    );
+    const statistics = def.statistics.length
+      ? this.dialect.parseStatistics(summary, def.statistics.length)
+      : [];
+    return { summary, statistics };
+  }
+
+  /** The window's values fetched compactly from one snapshot, the statistics computed here over typed arrays. */
+  private async compactSummary(
+    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    count: number,
+  ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
+    const ds = this.dataSource;
+    const reader: ValueReader = {
+      query: (sql, params) => ds.query<Record<string, unknown>[]>(sql, params),
+      connection: (ds.driver as unknown as { databaseConnection?: unknown }).databaseConnection,
+    };
+    const { columns, extras } = await this.dialect.readValues!(reader, pieces, count);
+    return { summary: extras, statistics: columns.map(typedStatistics) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf } from './sql-dialect';
+import { Params, SqlDialect, textOf, ValueReader } from './sql-dialect';
 import { parseAggregateRow } from './statistics-parsing';
 
 export class PostgresDialect implements SqlDialect {
@@ -55,8 +55,38 @@ export class PostgresDialect implements SqlDialect {
     return parseAggregateRow(row, count);
   }
 
+  /**
+   * Each column's values as one bytea of big-endian float8s (float8send, concatenated by string_agg): no number
+   * is formatted as text or parsed back, and the whole window arrives in one row beside the extras.
+   */
+  async readValues(
+    run: ValueReader,
+    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    count: number,
+  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
+    const p = this.params();
+    const { inner, extras } = pieces(p, p);
+    const packed = Array.from(
+      { length: count },
+      (_, i) => `string_agg(float8send(v${i}::float8), ''::bytea) AS a${i}`,
+    );
+    const [row] = await run.query(`SELECT ${[...packed, ...extras].join(', ')} FROM (${inner}) s`, p.values);
+    return { columns: packed.map((_, i) => float8s(row[`a${i}`])), extras: row };
+  }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     return (value instanceof Date ? value : new Date(textOf(value))).toISOString();
   }
+}
+
+/** Big-endian float8s (bytea, which node-postgres hands over as a Buffer) as a Float64Array. */
+function float8s(bytes: unknown): Float64Array {
+  if (bytes === null || bytes === undefined) return new Float64Array(0);
+  if (!Buffer.isBuffer(bytes)) throw new Error('expected a bytea column');
+  const n = bytes.length >> 3;
+  const out = new Float64Array(n);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < n; i++) out[i] = view.getFloat64(i << 3);
+  return out;
 }

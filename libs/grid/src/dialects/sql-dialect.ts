@@ -11,6 +11,13 @@ export class Params {
   }
 }
 
+/** What readValues runs statements with: the data source's own query, and its raw connection. */
+export interface ValueReader {
+  query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
+  /** The driver's connection object (better-sqlite3's Database on SQLite). */
+  readonly connection: unknown;
+}
+
 /**
  * The SQL that differs between databases, for the grid engine. Every identifier passed in was checked
  * against the grid definition's allow-list; every value goes through Params.
@@ -38,6 +45,17 @@ export interface SqlDialect {
    */
   statistics(inner: string, count: number, extras: readonly string[]): string;
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[];
+  /**
+   * The compact path, where the dialect has one (it then replaces `statistics`): the capped window's values of
+   * v0…vN-1 read as typed arrays, and the `extras` row, from one snapshot; the engine computes the statistics
+   * in JavaScript (typedStatistics). `pieces` renders the capped inner query and the extras, their values
+   * added to the Params given (the same one twice where placeholders are numbered).
+   */
+  readValues?(
+    run: ValueReader,
+    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    count: number,
+  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }>;
   /**
    * A scalar SQL expression that is true when no writing transaction was in progress at this statement's
    * snapshot (so no lower id can still commit after it), or null when the dialect cannot tell; then the

@@ -1,7 +1,8 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { SQLITE_UNICODE_LOWER } from '@app/database';
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, toNumber } from './sql-dialect';
+import { Params, SqlDialect, textOf, toNumber, ValueReader } from './sql-dialect';
 import { assembleStatistics } from './statistics-parsing';
 
 /**
@@ -62,6 +63,49 @@ export class SqliteDialect implements SqlDialect {
       );
     });
   }
+  /**
+   * better-sqlite3 straight, rows as arrays (no object per row), into typed arrays: the values statement and
+   * the extras run back to back inside one read transaction (one snapshot), with nothing else in between on
+   * this connection (both are synchronous).
+   */
+  readValues(
+    run: ValueReader,
+    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    count: number,
+  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
+    const db = run.connection as BetterSqlite3.Database;
+    const pi = this.params();
+    const pe = this.params();
+    const { inner, extras } = pieces(pi, pe);
+    const values = db.prepare(inner).raw(true);
+    const summary = db.prepare(`SELECT ${extras.join(', ')}`);
+    const read = () => {
+      const grown = Array.from({ length: count }, () => new Float64Array(1024));
+      let columns = grown;
+      let n = 0;
+      for (const row of values.iterate(...pi.values) as IterableIterator<unknown[]>) {
+        if (n === columns[0].length) {
+          columns = columns.map((c) => {
+            const bigger = new Float64Array(c.length * 2);
+            bigger.set(c);
+            return bigger;
+          });
+        }
+        for (let i = 0; i < count; i++) columns[i][n] = Number(row[i]);
+        n++;
+      }
+      return {
+        columns: columns.map((c) => c.subarray(0, n)),
+        extras: summary.get(...pe.values) as Record<string, unknown>,
+      };
+    };
+    try {
+      return Promise.resolve(db.inTransaction ? read() : db.transaction(read)());
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     if (value instanceof Date) return value.toISOString();

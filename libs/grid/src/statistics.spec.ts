@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { ColumnStatistics, medianOf, referenceStatistics, typedStatistics } from './statistics';
+
+function expectClose(actual: ColumnStatistics, expected: ColumnStatistics): void {
+  const rel = (a: number | null, b: number | null) => {
+    if (a === null || b === null) return expect(a).toBe(b);
+    const scale = Math.max(1, Math.abs(a), Math.abs(b));
+    expect(Math.abs(a - b) / scale).toBeLessThanOrEqual(1e-9);
+  };
+  expect(actual.count).toBe(expected.count);
+  for (const k of ['min', 'max', 'mean', 'median', 'standardDeviation'] as const) rel(actual[k], expected[k]);
+  expect(actual.histogram.map((b) => b.count)).toEqual(expected.histogram.map((b) => b.count));
+  actual.histogram.forEach((b, i) => {
+    rel(b.lowerBound, expected.histogram[i].lowerBound);
+    rel(b.upperBound, expected.histogram[i].upperBound);
+  });
+}
+
+describe('typedStatistics (the compact-fetch path)', () => {
+  const value = fc.oneof(
+    fc.integer({ min: 0, max: 2_000_000_000 }),
+    fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map((i) => i / 1024),
+    fc.constantFrom(0, 1, 7), // many duplicates
+  );
+
+  it('equals the TypeScript reference on random data (property)', () => {
+    fc.assert(
+      fc.property(fc.array(value, { minLength: 0, maxLength: 500 }), (values) => {
+        expectClose(typedStatistics(Float64Array.from(values)), referenceStatistics(values));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('equals the reference on sorted, reversed and constant inputs, and leaves its input as it was', () => {
+    const n = 10_001;
+    const sorted = Array.from({ length: n }, (_, i) => i * 3);
+    for (const values of [
+      sorted,
+      [...sorted].reverse(),
+      new Array<number>(n).fill(5),
+      [...sorted, ...sorted],
+    ]) {
+      const input = Float64Array.from(values);
+      expectClose(typedStatistics(input), referenceStatistics(values));
+      expect(Array.from(input)).toEqual(values);
+    }
+  });
+
+  it('median of even and odd counts', () => {
+    expect(medianOf(Float64Array.from([3, 1, 2]))).toBe(2);
+    expect(medianOf(Float64Array.from([4, 1, 3, 2]))).toBe(2.5);
+    expect(medianOf(Float64Array.from([9]))).toBe(9);
+    expect(medianOf(Float64Array.from([2, 2, 1, 1]))).toBe(1.5);
+  });
+});
