@@ -2,14 +2,16 @@
 import { Controller, Get, Module, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type autocannon from 'autocannon';
-import { fork } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { ChildProcess, fork, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Authenticated, Public } from '@app/common';
 import { loadSettings, Settings } from '@app/config';
 import { createApp } from '../apps/server/src/create-app';
+import { NaiveGridModule } from './grid-naive.module';
+import type { RungName, RungRequest } from './http-rung';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const ADMIN_INITIAL_PASSWORD = 'Bench-Initial-Password-1';
@@ -33,6 +35,94 @@ class BenchController {
 
 @Module({ controllers: [BenchController] })
 export class BenchModule {}
+
+/** Extra modules a service child (bench/http-rung.ts) can be started with, by name. */
+export const BENCH_MODULES: Record<string, Type> = { 'grids-naive': NaiveGridModule };
+
+export interface RungProcess {
+  rung: RungName;
+  url: string;
+  /** The Administrator's bearer token (service only). */
+  token: string;
+  pid: number;
+  ask<T>(kind: RungRequest['kind']): Promise<T>;
+  /** Resident set size now, from /proc (bytes). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * One server of the HTTP ladder, or the service, in a process of its own (bench/http-rung.ts), so the process
+ * that measures never shares the measured one's JavaScript thread. `settings`: the service's settings beside
+ * the bench defaults; `modules`: names from BENCH_MODULES.
+ */
+export async function spawnRung(
+  rung: RungName,
+  settings: Record<string, string> = {},
+  modules: string[] = [],
+): Promise<RungProcess> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      // BENCH_CPU_PROF_DIR: each server process writes a V8 CPU profile there when it stops
+      ...(process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
+      '-r',
+      join(__dirname, '..', 'scripts', 'ts-register.js'),
+      join(__dirname, 'http-rung.ts'),
+      rung,
+    ],
+    {
+      cwd: join(__dirname, '..'),
+      env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings), BENCH_MODULES: modules.join(',') },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    },
+  );
+  const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /LISTENING (\S+)(?: (\S+))?/.exec(out);
+      if (m) {
+        out = '';
+        resolve([m[1], m[2] ?? '']);
+      }
+    };
+    // the service's log lines keep coming: read and dropped, as a log collector would
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`the ${rung} server exited with ${code}`)));
+  });
+  let next = 0;
+  const waiting = new Map<number, (value: unknown) => void>();
+  child.on('message', (m: { id: number; value: unknown }) => waiting.get(m.id)?.(m.value));
+  const ask = <T>(kind: RungRequest['kind']) =>
+    new Promise<T>((resolve) => {
+      const id = next++;
+      waiting.set(id, (v) => (waiting.delete(id), resolve(v as T)));
+      child.send({ id, kind });
+    });
+  const pid = child.pid!;
+  return {
+    rung,
+    url,
+    token,
+    pid,
+    ask,
+    rss: () => {
+      const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      return m ? Number(m[1]) * 1024 : 0;
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      void ask('close');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
 
 /**
  * One autocannon run, in a process of its own (bench/load-generator.ts), never in the process of the server
@@ -103,6 +193,35 @@ export async function firstSignIn(url: string): Promise<string> {
   });
   if (first.status !== 200) throw new Error(`first sign-in answered ${first.status}`);
   return ((await first.json()) as { token: string }).token;
+}
+
+/** Creates an API key for the signed-in Administrator (bearer `token`); returns the key, shown once. */
+export async function createApiKey(url: string, token: string, name = 'bench'): Promise<string> {
+  const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const me = (await (await fetch(`${url}/api/Authentication/Session`, { headers: auth })).json()) as {
+    userGuid: string;
+  };
+  const created = await fetch(`${url}/api/UserRegistryApiKey`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ userRegistryGuid: me.userGuid, name }),
+  });
+  if (created.status !== 201) throw new Error(`creating the key answered ${created.status}`);
+  return ((await created.json()) as { key: string }).key;
+}
+
+/** A password sign-in's session cookies, as a Cookie header. */
+export async function sessionCookie(url: string): Promise<string> {
+  const res = await fetch(`${url}/api/Authentication/ByUserNamePassword`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ userName: 'Administrator', password: ADMIN_PASSWORD }),
+  });
+  if (res.status !== 200) throw new Error(`sign-in answered ${res.status}`);
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 }
 
 /**

@@ -76,13 +76,30 @@ export async function createApp(
 /** Middleware, pipes and the API explorer on a created application. */
 export function configureApp(app: NestExpressApplication, settings: Settings): void {
   app.useLogger(app.get(Logger));
+  const lifecycle = app.get(Lifecycle);
+  useHttpMiddleware(app, settings, () => lifecycle.draining);
+  // After the credential guard (APP_GUARD, applied when the app was created).
+  app.useGlobalGuards(app.get(RequestInputGuard));
+  app.useGlobalPipes(createValidationPipe());
+  setUpSwagger(app);
+}
+
+/**
+ * The Express middleware every request passes before routing: security headers, the draining `Connection:
+ * close`, cookies and the body parsers (request logging is nestjs-pino's, from the module). Also what the HTTP
+ * benchmark's "bare Nest with the service's middleware" rung runs.
+ */
+export function useHttpMiddleware(
+  app: NestExpressApplication,
+  settings: Settings,
+  draining: () => boolean,
+): void {
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
   app.use(securityHeaders());
   // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
-  const lifecycle = app.get(Lifecycle);
   app.use((_req: Request, res: Response, next: NextFunction) => {
-    if (lifecycle.draining) res.setHeader('Connection', 'close');
+    if (draining()) res.setHeader('Connection', 'close');
     next();
   });
   app.use(cookieParser());
@@ -107,10 +124,6 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
         : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err, true) ?? err) : undefined)),
     );
   }
-  // After the credential guard (APP_GUARD, applied when the app was created).
-  app.useGlobalGuards(app.get(RequestInputGuard));
-  app.useGlobalPipes(createValidationPipe());
-  setUpSwagger(app);
 }
 
 /**

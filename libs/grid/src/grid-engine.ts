@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueReader } from './dialects';
+import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueQuery } from './dialects';
 import type { GridDefinition } from './grid-definition';
 import type { GridQuery } from './grid-query';
 import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
@@ -216,12 +216,8 @@ export class GridEngine {
     pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
     count: number,
   ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
-    const ds = this.dataSource;
-    const reader: ValueReader = {
-      query: (sql, params) => ds.query<Record<string, unknown>[]>(sql, params),
-      connection: (ds.driver as unknown as { databaseConnection?: unknown }).databaseConnection,
-    };
-    const { columns, extras } = await this.dialect.readValues!(reader, pieces, count);
+    const query: ValueQuery = (sql, params) => this.dataSource.query<Record<string, unknown>[]>(sql, params);
+    const { columns, extras } = await this.dialect.readValues!(query, pieces, count);
     return { summary: extras, statistics: columns.map(typedStatistics) };
   }
 

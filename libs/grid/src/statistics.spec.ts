@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { numberList } from './dialects/statistics-parsing';
 import { ColumnStatistics, medianOf, referenceStatistics, typedStatistics } from './statistics';
 
 function expectClose(actual: ColumnStatistics, expected: ColumnStatistics): void {
@@ -52,5 +53,33 @@ describe('typedStatistics (the compact-fetch path)', () => {
     expect(medianOf(Float64Array.from([4, 1, 3, 2]))).toBe(2.5);
     expect(medianOf(Float64Array.from([9]))).toBe(9);
     expect(medianOf(Float64Array.from([2, 2, 1, 1]))).toBe(1.5);
+  });
+});
+
+describe('numberList (SQLite group_concat text)', () => {
+  it('reads integers, negatives, long integers, fractions and exponents exactly', () => {
+    const values = [
+      0, 7, -7, 999_999_999_999_999, 9_007_199_254_740_993, -1_234_567_890_123_456, 0.1, -2.5e-7, 1e21,
+    ];
+    const text = values
+      .map((v) => (Number.isInteger(v) && Math.abs(v) < 1e21 ? String(v) : v.toPrecision(17)))
+      .join(',');
+    expect(Array.from(numberList(text))).toEqual(
+      values.map((v) => Number(Number.isInteger(v) ? String(v) : v.toPrecision(17))),
+    );
+    expect(Array.from(numberList('42'))).toEqual([42]);
+    expect(numberList(null)).toHaveLength(0);
+  });
+
+  it('round-trips any double written with 17 significant digits (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 50 }),
+        (values) => {
+          const text = values.map((v) => (Object.is(v, -0) ? '0' : v.toPrecision(17))).join(',');
+          expect(Array.from(numberList(text))).toEqual(values.map((v) => (Object.is(v, -0) ? 0 : v)));
+        },
+      ),
+    );
   });
 });

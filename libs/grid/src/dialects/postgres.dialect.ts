@@ -1,6 +1,6 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, ValueReader } from './sql-dialect';
+import { Params, SqlDialect, textOf, ValueQuery } from './sql-dialect';
 import { parseAggregateRow } from './statistics-parsing';
 
 export class PostgresDialect implements SqlDialect {
@@ -60,7 +60,7 @@ export class PostgresDialect implements SqlDialect {
    * is formatted as text or parsed back, and the whole window arrives in one row beside the extras.
    */
   async readValues(
-    run: ValueReader,
+    query: ValueQuery,
     pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
     count: number,
   ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
@@ -70,7 +70,7 @@ export class PostgresDialect implements SqlDialect {
       { length: count },
       (_, i) => `string_agg(float8send(v${i}::float8), ''::bytea) AS a${i}`,
     );
-    const [row] = await run.query(`SELECT ${[...packed, ...extras].join(', ')} FROM (${inner}) s`, p.values);
+    const [row] = await query(`SELECT ${[...packed, ...extras].join(', ')} FROM (${inner}) s`, p.values);
     return { columns: packed.map((_, i) => float8s(row[`a${i}`])), extras: row };
   }
 

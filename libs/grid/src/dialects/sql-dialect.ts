@@ -11,12 +11,8 @@ export class Params {
   }
 }
 
-/** What readValues runs statements with: the data source's own query, and its raw connection. */
-export interface ValueReader {
-  query(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
-  /** The driver's connection object (better-sqlite3's Database on SQLite). */
-  readonly connection: unknown;
-}
+/** What readValues runs its statement with: the data source's own query. */
+export type ValueQuery = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
 /**
  * The SQL that differs between databases, for the grid engine. Every identifier passed in was checked
@@ -52,7 +48,7 @@ export interface SqlDialect {
    * added to the Params given (the same one twice where placeholders are numbered).
    */
   readValues?(
-    run: ValueReader,
+    query: ValueQuery,
     pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
     count: number,
   ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }>;

@@ -1,5 +1,5 @@
 import { ColumnStatistics, emptyStatistics, HISTOGRAM_BUCKETS, histogramBounds } from '../statistics';
-import { toNumber } from './sql-dialect';
+import { textOf, toNumber } from './sql-dialect';
 
 /**
  * Statistics of `count` columns from one row whose aggregates are named n, min<i>, max<i>, mean<i>, med<i>,
@@ -54,4 +54,35 @@ export function assembleStatistics(
     standardDeviation: n === 1 ? 0 : standardDeviation,
     histogram: histogramBounds(lo, hi, counts),
   };
+}
+
+/**
+ * Numbers written as one comma-separated text (SQLite's group_concat), as a Float64Array. Integers of up to 15
+ * digits are read inline (exact: below 2^53); anything else (a fraction, an exponent, a longer integer) through
+ * Number(), which reads 17 significant digits back to the same double.
+ */
+export function numberList(text: unknown): Float64Array {
+  if (text === null || text === undefined || text === '') return new Float64Array(0);
+  const s = textOf(text);
+  let n = 1;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 44) n++;
+  const out = new Float64Array(n);
+  let k = 0;
+  for (let i = 0; i <= s.length;) {
+    let j = i;
+    let v = 0;
+    let plain = true;
+    const negative = s.charCodeAt(j) === 45;
+    if (negative) j++;
+    for (; j < s.length; j++) {
+      const c = s.charCodeAt(j);
+      if (c === 44) break;
+      if (c >= 48 && c <= 57) v = v * 10 + (c - 48);
+      else plain = false;
+    }
+    out[k++] =
+      plain && j - i < 16 && j > i + (negative ? 1 : 0) ? (negative ? -v : v) : Number(s.slice(i, j));
+    i = j + 1;
+  }
+  return out;
 }

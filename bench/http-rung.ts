@@ -1,0 +1,143 @@
+/* A child of the HTTP benchmarks: one server of the ladder's lower rungs, or the service itself, on a free
+ * port. Prints `LISTENING <url>` once ready and answers the parent's IPC (`cpu`, `memory`, `close`).
+ *   node             bare node:http, one JSON answer
+ *   express          bare Express 5, one route
+ *   nest             bare Nest 11 on Express: one controller, no middleware, no logger
+ *   nest-middleware  the same with the service's middleware and request logging (useHttpMiddleware, nestjs-pino)
+ *   service          the service (createApp) with the bench routes; settings from BENCH_SETTINGS (JSON)
+ */
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { createServer, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type RungName = 'node' | 'express' | 'nest' | 'nest-middleware' | 'service';
+export type RungRequest = { id: number; kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close' };
+
+const BODY = JSON.stringify({ ok: true });
+
+/** A module with one controller answering GET / (loaded only by the Nest rungs, so the lower rungs' memory
+ * figures are their own). */
+async function helloModule() {
+  await import('reflect-metadata');
+  const { Controller, Get, Module } = await import('@nestjs/common');
+  @Controller()
+  class HelloController {
+    @Get()
+    hello() {
+      return { ok: true };
+    }
+  }
+  @Module({ controllers: [HelloController] })
+  class HelloModule {}
+  return HelloModule;
+}
+
+async function settings() {
+  const { benchSettings } = await import('./support');
+  return benchSettings('http', JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as Record<string, string>);
+}
+
+async function start(rung: RungName): Promise<{ server: Server; close(): Promise<void>; ready?: string }> {
+  switch (rung) {
+    case 'node': {
+      const server = createServer((_req, res) => {
+        res.setHeader('content-type', 'application/json; charset=utf-8');
+        res.end(BODY);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+    }
+    case 'express': {
+      const { default: express } = await import('express');
+      const app = express();
+      app.get('/', (_req, res) => void res.json({ ok: true }));
+      const server = await new Promise<Server>((resolve) => {
+        const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      });
+      return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+    }
+    case 'nest': {
+      const { NestFactory } = await import('@nestjs/core');
+      const app = await NestFactory.create<NestExpressApplication>(await helloModule(), { logger: false });
+      await app.listen(0, '127.0.0.1');
+      return { server: app.getHttpServer(), close: () => app.close() };
+    }
+    case 'nest-middleware': {
+      const { NestFactory } = await import('@nestjs/core');
+      const { Module } = await import('@nestjs/common');
+      const { LoggerModule, Logger } = await import('nestjs-pino');
+      const { APPLICATION_OPTIONS, useHttpMiddleware } = await import('../apps/server/src/create-app');
+      const { requestLogging } = await import('../apps/server/src/request-logging');
+      const s = await settings();
+      const HelloModule = await helloModule();
+      @Module({ imports: [LoggerModule.forRoot(requestLogging(s)), HelloModule] })
+      class WithMiddleware {}
+      const app = await NestFactory.create<NestExpressApplication>(WithMiddleware, APPLICATION_OPTIONS);
+      app.useLogger(app.get(Logger));
+      useHttpMiddleware(app, s, () => false);
+      await app.listen(0, '127.0.0.1');
+      return { server: app.getHttpServer(), close: () => app.close() };
+    }
+    case 'service': {
+      await import('../apps/server/src/thread-pool');
+      const { BENCH_MODULES, startBenchApp } = await import('./support');
+      const modules = (process.env.BENCH_MODULES ?? '').split(',').filter(Boolean);
+      const { app, token } = await startBenchApp(
+        await settings(),
+        modules.map((m) => BENCH_MODULES[m]),
+      );
+      return { server: app.getHttpServer(), close: () => app.close(), ready: token };
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  const rung = process.argv[2] as RungName;
+  const { server, close, ready } = await start(rung);
+  // 'watch-start' … 'watch-stop': the highest heap and RSS sampled every 2 ms in between (between two samples
+  // a synchronous stretch can allocate more: a lower bound of the peak, with RSS's lifetime peak beside it)
+  let watch: { timer: NodeJS.Timeout; heap: number; rss: number } | undefined;
+  const sample = () => {
+    const m = process.memoryUsage();
+    if (watch) {
+      watch.heap = Math.max(watch.heap, m.heapUsed);
+      watch.rss = Math.max(watch.rss, m.rss);
+    }
+  };
+  process.on('message', (m: RungRequest) => {
+    const reply = (value: unknown) => process.send?.({ id: m.id, value });
+    switch (m.kind) {
+      case 'cpu':
+        return reply(process.cpuUsage());
+      case 'memory':
+        return reply({ ...process.memoryUsage(), maxRss: process.resourceUsage().maxRSS * 1024 });
+      case 'watch-start': {
+        (globalThis as { gc?: () => void }).gc?.();
+        const { heapUsed, rss } = process.memoryUsage();
+        watch = { timer: setInterval(sample, 2), heap: heapUsed, rss };
+        return reply({ heapUsed, rss });
+      }
+      case 'watch-stop': {
+        sample();
+        const w = watch;
+        if (w) clearInterval(w.timer);
+        watch = undefined;
+        return reply({
+          heapUsed: w?.heap ?? 0,
+          rss: w?.rss ?? 0,
+          maxRss: process.resourceUsage().maxRSS * 1024,
+        });
+      }
+      case 'close':
+        return void close().then(() => process.exit(0));
+    }
+  });
+  const { port } = server.address() as AddressInfo;
+  // The Administrator's bearer token (service only) travels with the address.
+  process.stdout.write(`LISTENING http://127.0.0.1:${port}${ready ? ` ${ready}` : ''}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,170 @@
+/*
+ * npm run bench:http — the HTTP ladder, in one run: every rung a server process of its own
+ * (bench/http-rung.ts), the load generator another (autocannon, 16 connections), rounds alternating the rungs'
+ * order so drift on a shared machine hits every rung alike.
+ *   bare node:http · bare Express 5 · bare Nest 11 · bare Nest with the service's middleware and request
+ *   logging · the service: GET /api/Live (at `info`, and at `warn` in a second service process), a bearer JWT,
+ *   the session cookie, an API key (GET /api/Authentication/Session), POST /api/Invoke/... with an API key on
+ *   the demo model.
+ * Prints req/s (median of rounds), p50 and p99 latency, each rung's ratio to bare Express and bare Nest, the
+ * service's rungs against its Live, the cost of `info` logging against `warn`, and each process's peak RSS.
+ * The service runs with every hardening on; nothing is switched off for the figures. Nothing is asserted.
+ * BENCH_SECONDS (default 10) is split over the rounds: BENCH_HTTP_ROUNDS (default 3) runs of SECONDS/2 each.
+ */
+import type autocannon from 'autocannon';
+import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
+import {
+  createApiKey,
+  load,
+  rate,
+  runBench,
+  RungProcess,
+  SECONDS,
+  sessionCookie,
+  spawnRung,
+} from './support';
+
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
+
+interface Rung {
+  label: string;
+  server: () => RungProcess;
+  request: () => Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
+}
+
+interface Sample {
+  rate: number;
+  /** Answers per CPU second of the server process: steadier than wall time on a shared machine. */
+  cpu: number;
+  p50: number;
+  p99: number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function main(): Promise<void> {
+  process.stdout.write(
+    `HTTP ladder: ${ROUNDS} rounds of ${RUN_SECONDS} s per rung, 16 connections, load generator in its own process\n`,
+  );
+  const bare = {
+    node: await spawnRung('node'),
+    express: await spawnRung('express'),
+    nest: await spawnRung('nest'),
+    middleware: await spawnRung('nest-middleware', { LogLevel: 'info' }),
+  };
+  const service = await spawnRung('service', { LogLevel: 'info' });
+  const quiet = await spawnRung('service', { LogLevel: 'warn' });
+  const processes = [...Object.values(bare), service, quiet];
+  try {
+    const key = await createApiKey(service.url, service.token);
+    const cookie = await sessionCookie(service.url);
+    const invokeBody = JSON.stringify(demoTransaction(1));
+    const rungs: Rung[] = [
+      { label: 'bare node:http', server: () => bare.node, request: () => ({ path: '/' }) },
+      { label: 'bare Express 5', server: () => bare.express, request: () => ({ path: '/' }) },
+      { label: 'bare Nest 11', server: () => bare.nest, request: () => ({ path: '/' }) },
+      { label: 'Nest + service middleware', server: () => bare.middleware, request: () => ({ path: '/' }) },
+      { label: 'service Live (info)', server: () => service, request: () => ({ path: '/api/Live' }) },
+      { label: 'service Live (warn)', server: () => quiet, request: () => ({ path: '/api/Live' }) },
+      {
+        label: 'bearer JWT (cheap route)',
+        server: () => service,
+        request: () => ({
+          path: '/bench/authenticated',
+          headers: { authorization: `Bearer ${service.token}` },
+        }),
+      },
+      {
+        label: 'cookie JWT (cheap route)',
+        server: () => service,
+        request: () => ({ path: '/bench/authenticated', headers: { cookie } }),
+      },
+      {
+        label: 'API key (cheap route)',
+        server: () => service,
+        request: () => ({ path: '/bench/authenticated', headers: { 'x-api-key': key } }),
+      },
+      {
+        label: 'Invoke (API key, demo)',
+        server: () => service,
+        request: () => ({
+          path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
+          method: 'POST',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          body: invokeBody,
+        }),
+      },
+    ];
+    const run = async (rung: Rung, seconds: number): Promise<Sample> => {
+      const { path, ...rest } = rung.request();
+      const server = rung.server();
+      const before = await server.ask<NodeJS.CpuUsage>('cpu');
+      const result = await load({ url: `${server.url}${path}`, connections: 16, duration: seconds, ...rest });
+      const after = await server.ask<NodeJS.CpuUsage>('cpu');
+      const cpuSeconds = (after.user - before.user + after.system - before.system) / 1e6;
+      return {
+        rate: rate(result),
+        cpu: result['2xx'] / cpuSeconds,
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+      };
+    };
+    for (const rung of rungs) await run(rung, 1); // warm-up
+    const samples = new Map<Rung, Sample[]>(rungs.map((r) => [r, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      // rotate the order each round
+      const order = rungs.map((_, i) => rungs[(i + round * 3) % rungs.length]);
+      for (const rung of order) samples.get(rung)!.push(await run(rung, RUN_SECONDS));
+      process.stdout.write(`  round ${round + 1} of ${ROUNDS} done\n`);
+    }
+    const fig = (r: Rung) => {
+      const s = samples.get(r)!;
+      return {
+        rate: median(s.map((x) => x.rate)),
+        cpu: median(s.map((x) => x.cpu)),
+        p50: median(s.map((x) => x.p50)),
+        p99: median(s.map((x) => x.p99)),
+      };
+    };
+    const byLabel = (label: string) => fig(rungs.find((r) => r.label === label)!);
+    const table = (k: 'rate' | 'cpu', title: string) => {
+      const express = byLabel('bare Express 5')[k];
+      const nest = byLabel('bare Nest 11')[k];
+      const live = byLabel('service Live (info)')[k];
+      const warn = byLabel('service Live (warn)')[k];
+      process.stdout.write(
+        `\n${title}\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}\n`,
+      );
+      for (const rung of rungs) {
+        const f = fig(rung);
+        const ofService = rung.server() === service || rung.server() === quiet;
+        process.stdout.write(
+          `${rung.label.padEnd(28)}${f[k].toFixed(0).padStart(8)}${f.p50.toFixed(1).padStart(8)}${f.p99.toFixed(1).padStart(8)}` +
+            `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}${ofService ? (f[k] / live).toFixed(2).padStart(8) : ''}\n`,
+        );
+      }
+      const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+      const of = (label: string) => pct(byLabel(label)[k] / live);
+      process.stdout.write(
+        `Live: ${(live / express).toFixed(2)}× bare Express (target >= 0.55), ${pct(live / nest)} of bare Nest (about 75 %)\n` +
+          `bearer JWT ${of('bearer JWT (cheap route)')} of Live (target >= 80 %); cookie ${of('cookie JWT (cheap route)')}; ` +
+          `API key ${of('API key (cheap route)')} (target >= 90 %); Invoke ${of('Invoke (API key, demo)')} (target >= 70 %)\n` +
+          `info logging costs ${pct(1 - live / warn)} against warn on Live (target <= 10 %)\n`,
+      );
+    };
+    table('rate', 'Answers per wall-clock second (medians of the rounds):');
+    table(
+      'cpu',
+      'Answers per CPU second of the server process (medians; the steadier figure on a shared machine):',
+    );
+    const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
+    const names = ['node:http', 'Express', 'Nest', 'Nest + middleware', 'service (info)', 'service (warn)'];
+    const peaks = await Promise.all(processes.map((p) => p.ask<{ maxRss: number }>('memory')));
+    process.stdout.write(`peak RSS: ${names.map((n, i) => `${n} ${mb(peaks[i].maxRss)}`).join(', ')}\n`);
+  } finally {
+    await Promise.all(processes.map((p) => p.stop()));
+  }
+}
+
+runBench(main);
