@@ -3,9 +3,10 @@
  * (bench/http-rung.ts), the load generator another (autocannon, 16 connections), rounds alternating the rungs'
  * order so drift on a shared machine hits every rung alike.
  *   bare node:http · bare Express 5 · bare Nest 11 · bare Nest with the service's middleware and request
- *   logging · the service: GET /api/Live (at `info`, and at `warn` in a second service process), a bearer JWT,
- *   the session cookie, an API key (GET /api/Authentication/Session), POST /api/Invoke/... with an API key on
- *   the demo model.
+ *   logging · the service: GET /api/Live (at `info`, and with its request lines switched to `warn` in the same
+ *   process), a bearer JWT, the session cookie and an API key on a cheap authenticated route (/bench/authenticated,
+ *   the same answer as Live's behind the credential guard), POST /api/Invoke/... with an API key on the demo
+ *   model.
  * Prints req/s (median of rounds), p50 and p99 latency, each rung's ratio to bare Express and bare Nest, the
  * service's rungs against its Live, the cost of `info` logging against `warn`, and each process's peak RSS.
  * The service runs with every hardening on; nothing is switched off for the figures. Nothing is asserted.
@@ -29,6 +30,8 @@ const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
 
 interface Rung {
   label: string;
+  before?: () => Promise<unknown>;
+  after?: () => Promise<unknown>;
   server: () => RungProcess;
   request: () => Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
 }
@@ -54,8 +57,7 @@ async function main(): Promise<void> {
     middleware: await spawnRung('nest-middleware', { LogLevel: 'info' }),
   };
   const service = await spawnRung('service', { LogLevel: 'info' });
-  const quiet = await spawnRung('service', { LogLevel: 'warn' });
-  const processes = [...Object.values(bare), service, quiet];
+  const processes = [...Object.values(bare), service];
   try {
     const key = await createApiKey(service.url, service.token);
     const cookie = await sessionCookie(service.url);
@@ -66,7 +68,14 @@ async function main(): Promise<void> {
       { label: 'bare Nest 11', server: () => bare.nest, request: () => ({ path: '/' }) },
       { label: 'Nest + service middleware', server: () => bare.middleware, request: () => ({ path: '/' }) },
       { label: 'service Live (info)', server: () => service, request: () => ({ path: '/api/Live' }) },
-      { label: 'service Live (warn)', server: () => quiet, request: () => ({ path: '/api/Live' }) },
+      {
+        label: 'service Live (warn)',
+        server: () => service,
+        request: () => ({ path: '/api/Live' }),
+        // the same process with its request lines off: what `info` logging costs, without a second process
+        before: () => service.ask('log-warn'),
+        after: () => service.ask('log-info'),
+      },
       {
         label: 'bearer JWT (cheap route)',
         server: () => service,
@@ -99,9 +108,11 @@ async function main(): Promise<void> {
     const run = async (rung: Rung, seconds: number): Promise<Sample> => {
       const { path, ...rest } = rung.request();
       const server = rung.server();
+      await rung.before?.();
       const before = await server.ask<NodeJS.CpuUsage>('cpu');
       const result = await load({ url: `${server.url}${path}`, connections: 16, duration: seconds, ...rest });
       const after = await server.ask<NodeJS.CpuUsage>('cpu');
+      await rung.after?.();
       const cpuSeconds = (after.user - before.user + after.system - before.system) / 1e6;
       return {
         rate: rate(result),
@@ -138,7 +149,7 @@ async function main(): Promise<void> {
       );
       for (const rung of rungs) {
         const f = fig(rung);
-        const ofService = rung.server() === service || rung.server() === quiet;
+        const ofService = rung.server() === service;
         process.stdout.write(
           `${rung.label.padEnd(28)}${f[k].toFixed(0).padStart(8)}${f.p50.toFixed(1).padStart(8)}${f.p99.toFixed(1).padStart(8)}` +
             `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}${ofService ? (f[k] / live).toFixed(2).padStart(8) : ''}\n`,
@@ -159,7 +170,7 @@ async function main(): Promise<void> {
       'Answers per CPU second of the server process (medians; the steadier figure on a shared machine):',
     );
     const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
-    const names = ['node:http', 'Express', 'Nest', 'Nest + middleware', 'service (info)', 'service (warn)'];
+    const names = ['node:http', 'Express', 'Nest', 'Nest + middleware', 'service'];
     const peaks = await Promise.all(processes.map((p) => p.ask<{ maxRss: number }>('memory')));
     process.stdout.write(`peak RSS: ${names.map((n, i) => `${n} ${mb(peaks[i].maxRss)}`).join(', ')}\n`);
   } finally {

@@ -85,11 +85,12 @@ export async function spawnRung(
       out += d.toString();
       const m = /LISTENING (\S+)(?: (\S+))?/.exec(out);
       if (m) {
-        out = '';
+        // from now on the service's log lines are read and dropped, as a log collector would (never kept)
+        child.stdout?.off('data', onData);
+        child.stdout?.on('data', () => undefined);
         resolve([m[1], m[2] ?? '']);
       }
     };
-    // the service's log lines keep coming: read and dropped, as a log collector would
     child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the ${rung} server exited with ${code}`)));
   });

@@ -23,6 +23,7 @@ import {
 import { challengeBrowser, CredentialResolver } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 import { createOpenApiDocument } from './openapi';
+import { requestLogLines } from './request-logging';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
 export const BODY_LIMIT = '1mb';
@@ -86,7 +87,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
 
 /**
  * The Express middleware every request passes before routing: security headers, the draining `Connection:
- * close`, cookies and the body parsers (request logging is nestjs-pino's, from the module). Also what the HTTP
+ * close`, cookies and the body parsers, after the request's log line is set up. Also what the HTTP
  * benchmark's "bare Nest with the service's middleware" rung runs.
  */
 export function useHttpMiddleware(
@@ -96,6 +97,7 @@ export function useHttpMiddleware(
 ): void {
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
+  app.use(requestLogLines(settings));
   app.use(securityHeaders());
   // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
   app.use((_req: Request, res: Response, next: NextFunction) => {

@@ -1,9 +1,10 @@
+import type { NextFunction, Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
-import pino from 'pino';
-import type { Options as PinoHttpOptions } from 'pino-http';
+import pino, { DestinationStream, Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Settings } from '@app/config';
 import { terminalLogStream } from '@app/common';
 
@@ -17,40 +18,114 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
+interface Destinations {
+  stream: DestinationStream;
+  base: Record<string, unknown>;
+  /** The request lines' own logger (no redaction to run: its lines are built from plain values). */
+  lines: Logger;
+}
+
+/** Longest time a written line waits in the buffer before it reaches stdout. */
+export const LOG_FLUSH_MILLISECONDS = 250;
+
 /**
- * The service's logging (nestjs-pino over pino-http): one short line per request at `info` (id, method, path
- * without the query, status, time taken; no header), JSON lines written asynchronously (pino's own
- * destination, which flushes what is pending when the process exits), or readable lines on a terminal.
- * Secrets never reach a line: the serializers keep no header and no body, and the redaction below is the
- * second guard for anything logged by hand.
+ * JSON lines to stdout, written asynchronously in batches of at least 4 KiB or every LOG_FLUSH_MILLISECONDS,
+ * whichever comes first: one write for many lines instead of one per line (a write per line cost about a
+ * tenth of the CPU of a cheap request). pino's destination writes out what is pending, synchronously, when
+ * the process exits (a normal exit, a signal handled by the shutdown, an uncaught error); only a killed
+ * process (SIGKILL) can lose the last LOG_FLUSH_MILLISECONDS of lines.
+ */
+function batchedStdout(): DestinationStream {
+  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
+  setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      // not ready yet, or already ended: the next tick or the exit writes it out
+    }
+  }, LOG_FLUSH_MILLISECONDS).unref();
+  return destination;
+}
+
+/** One destination per settings object: the application's logger and the request lines share it. */
+const destinations = new WeakMap<Settings, Destinations>();
+
+function destinationOf(settings: Settings): Destinations {
+  let d = destinations.get(settings);
+  if (!d) {
+    const stream = terminalLogStream() ?? batchedStdout();
+    // once, for every line (pid and hostname are pino's defaults, kept)
+    const base = { pid: process.pid, hostname: hostname(), instance: settings.InstanceName };
+    d = { stream, base, lines: pino({ level: settings.LogLevel, base }, stream) };
+    destinations.set(settings, d);
+  }
+  return d;
+}
+
+/**
+ * The application's logger (nestjs-pino, for Nest's Logger and every service's log lines). Secrets never reach
+ * a line: the redaction below guards anything logged by hand. nestjs-pino's per-request middleware (pino-http)
+ * is not mounted: request lines are requestLogLines' (below), one per request at a fraction of the cost.
  */
 export function requestLogging(settings: Settings): Params {
-  const options: PinoHttpOptions = {
-    level: settings.LogLevel,
-    // once, for every line (pid and hostname are pino's defaults, kept)
-    base: { pid: process.pid, hostname: hostname(), instance: settings.InstanceName },
-    genReqId: requestId,
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'req.headers["x-api-key"]',
-        'res.headers["set-cookie"]',
-        '*.password',
-        '*.newPassword',
-        '*.repeatNewPassword',
-      ],
-      censor: '[redacted]',
-    },
-    serializers: {
-      req: (req: { id: unknown; method: unknown; url: unknown }) => ({
-        id: req.id,
-        method: req.method,
-        url: typeof req.url === 'string' ? req.url.split('?')[0] : req.url,
-      }),
-      res: (res: { statusCode: unknown }) => ({ statusCode: res.statusCode }),
-    },
+  const { stream, base } = destinationOf(settings);
+  return {
+    pinoHttp: [
+      {
+        level: settings.LogLevel,
+        base,
+        redact: {
+          paths: [
+            'req.headers.authorization',
+            'req.headers.cookie',
+            'req.headers["x-api-key"]',
+            'res.headers["set-cookie"]',
+            '*.password',
+            '*.newPassword',
+            '*.repeatNewPassword',
+          ],
+          censor: '[redacted]',
+        },
+      },
+      stream,
+    ],
+    forRoutes: [],
   };
-  const stream = terminalLogStream() ?? pino.destination({ dest: 1, sync: false });
-  return { pinoHttp: [options, stream] };
+}
+
+/**
+ * One short line per request at `info` when the answer is done (id, method, path without the query, status,
+ * time taken in ms; `request aborted` when the client left first; `error` level for a 5xx): built here from
+ * plain values, so no header, query or body can reach it. Also sets the request id (X-Request-Id) on every
+ * answer, at any level.
+ */
+export function requestLogLines(
+  settings: Settings,
+): (req: Request, res: Response, next: NextFunction) => void {
+  const logger = requestLineLogger(settings);
+  return (req, res, next) => {
+    const id = requestId(req, res);
+    if (logger.isLevelEnabled('info')) {
+      const started = performance.now();
+      const method = req.method;
+      const url = req.originalUrl.split('?')[0];
+      res.once('close', () => {
+        const status = res.statusCode;
+        const line = {
+          req: { id, method, url },
+          res: { statusCode: status },
+          responseTime: Math.round(performance.now() - started),
+        };
+        if (!res.writableFinished) logger.warn(line, 'request aborted');
+        else if (status >= 500) logger.error(line, 'request failed');
+        else logger.info(line, 'request completed');
+      });
+    }
+    next();
+  };
+}
+
+/** The logger of the request lines (the HTTP benchmark switches its level to weigh what the lines cost). */
+export function requestLineLogger(settings: Settings): Logger {
+  return destinationOf(settings).lines;
 }
