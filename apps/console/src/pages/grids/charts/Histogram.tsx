@@ -34,7 +34,12 @@ export function Histogram({
     const el = box.current;
     if (!el || width === 0) return;
     const xs = buckets.map((_, i) => i);
-    const ys = buckets.map((b) => b.count);
+    // An empty bucket draws nothing (a zero-height bar would still show its edge).
+    const ys = buckets.map((b) => (b.count > 0 ? b.count : null));
+    const nonEmpty = xs.filter((i) => ys[i] !== null);
+    const single = buckets.every(
+      (b) => b.lowerBound === buckets[0].lowerBound && b.upperBound === b.lowerBound,
+    );
     el.removeAttribute('data-drawn');
     const plot = new uPlot(
       {
@@ -49,7 +54,12 @@ export function Histogram({
         axes: [
           {
             splits: () => xs,
-            values: (_u, splits) => splits.map((i) => compactNumber(buckets[i]?.lowerBound ?? 0)),
+            // One value for every row (min = max): the service puts them all in the last bucket; only it
+            // is labelled, with that value.
+            values: (_u, splits) =>
+              splits.map((i) =>
+                single && i !== buckets.length - 1 ? '' : compactNumber(buckets[i]?.lowerBound ?? 0),
+              ),
             size: 30,
             gap: 4,
           },
@@ -66,7 +76,15 @@ export function Histogram({
             stroke: BAR_EDGE,
             width: 1,
             paths: uPlot.paths.bars!({ size: [0.86, Infinity], align: 0 }),
-            points: { show: false },
+            // A mark on every bucket that holds rows, so a bucket of 1 row beside one of 10 000 (the slow
+            // tail an operator looks for) is still seen on a linear scale; empty buckets have none.
+            points: {
+              show: true,
+              size: 6,
+              fill: BAR_EDGE,
+              stroke: BAR_EDGE,
+              filter: () => nonEmpty,
+            },
           },
         ],
         hooks: { draw: [() => el.setAttribute('data-drawn', String(buckets.length))] },
@@ -83,8 +101,14 @@ export function Histogram({
     first && last
       ? `from ${formatNumber(first.lowerBound, format, true)} to ${formatNumber(last.upperBound, format, true)}`
       : '';
+  const single = first !== undefined && buckets.every((b) => b.upperBound === first.lowerBound);
   return (
     <figure className={styles.figure}>
+      {single && (
+        <figcaption className={styles.note}>
+          Every row holds {formatNumber(first.lowerBound, format, true)}: one bucket.
+        </figcaption>
+      )}
       <div
         ref={box}
         className={styles.chart}
