@@ -209,7 +209,7 @@ describe('the console in Chromium: Administration, the grid pages', () => {
     expect(await link.getAttribute('href')).toBe(`/api/UserLogin?search=${admin.name}&format=csv`);
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('UserLogin.csv');
-    const lines = readFileSync((await download.path())!, 'utf8').split('\r\n');
+    const lines = readFileSync((await download.path()), 'utf8').split('\r\n');
     expect(lines[0]).toBe(
       '"id","createdUser","remoteIp","localIp","userAgent","authenticationTypeId","failed","failureTypeId","failureMessage","createdDate","authenticationType","failureType"',
     );
