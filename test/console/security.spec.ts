@@ -87,17 +87,18 @@ describe('the console in Chromium: Security pages', () => {
     await screenshot(page, '32-security-user');
 
     // The rules are checked in the page before anything is hashed and sent.
+    const resetBox = page.getByRole('region', { name: 'Reset password' });
     const before = sent.length;
-    await page.getByLabel('New password', { exact: true }).fill('short');
-    await page.getByLabel('Repeat the new password').fill('short');
+    await resetBox.getByLabel('New password', { exact: true }).fill('short');
+    await resetBox.getByLabel('Repeat the new password').fill('short');
     await page.getByRole('button', { name: 'Reset password' }).click();
     await page.getByText('The password must be between 12 and 128 characters.').waitFor();
     expect(sent.slice(before).filter((r) => r.method === 'POST')).toEqual([]);
 
     // Reset without the flag: the password travels as typed, the flag goes with it.
     const plain = 'Reset-Plain-Password-2';
-    await page.getByLabel('New password', { exact: true }).fill(plain);
-    await page.getByLabel('Repeat the new password').fill(plain);
+    await resetBox.getByLabel('New password', { exact: true }).fill(plain);
+    await resetBox.getByLabel('Repeat the new password').fill(plain);
     await page.getByLabel('Must change it at the next sign-in').uncheck();
     await page.getByLabel('WirePasswordHash').uncheck();
     await page.getByRole('button', { name: 'Reset password' }).click();
@@ -147,7 +148,7 @@ describe('the console in Chromium: Security pages', () => {
     await page.getByText('This user has no API key.').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('console key');
     await page.getByLabel('Description (optional)').fill('made by the console test');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     const field = page.getByLabel('The new API key');
     await field.waitFor();
     const key = await field.inputValue();

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import formStyles from './forms.module.css';
 import styles from './ConfirmDialog.module.css';
 
@@ -24,6 +24,7 @@ export function ConfirmDialog({
   onCancel: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   useEffect(() => {
     const d = dialog.current;
     if (!d) return;
@@ -31,8 +32,8 @@ export function ConfirmDialog({
     else if (!open && d.open) d.close();
   }, [open]);
   return (
-    <dialog ref={dialog} className={styles.dialog} aria-labelledby="confirm-title" onClose={onCancel}>
-      <h2 id="confirm-title">{title}</h2>
+    <dialog ref={dialog} className={styles.dialog} aria-labelledby={titleId} onClose={onCancel}>
+      <h2 id={titleId}>{title}</h2>
       <div>{children}</div>
       <div className={formStyles.actions}>
         <button type="button" className={formStyles.secondary} onClick={onCancel} autoFocus>
