@@ -37,6 +37,8 @@ function refusal(error: unknown): string {
   return describeError(error);
 }
 
+const POLL_SECONDS = (grid: GridDeclaration) => (grid.live.stream ? 0 : grid.live.pollMilliseconds / 1000);
+
 const LIVE_TEXT: Record<LiveState, string> = {
   connecting: 'Connecting…',
   live: 'Live',
@@ -58,7 +60,9 @@ function GridView({ grid }: { grid: GridDeclaration }) {
     queryFn: ({ signal }) => fetchGrid(grid, new URLSearchParams(queryString), signal),
     placeholderData: keepPreviousData,
     retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 1,
-    refetchInterval: !grid.live.stream && !paused ? grid.live.pollMilliseconds : false,
+    // Polled grids refresh while visible (TanStack Query stops in a hidden tab); never after a refusal.
+    refetchInterval: (q) =>
+      !grid.live.stream && !paused && q.state.status !== 'error' ? grid.live.pollMilliseconds : false,
     refetchIntervalInBackground: false,
   });
 
@@ -66,7 +70,7 @@ function GridView({ grid }: { grid: GridDeclaration }) {
     () => void queryClient.invalidateQueries({ queryKey: ['grid', grid.name] }),
     [queryClient, grid.name],
   );
-  const live = useTelemetryStream(grid.live.stream ? grid.name : null, !paused && !result.isError, refetch);
+  const live = useTelemetryStream(grid.live.stream && !result.isError ? grid.name : null, !paused, refetch);
 
   function change(changes: Record<string, string>) {
     const next = new URLSearchParams(params);
@@ -88,11 +92,15 @@ function GridView({ grid }: { grid: GridDeclaration }) {
 
   const data = result.data;
   const shown = data?.rows.length ?? 0;
-  const liveText = grid.live.stream
-    ? LIVE_TEXT[live]
-    : paused
-      ? 'Paused'
-      : `Refreshed every ${grid.live.pollMilliseconds / 1000} s while visible`;
+  const liveState: LiveState | 'poll' = result.isError
+    ? 'stopped'
+    : grid.live.stream
+      ? live
+      : paused
+        ? 'paused'
+        : 'poll';
+  const liveText =
+    liveState === 'poll' ? `Refreshed every ${POLL_SECONDS(grid)} s while visible` : LIVE_TEXT[liveState];
 
   return (
     <>
@@ -104,22 +112,23 @@ function GridView({ grid }: { grid: GridDeclaration }) {
           </p>
         </div>
         <div className={styles.live}>
-          <span
-            role="status"
-            className={styles.liveState}
-            data-live={grid.live.stream ? live : paused ? 'paused' : 'poll'}
-          >
+          <span role="status" className={styles.liveState} data-live={liveState}>
             <span className={styles.dot} aria-hidden="true" />
             {liveText}
           </span>
-          <button
-            type="button"
-            className={formStyles.secondary}
-            aria-pressed={paused}
-            onClick={() => setPaused((p) => !p)}
-          >
-            {paused ? 'Resume' : 'Pause'}
-          </button>
+          {!result.isError && (
+            <button
+              type="button"
+              className={formStyles.secondary}
+              aria-pressed={paused}
+              onClick={() => {
+                if (paused) refetch();
+                setPaused(!paused);
+              }}
+            >
+              {paused ? 'Resume' : 'Pause'}
+            </button>
+          )}
         </div>
       </div>
 

@@ -141,7 +141,11 @@ function UserView({ user, session }: { user: User; session: Session }) {
             <dd>{user.email ?? '—'}</dd>
             <dt>Password</dt>
             <dd>
-              {user.hasPassword ? `expires ${when(user.passwordExpiryDate)}` : 'none (signs in elsewhere)'}
+              {!user.hasPassword
+                ? 'none (signs in elsewhere)'
+                : user.passwordExpiryDate
+                  ? `set, expires ${when(user.passwordExpiryDate)}`
+                  : 'set, does not expire'}
             </dd>
             <dt>Failed attempts</dt>
             <dd>{user.failedPasswordCount}</dd>
