@@ -90,6 +90,8 @@ function GridView({ grid }: { grid: GridDeclaration }) {
     change({ sortField: field, sortDirection: again && sort.direction === 'asc' ? 'desc' : 'asc' });
   }
 
+  // Not permitted: no toolbar to offer (a 400, by contrast, is fixed in the toolbar).
+  const forbidden = result.error instanceof ApiError && result.error.status === 403;
   const data = result.data;
   const shown = data?.rows.length ?? 0;
   const liveState: LiveState | 'poll' = result.isError
@@ -132,7 +134,7 @@ function GridView({ grid }: { grid: GridDeclaration }) {
         </div>
       </div>
 
-      <Toolbar key={queryString} grid={grid} params={params} onApply={change} />
+      {!forbidden && <Toolbar key={queryString} grid={grid} params={params} onApply={change} />}
 
       {result.isError && <Alert tone="error">{refusal(result.error)}</Alert>}
       {result.isPending && (
