@@ -86,6 +86,12 @@ describe('the console in Chromium: Security pages', () => {
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '32-security-user');
 
+    // Edit: the e-mail address (the role stays: only roles of the user's tenant are offered).
+    await page.getByLabel('E-mail', { exact: true }).fill(`${name}@example.test`);
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('The changes are saved.').waitFor();
+    expect((await userRow(guid))!.Email).toBe(`${name}@example.test`);
+
     // The rules are checked in the page before anything is hashed and sent.
     const resetBox = page.getByRole('region', { name: 'Reset password' });
     const before = sent.length;
