@@ -89,7 +89,7 @@ export function RolesPage() {
                   <td>{tenantName(tenants, r.tenantGuid, own)}</td>
                   <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
                   <td>
-                    <div className={styles.row}>
+                    <div className={styles.cellActions}>
                       <button
                         type="button"
                         className={formStyles.secondary}

@@ -137,7 +137,7 @@ export function TenantsPage() {
                     {formatDateTime(Date.parse(t.createdDate))} by {t.createdUser}
                   </td>
                   <td>
-                    <div className={styles.row}>
+                    <div className={styles.cellActions}>
                       <button
                         type="button"
                         className={formStyles.secondary}
