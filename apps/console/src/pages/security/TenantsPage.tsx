@@ -129,7 +129,9 @@ export function TenantsPage() {
                     ) : (
                       <>
                         {t.name}
-                        {t.landlord && <span className={`${styles.badge} ${styles.ok}`}> landlord</span>}
+                        {t.landlord && (
+                          <span className={`${styles.badge} ${styles.ok} ${styles.after}`}>landlord</span>
+                        )}
                       </>
                     )}
                   </td>
