@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { CaptureQueueHealth } from '@app/capture-queues';
 import { ALL_PERMISSIONS, Permission } from '@app/common';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
@@ -209,7 +211,7 @@ describe('the console in Chromium: Administration, the grid pages', () => {
     expect(await link.getAttribute('href')).toBe(`/api/UserLogin?search=${admin.name}&format=csv`);
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('UserLogin.csv');
-    const lines = readFileSync((await download.path()), 'utf8').split('\r\n');
+    const lines = readFileSync(await download.path(), 'utf8').split('\r\n');
     expect(lines[0]).toBe(
       '"id","createdUser","remoteIp","localIp","userAgent","authenticationTypeId","failed","failureTypeId","failureMessage","createdDate","authenticationType","failureType"',
     );
@@ -259,5 +261,29 @@ describe('the console in Chromium: Administration, the grid pages', () => {
       await screenshot(p, `26-not-permitted-${refused}`);
       expect(seen).toEqual([]);
     }
+  });
+
+  it('a large take: the table lists its first 1 000 rows and says so, the time series draws them all', async () => {
+    const rows = Array.from({ length: 1_500 }, (_, i) => ({
+      QueueId: 1 + (i % 6),
+      QueueName: 'ModelInvokeWarning',
+      QueueDepth: i % 50,
+      DroppedCount: 0,
+      CreatedDate: new Date(Date.now() - 60_000 - i * 1_000),
+      Instance: 'filler',
+    }));
+    const repo = t.app.get(DataSource).getRepository(CaptureQueueHealth);
+    for (let i = 0; i < rows.length; i += 100) await repo.insert(rows.slice(i, i + 100));
+    await openGrid('CaptureQueueHealth', '?take=5000');
+    const shown = Number(await page.locator('[data-shown]').getAttribute('data-shown'));
+    expect(shown).toBeGreaterThan(1_500);
+    expect(await page.locator('tbody tr[data-row-id]').count()).toBe(1_000);
+    expect(await page.getByText(/^The table lists the first 1,000 of the [\d,]+ rows fetched/).count()).toBe(
+      1,
+    );
+    const series = page.locator('[data-chart="time-series"]');
+    await series.and(page.locator('[data-drawn]')).waitFor();
+    expect(Number(await series.getAttribute('data-drawn'))).toBeGreaterThan(1_000);
+    expect(problems).toEqual([]);
   });
 });

@@ -37,6 +37,12 @@ function refusal(error: unknown): string {
   return describeError(error);
 }
 
+/**
+ * Rows the table lists at most: Rows may fetch up to 100 000 (for the time series), but a plain table of that
+ * many rows takes the browser seconds and hundreds of megabytes to lay out.
+ */
+const TABLE_ROWS = 1_000;
+
 const POLL_SECONDS = (grid: GridDeclaration) => (grid.live.stream ? 0 : grid.live.pollMilliseconds / 1000);
 
 const LIVE_TEXT: Record<LiveState, string> = {
@@ -213,7 +219,20 @@ function GridView({ grid }: { grid: GridDeclaration }) {
           {shown === 0 ? (
             <p className={styles.empty}>No rows in this window. Widen From and To, or clear the filters.</p>
           ) : (
-            <GridTable grid={grid} rows={data.rows} sort={sort} onSort={sortBy} />
+            <>
+              {shown > TABLE_ROWS && (
+                <p role="status" className={styles.empty}>
+                  The table lists the first {TABLE_ROWS.toLocaleString()} of the {shown.toLocaleString()} rows
+                  fetched; the time series above draws them all.
+                </p>
+              )}
+              <GridTable
+                grid={grid}
+                rows={shown > TABLE_ROWS ? data.rows.slice(0, TABLE_ROWS) : data.rows}
+                sort={sort}
+                onSort={sortBy}
+              />
+            </>
           )}
         </>
       )}
