@@ -20,6 +20,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     target: 'es2022',
     sourcemap: false,
+    // dist/.vite/manifest.json: which chunks each route loads (scripts/console.ts routeScripts). Never
+    // served: the service serves dist/assets only.
+    manifest: true,
   },
   server: {
     port: 5173,

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
 import request from 'supertest';
-import { CONSOLE_BUILD_DIRECTORY } from '@app/console';
+import { CONSOLE_BUILD_DIRECTORY, CONSOLE_GRID_PAGES } from '@app/console';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
@@ -114,6 +114,36 @@ describe('the console, as the service serves it', () => {
     const s = await signIn(t.url, u.name, u.password);
     const res = await request(t.url).get('/').set(NAVIGATION).set('Cookie', s.cookie).expect(200);
     expect(res.text).toBe(INDEX);
+  });
+
+  it('the Administration and Security pages (part 2): index.html when signed in, the Login page for an anonymous browser; nothing else', async () => {
+    const u = await createUser(t.app);
+    const s = await signIn(t.url, u.name, u.password);
+    const pages = [
+      ...CONSOLE_GRID_PAGES.map((grid) => `/Administration/${grid}`),
+      '/Security/Users',
+      `/Security/Users/${u.guid}`,
+      '/Security/Roles',
+      '/Security/Tenants',
+    ];
+    expect(pages).toHaveLength(12);
+    for (const path of pages) {
+      // Any signed-in user gets the page; what it shows comes from the API (403: "not permitted").
+      const page = await request(t.url).get(path).set(NAVIGATION).set('Cookie', s.cookie).expect(200);
+      expect([path, page.text, page.headers['cache-control']]).toEqual([path, INDEX, 'no-store']);
+      const anonymous = await request(t.url).get(path).set(NAVIGATION).expect(302);
+      expect(anonymous.headers.location).toBe(`/Account/Login?returnUrl=${encodeURIComponent(path)}`);
+      await request(t.url).get(path).expect(401);
+    }
+    for (const path of [
+      '/Administration/Nope',
+      '/Administration/ArchiverWarning/x',
+      '/Security',
+      '/Security/Keys',
+    ])
+      await request(t.url).get(path).set('Cookie', s.cookie).expect(404);
+    const bad = await request(t.url).get('/Security/Users/not-a-guid').set('Cookie', s.cookie).expect(400);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'guid' })]);
   });
 
   it('over plain HTTP: a strict CSP without upgrade-insecure-requests, and no HSTS', async () => {

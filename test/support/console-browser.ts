@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page, Request } from 'playwright-core';
+import type { Locator, Page, Request } from 'playwright-core';
 
 /**
  * Where the console's browser tests save their screenshots (one PNG per test step that matters), at
@@ -62,4 +62,65 @@ export function recordBodies(page: Page): { path: string; method: string; body: 
     sent.push({ path: new URL(r.url()).pathname, method: r.method(), body: r.postData() }),
   );
   return sent;
+}
+
+/** What a chart's canvas holds (uPlot draws on one canvas per chart). */
+export interface ChartPaint {
+  /** The canvas's pixel size and its box's CSS size, with the device pixel ratio. */
+  canvasWidth: number;
+  canvasHeight: number;
+  boxWidth: number;
+  ratio: number;
+  /** Pixels that are not transparent. */
+  painted: number;
+  /** Separate runs of columns holding one of the given colours (bars of a histogram), when given. */
+  runs: number;
+}
+
+interface CanvasLike {
+  width: number;
+  height: number;
+  getContext(kind: '2d'): {
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray };
+  };
+}
+interface ChartBox {
+  clientWidth: number;
+  querySelector(selector: string): CanvasLike | null;
+}
+
+/**
+ * Reads the chart's canvas back: how much is painted and, for bar colours, how many separate bars
+ * (column runs holding one of those colours, within ±12 per channel). Proves a chart was drawn, not only laid out.
+ */
+export function chartPaint(chart: Locator, colours: [number, number, number][] = []): Promise<ChartPaint> {
+  return chart.evaluate((el, wanted) => {
+    const box = el as unknown as ChartBox;
+    const ratio = (globalThis as unknown as { devicePixelRatio: number }).devicePixelRatio;
+    const canvas = box.querySelector('canvas');
+    if (!canvas)
+      return { canvasWidth: 0, canvasHeight: 0, boxWidth: box.clientWidth, ratio, painted: 0, runs: 0 };
+    const { width, height } = canvas;
+    const data = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    let painted = 0;
+    const columns = new Array<boolean>(width).fill(false);
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 4;
+        if (data[i + 3] === 0) continue;
+        painted++;
+        if (
+          wanted.some(
+            (c) =>
+              Math.abs(data[i] - c[0]) <= 12 &&
+              Math.abs(data[i + 1] - c[1]) <= 12 &&
+              Math.abs(data[i + 2] - c[2]) <= 12,
+          )
+        )
+          columns[x] = true;
+      }
+    let runs = 0;
+    for (let x = 0; x < width; x++) if (columns[x] && (x === 0 || !columns[x - 1])) runs++;
+    return { canvasWidth: width, canvasHeight: height, boxWidth: box.clientWidth, ratio, painted, runs };
+  }, colours);
 }

@@ -31,36 +31,39 @@ export function listRoutes(app: INestApplicationContext): Route[] {
     const proto = Object.getPrototypeOf(instance) as Record<string, unknown>;
     for (const name of scanner.getAllMethodNames(proto)) {
       const handler = proto[name] as (...args: unknown[]) => unknown;
-      const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
+      // One path, or several for one handler (`@Get(['a', 'b'])`): each is a route.
+      const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;
-      if (path === undefined || method === undefined) continue;
-      const full = `/${[prefix, path]
-        .map((p) => p.replace(/^\/|\/$/g, ''))
-        .filter(Boolean)
-        .join('/')}`;
-      const access = reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
-        handler,
-        wrapper.metatype,
-      ]) ?? {
-        kind: 'authenticated',
-      };
-      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, wrapper.metatype, name) ?? {}) as Record<
-        string,
-        { index: number }
-      >;
-      const types = (Reflect.getMetadata('design:paramtypes', proto, name) ?? []) as unknown[];
-      const bodyArg = Object.entries(args).find(
-        ([key]) => Number(key.split(':')[0]) === (RouteParamtypes.BODY as number),
-      )?.[1];
-      const verb = RequestMethod[method];
-      routes.push({
-        method: verb,
-        path: full,
-        key: `${verb} ${full}`,
-        access,
-        body: bodyArg ? types[bodyArg.index] : undefined,
-        params: [...full.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]),
-      });
+      if (paths === undefined || method === undefined) continue;
+      for (const path of Array.isArray(paths) ? paths : [paths]) {
+        const full = `/${[prefix, path]
+          .map((p) => p.replace(/^\/|\/$/g, ''))
+          .filter(Boolean)
+          .join('/')}`;
+        const access = reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
+          handler,
+          wrapper.metatype,
+        ]) ?? {
+          kind: 'authenticated',
+        };
+        const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, wrapper.metatype, name) ?? {}) as Record<
+          string,
+          { index: number }
+        >;
+        const types = (Reflect.getMetadata('design:paramtypes', proto, name) ?? []) as unknown[];
+        const bodyArg = Object.entries(args).find(
+          ([key]) => Number(key.split(':')[0]) === (RouteParamtypes.BODY as number),
+        )?.[1];
+        const verb = RequestMethod[method];
+        routes.push({
+          method: verb,
+          path: full,
+          key: `${verb} ${full}`,
+          access,
+          body: bodyArg ? types[bodyArg.index] : undefined,
+          params: [...full.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]),
+        });
+      }
     }
   }
   return routes;

@@ -2,9 +2,33 @@ import { Controller, Get, HttpStatus, Inject, Query, Res, UseFilters } from '@ne
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { SETTINGS, Settings } from '@app/config';
-import { Authenticated, ProblemException, ProblemType, Public } from '@app/common';
+import { Authenticated, GuidParam, ProblemException, ProblemType, Public } from '@app/common';
 import { BrowserChallengeFilter, oauthLoginLocation } from '@app/auth';
 import { ConsoleBuild } from './console-build';
+
+/** The grids with an Administration page (apps/console pages/grids/declarations.ts). */
+export const CONSOLE_GRID_PAGES = [
+  'ArchiverStagePerformanceCounter',
+  'ArchiverWarning',
+  'CaseCreationStagePerformanceCounter',
+  'CaseCreationWarning',
+  'ModelInvokeWarning',
+  'CaptureQueueHealth',
+  'UserLogin',
+  'UserLogout',
+] as const;
+
+/**
+ * The signed-in console's pages (apps/console routes.tsx), beside `/` and `/Security/Users/{guid}`. Any
+ * signed-in user gets the page: what it shows comes from the API, which answers 403 to a user who may not
+ * read it (the page then says "not permitted").
+ */
+export const CONSOLE_PAGES = [
+  ...CONSOLE_GRID_PAGES.map((grid) => `Administration/${grid}`),
+  'Security/Users',
+  'Security/Roles',
+  'Security/Tenants',
+];
 
 /**
  * The console's pages (history fallback for console routes only): each answers the single-page
@@ -52,6 +76,22 @@ export class ConsolePagesController {
   @Authenticated()
   @UseFilters(BrowserChallengeFilter)
   home(@Res() res: Response): void {
+    this.page(res);
+  }
+
+  /** Administration (the grids) and Security pages; an anonymous browser is sent to the Login page. */
+  @Get(CONSOLE_PAGES)
+  @Authenticated()
+  @UseFilters(BrowserChallengeFilter)
+  signedInPage(@Res() res: Response): void {
+    this.page(res);
+  }
+
+  /** Security → Users → a user. */
+  @Get('Security/Users/:guid')
+  @Authenticated()
+  @UseFilters(BrowserChallengeFilter)
+  userPage(@GuidParam() _guid: string, @Res() res: Response): void {
     this.page(res);
   }
 

@@ -35,3 +35,15 @@ export async function unwrap<T>(call: Promise<Answer<T>>): Promise<{ data: T; re
     return { data: answer.data, response: answer.response };
   throw ApiError.fromResponse(answer.response, answer.error);
 }
+
+/** A success that may carry no body (204), or an ApiError. */
+export async function done(call: Promise<Answer<unknown>>): Promise<Response> {
+  let answer: Answer<unknown>;
+  try {
+    answer = await call;
+  } catch {
+    throw new ApiError(0, null);
+  }
+  if (answer.response.ok) return answer.response;
+  throw ApiError.fromResponse(answer.response, answer.error);
+}

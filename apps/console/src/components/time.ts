@@ -18,3 +18,18 @@ export function formatDateTime(ms: number): string {
 export function formatTime(ms: number): string {
   return time.format(ms);
 }
+
+const instant = new Intl.DateTimeFormat(undefined, {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  timeZoneName: 'shortOffset',
+});
+
+/** An instant to the second, in this browser's time zone, with its offset (the grids' times). */
+export function formatInstant(ms: number): string {
+  return instant.format(ms);
+}

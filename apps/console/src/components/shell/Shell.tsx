@@ -7,6 +7,7 @@ import { Alert } from '../Alert';
 import { Brand } from '../Brand';
 import { here, loginUrl } from '../return-url';
 import { ChangePasswordDialog } from './ChangePasswordDialog';
+import { Navigation } from './Navigation';
 import { SessionExpiry } from './SessionExpiry';
 import styles from './shell.module.css';
 
@@ -66,9 +67,12 @@ export function Shell() {
         </nav>
       </header>
       <SessionExpiry session={user} />
-      <main id="main" className={styles.main}>
-        <Outlet context={user} />
-      </main>
+      <div className={styles.body}>
+        <Navigation session={user} />
+        <main id="main" className={styles.main}>
+          <Outlet context={user} />
+        </main>
+      </div>
       {options.data?.mode === 'password' && (
         <ChangePasswordDialog
           open={changing}

@@ -1,0 +1,58 @@
+import { Histogram } from './charts/Histogram';
+import type { ColumnDeclaration } from './declarations';
+import { formatNumber } from './format';
+import type { ColumnStatistics } from './grid-types';
+import styles from './grids.module.css';
+
+/**
+ * One statistics column over the whole filtered window (the service computes it, capped at the newest
+ * 100 000 rows): min, max, mean, median, standard deviation, and the ten-bucket histogram drawn.
+ */
+export function StatisticsPanel({
+  column,
+  statistics,
+}: {
+  column: ColumnDeclaration;
+  statistics: ColumnStatistics;
+}) {
+  const id = `statistics-${column.key}`;
+  const value = (v: number | null) => (v === null ? '—' : formatNumber(v, column.format, true));
+  return (
+    <section className={styles.panel} aria-labelledby={id} data-statistics={column.key}>
+      <h3 id={id}>
+        {column.label} <span className={styles.member}>{column.key}</span>
+      </h3>
+      <dl className={styles.figures}>
+        <div>
+          <dt>Rows</dt>
+          <dd>{formatNumber(statistics.count, 'number')}</dd>
+        </div>
+        <div>
+          <dt>Min</dt>
+          <dd>{value(statistics.min)}</dd>
+        </div>
+        <div>
+          <dt>Max</dt>
+          <dd>{value(statistics.max)}</dd>
+        </div>
+        <div>
+          <dt>Mean</dt>
+          <dd>{value(statistics.mean)}</dd>
+        </div>
+        <div>
+          <dt>Median</dt>
+          <dd>{value(statistics.median)}</dd>
+        </div>
+        <div>
+          <dt>Std. deviation</dt>
+          <dd>{value(statistics.standardDeviation)}</dd>
+        </div>
+      </dl>
+      {statistics.count > 0 ? (
+        <Histogram id={id} label={column.key} buckets={statistics.histogram} format={column.format} />
+      ) : (
+        <p className={styles.empty}>No rows in the window: nothing to draw.</p>
+      )}
+    </section>
+  );
+}

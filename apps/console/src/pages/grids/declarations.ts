@@ -1,0 +1,293 @@
+import { PERMISSION, type Access } from '../../components/permissions';
+import type { GridName, GridRows } from './grid-types';
+
+/** How a cell is shown. `micros`: a duration in microseconds; `instant`: in the browser's zone. */
+export type ColumnFormat = 'number' | 'micros' | 'text' | 'instant' | 'guid' | 'boolean';
+
+export interface ColumnDeclaration {
+  /** The row's member, and the value of sortField (the server's column name). */
+  key: string;
+  label: string;
+  format: ColumnFormat;
+}
+
+/** An exact-match filter of the toolbar with its allowed values (the server checks the range). */
+export interface FilterDeclaration {
+  param: 'stageId' | 'queueId';
+  label: string;
+  options: { value: number; label: string }[];
+}
+
+/** A chart of one measure over the rows shown, one line per value of `seriesBy`. */
+export interface TimeSeriesDeclaration {
+  measure: string;
+  time: string;
+  seriesBy?: string;
+  label: string;
+}
+
+/**
+ * One grid page, declared: the same idea as the server's grid engine (libs/grid GridDefinition), so adding a
+ * grid is adding a declaration. The toolbar holds the spec's parameters (from, to, stageId, queueId,
+ * search, take, sort); `entityAnalysisModelGuid` and `samplePercentage` stay out of it (spec: "not in the
+ * UI toolbar").
+ */
+export interface GridDeclaration {
+  name: GridName;
+  title: string;
+  group: 'Telemetry' | 'Audit';
+  summary: string;
+  access: Access;
+  columns: ColumnDeclaration[];
+  filter?: FilterDeclaration;
+  /** What `search` matches, when the grid has it. */
+  search?: string;
+  /** The server sorts by a column header; false: always newest first (spec: CaptureQueueHealth, audits). */
+  sortable: boolean;
+  /** Statistics columns (the server computes them over the whole filtered window). */
+  statistics: string[];
+  timeSeries?: TimeSeriesDeclaration;
+  /**
+   * What refreshes the page while it is open: an event of GET /api/Stream/Telemetry named like the grid,
+   * or a short poll while the page is visible.
+   */
+  live: { stream: true } | { stream: false; pollMilliseconds: number };
+  csv: boolean;
+}
+
+/** Columns are named by the row's members: a typo is a type error. */
+function columns<N extends GridName>(
+  _grid: N,
+  list: (Omit<ColumnDeclaration, 'key'> & { key: keyof GridRows[N] & string })[],
+): ColumnDeclaration[] {
+  return list;
+}
+
+const stageOptions = (names: string[]) => names.map((label, i) => ({ value: i + 1, label }));
+const ARCHIVER_STAGES = stageOptions([
+  'BuildArchiveJson',
+  'CaseCreationDispatch',
+  'RdbmsArchiveWrite',
+  'BulkCopyArchiveBuffer',
+]);
+const CASE_CREATION_STAGES = stageOptions([
+  'ExistingCasePriorityLookup',
+  'WorkflowStatusLookupAndPersist',
+  'Notification',
+  'HttpEndpoint',
+]);
+const QUEUES = stageOptions([
+  'ModelInvokeWarning',
+  'CaseCreationWarning',
+  'ArchiverWarning',
+  'CacheSentinelEvent',
+  'CacheConnectionEvent',
+  'OpenTelemetryMetric',
+]);
+
+const LANDLORD: Access = { landlord: true };
+const AUDIT: Access = { permission: PERMISSION.ReadSecurityAudit };
+/** The warning and audit grids have no stream event: they are polled this often while visible. */
+export const POLL_MILLISECONDS = 10_000;
+const STAGE_COUNTER_STATISTICS = ['totalMicroseconds', 'minMicroseconds', 'maxMicroseconds', 'invokeCount'];
+
+export const GRIDS: readonly GridDeclaration[] = [
+  {
+    name: 'ArchiverStagePerformanceCounter',
+    title: 'Archiver stages',
+    group: 'Telemetry',
+    summary: 'One row per Archiver stage per model, about every minute.',
+    access: LANDLORD,
+    columns: columns('ArchiverStagePerformanceCounter', [
+      { key: 'createdDate', label: 'Created', format: 'instant' },
+      { key: 'stageName', label: 'Stage', format: 'text' },
+      { key: 'entityAnalysisModelGuid', label: 'Model', format: 'guid' },
+      { key: 'totalMicroseconds', label: 'Total', format: 'micros' },
+      { key: 'minMicroseconds', label: 'Min', format: 'micros' },
+      { key: 'maxMicroseconds', label: 'Max', format: 'micros' },
+      { key: 'invokeCount', label: 'Invocations', format: 'number' },
+      { key: 'instance', label: 'Instance', format: 'text' },
+    ]),
+    filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
+    sortable: true,
+    statistics: STAGE_COUNTER_STATISTICS,
+    timeSeries: { measure: 'totalMicroseconds', time: 'createdDate', seriesBy: 'stageName', label: 'Total' },
+    live: { stream: true },
+    csv: false,
+  },
+  {
+    name: 'ArchiverWarning',
+    title: 'Archiver warnings',
+    group: 'Telemetry',
+    summary: 'Archiver stages slower than ArchiverWarnThresholdMilliseconds.',
+    access: LANDLORD,
+    columns: columns('ArchiverWarning', [
+      { key: 'createdDate', label: 'Created', format: 'instant' },
+      { key: 'stageName', label: 'Stage', format: 'text' },
+      { key: 'durationMicroseconds', label: 'Duration', format: 'micros' },
+      { key: 'entityAnalysisModelGuid', label: 'Model', format: 'guid' },
+      { key: 'entityAnalysisModelInstanceEntryGuid', label: 'Invocation', format: 'guid' },
+      { key: 'instance', label: 'Instance', format: 'text' },
+    ]),
+    filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
+    sortable: true,
+    statistics: ['durationMicroseconds'],
+    timeSeries: {
+      measure: 'durationMicroseconds',
+      time: 'createdDate',
+      seriesBy: 'stageName',
+      label: 'Duration',
+    },
+    live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
+    csv: false,
+  },
+  {
+    name: 'CaseCreationStagePerformanceCounter',
+    title: 'Case creation stages',
+    group: 'Telemetry',
+    summary: 'One row per case creation stage, about every minute.',
+    access: LANDLORD,
+    columns: columns('CaseCreationStagePerformanceCounter', [
+      { key: 'createdDate', label: 'Created', format: 'instant' },
+      { key: 'stageName', label: 'Stage', format: 'text' },
+      { key: 'totalMicroseconds', label: 'Total', format: 'micros' },
+      { key: 'minMicroseconds', label: 'Min', format: 'micros' },
+      { key: 'maxMicroseconds', label: 'Max', format: 'micros' },
+      { key: 'invokeCount', label: 'Invocations', format: 'number' },
+      { key: 'instance', label: 'Instance', format: 'text' },
+    ]),
+    filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
+    sortable: true,
+    statistics: STAGE_COUNTER_STATISTICS,
+    timeSeries: { measure: 'totalMicroseconds', time: 'createdDate', seriesBy: 'stageName', label: 'Total' },
+    live: { stream: true },
+    csv: false,
+  },
+  {
+    name: 'CaseCreationWarning',
+    title: 'Case creation warnings',
+    group: 'Telemetry',
+    summary: 'Case creation stages slower than CaseCreationWarnThresholdMilliseconds.',
+    access: LANDLORD,
+    columns: columns('CaseCreationWarning', [
+      { key: 'createdDate', label: 'Created', format: 'instant' },
+      { key: 'stageName', label: 'Stage', format: 'text' },
+      { key: 'durationMicroseconds', label: 'Duration', format: 'micros' },
+      { key: 'caseWorkflowName', label: 'Workflow', format: 'text' },
+      { key: 'caseKey', label: 'Case key', format: 'text' },
+      { key: 'caseKeyValue', label: 'Case key value', format: 'text' },
+      { key: 'destination', label: 'Destination', format: 'text' },
+      { key: 'instance', label: 'Instance', format: 'text' },
+    ]),
+    filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
+    search: 'the case key value',
+    sortable: true,
+    statistics: ['durationMicroseconds'],
+    timeSeries: {
+      measure: 'durationMicroseconds',
+      time: 'createdDate',
+      seriesBy: 'stageName',
+      label: 'Duration',
+    },
+    live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
+    csv: false,
+  },
+  {
+    name: 'ModelInvokeWarning',
+    title: 'Model invoke warnings',
+    group: 'Telemetry',
+    summary: "Trace points of the invoke pipeline slower than their model's warn threshold.",
+    access: LANDLORD,
+    columns: columns('ModelInvokeWarning', [
+      { key: 'occurredDate', label: 'Occurred', format: 'instant' },
+      { key: 'entityAnalysisModelName', label: 'Model', format: 'text' },
+      { key: 'message', label: 'Trace point', format: 'text' },
+      { key: 'elapsedMicroseconds', label: 'Elapsed', format: 'micros' },
+      { key: 'sinceLastEntryMicroseconds', label: 'Since previous', format: 'micros' },
+      { key: 'entityAnalysisModelInstanceEntryGuid', label: 'Invocation', format: 'guid' },
+      { key: 'instance', label: 'Instance', format: 'text' },
+    ]),
+    search: 'the model name or the trace point',
+    sortable: true,
+    statistics: ['elapsedMicroseconds', 'sinceLastEntryMicroseconds'],
+    timeSeries: { measure: 'sinceLastEntryMicroseconds', time: 'occurredDate', label: 'Since previous' },
+    live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
+    csv: false,
+  },
+  {
+    name: 'CaptureQueueHealth',
+    title: 'Capture queue health',
+    group: 'Telemetry',
+    summary:
+      'One row per capture queue per flush. A depth that never falls, or any drop, means delayed or lost data.',
+    access: LANDLORD,
+    columns: columns('CaptureQueueHealth', [
+      { key: 'createdDate', label: 'Created', format: 'instant' },
+      { key: 'queueName', label: 'Queue', format: 'text' },
+      { key: 'queueDepth', label: 'Depth', format: 'number' },
+      { key: 'droppedCount', label: 'Dropped', format: 'number' },
+      { key: 'instance', label: 'Instance', format: 'text' },
+    ]),
+    filter: { param: 'queueId', label: 'Queue', options: QUEUES },
+    sortable: false,
+    statistics: ['queueDepth', 'droppedCount'],
+    timeSeries: { measure: 'queueDepth', time: 'createdDate', seriesBy: 'queueName', label: 'Queue depth' },
+    live: { stream: true },
+    csv: false,
+  },
+  {
+    name: 'UserLogin',
+    title: 'Sign-in audit',
+    group: 'Audit',
+    summary: 'Every sign-in attempt, successful or not (UserLogin). Never purged.',
+    access: AUDIT,
+    columns: columns('UserLogin', [
+      { key: 'createdDate', label: 'When', format: 'instant' },
+      { key: 'createdUser', label: 'User name', format: 'text' },
+      { key: 'authenticationType', label: 'Scheme', format: 'text' },
+      { key: 'failed', label: 'Failed', format: 'boolean' },
+      { key: 'failureType', label: 'Failure', format: 'text' },
+      { key: 'failureMessage', label: 'Message', format: 'text' },
+      { key: 'remoteIp', label: 'Remote address', format: 'text' },
+      { key: 'userAgent', label: 'User agent', format: 'text' },
+    ]),
+    search: 'the user name, addresses, user agent or message',
+    sortable: false,
+    statistics: [],
+    live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
+    csv: true,
+  },
+  {
+    name: 'UserLogout',
+    title: 'Sign-out audit',
+    group: 'Audit',
+    summary: 'Every session cut: logouts, Revoke Sessions, password changes (UserLogout). Never purged.',
+    access: AUDIT,
+    columns: columns('UserLogout', [
+      { key: 'createdDate', label: 'When', format: 'instant' },
+      { key: 'userName', label: 'User name', format: 'text' },
+      { key: 'reason', label: 'Reason', format: 'text' },
+      { key: 'outcome', label: 'Outcome', format: 'text' },
+      { key: 'revokedByUser', label: 'Revoked by', format: 'text' },
+      { key: 'sessionStartedDate', label: 'Session started', format: 'instant' },
+      { key: 'remoteIp', label: 'Remote address', format: 'text' },
+      { key: 'userAgent', label: 'User agent', format: 'text' },
+    ]),
+    search: 'the user name, addresses, user agent or message',
+    sortable: false,
+    statistics: [],
+    live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
+    csv: true,
+  },
+];
+
+export function gridNamed(name: string | undefined): GridDeclaration | undefined {
+  return GRIDS.find((g) => g.name === name);
+}
+
+/** Readable names of the statistics columns (the column's label, else the member's name). */
+export function columnLabel(grid: GridDeclaration, key: string): string {
+  return grid.columns.find((c) => c.key === key)?.label ?? key;
+}
+
+export const gridPath = (grid: Pick<GridDeclaration, 'name'>) => `/Administration/${grid.name}`;

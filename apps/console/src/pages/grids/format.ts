@@ -1,0 +1,42 @@
+import { formatInstant } from '../../components/time';
+import type { ColumnFormat } from './declarations';
+
+const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+
+/** A number as the column shows it: microseconds with their unit, counts whole. */
+export function formatNumber(value: number, format: ColumnFormat, precise = false): string {
+  const text = (precise || !Number.isInteger(value) ? decimal : integer).format(value);
+  return format === 'micros' ? `${text} µs` : text;
+}
+
+/** Short axis labels (12.3K). */
+export function compactNumber(value: number): string {
+  return compact.format(value);
+}
+
+/** Any value of a row as text (rows are JSON: strings, numbers, booleans, null). */
+export function textOf(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return value === null || value === undefined ? '' : JSON.stringify(value);
+}
+
+/** One cell of the table. Nothing is ever rendered as HTML: React escapes every value. */
+export function formatCell(value: unknown, format: ColumnFormat): string {
+  if (value === null || value === undefined || value === '') return '—';
+  switch (format) {
+    case 'instant': {
+      const ms = Date.parse(textOf(value));
+      return Number.isNaN(ms) ? textOf(value) : formatInstant(ms);
+    }
+    case 'number':
+    case 'micros':
+      return typeof value === 'number' ? formatNumber(value, format) : textOf(value);
+    case 'boolean':
+      return value === true ? 'Yes' : value === false ? 'No' : textOf(value);
+    default:
+      return textOf(value);
+  }
+}

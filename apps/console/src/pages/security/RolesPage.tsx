@@ -1,0 +1,239 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useOutletContext } from 'react-router';
+import { api, done, unwrap, type Schemas } from '../../api/client';
+import type { Session } from '../../api/queries';
+import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { Field } from '../../components/Field';
+import formStyles from '../../components/forms.module.css';
+import { usePageTitle } from '../../components/page-title';
+import { tenantName } from './controls';
+import { permissionsQuery, rolesQuery, type Role } from './queries';
+import styles from './security.module.css';
+import { securityError, useDirectory } from './UsersPage';
+
+type PermissionCode = Schemas['CreateRoleDto']['permissions'][number];
+
+/** Security → Roles: the roles of the tenant (the landlord sees every tenant's) and their permissions. */
+export function RolesPage() {
+  const session = useOutletContext<Session>();
+  usePageTitle('Roles');
+  const roles = useQuery(rolesQuery);
+  const { tenants } = useDirectory(session);
+  const queryClient = useQueryClient();
+  const [editing, setEditing] = useState<Role | 'new' | null>(null);
+  const [deleting, setDeleting] = useState<Role | null>(null);
+  const [message, setMessage] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
+  const own = { guid: session.tenantGuid, name: session.tenantName };
+
+  const remove = useMutation({
+    mutationFn: (role: Role) =>
+      done(api.DELETE('/api/RoleRegistry/{guid}', { params: { path: { guid: role.guid } } })),
+    onSuccess: (_r, role) => {
+      setDeleting(null);
+      setMessage({ tone: 'success', text: `The role ${role.name} is deleted.` });
+      void queryClient.invalidateQueries({ queryKey: rolesQuery.queryKey });
+    },
+    onError: (err) => {
+      setDeleting(null);
+      setMessage({ tone: 'error', text: securityError(err) });
+    },
+  });
+
+  return (
+    <>
+      <h1>Roles</h1>
+      <p className={styles.lead}>A user has one role; a role grants permissions within its tenant.</p>
+      {message && <Alert tone={message.tone}>{message.text}</Alert>}
+      {editing === null && (
+        <p>
+          <button type="button" className={formStyles.primary} onClick={() => setEditing('new')}>
+            New role
+          </button>
+        </p>
+      )}
+      {editing !== null && (
+        <RoleForm
+          key={editing === 'new' ? 'new' : editing.guid}
+          role={editing === 'new' ? null : editing}
+          session={session}
+          onDone={(text) => {
+            setEditing(null);
+            if (text) setMessage({ tone: 'success', text });
+          }}
+        />
+      )}
+      {roles.isError && <Alert tone="error">{securityError(roles.error)}</Alert>}
+      {roles.isPending && <p role="status">Loading roles…</p>}
+      {roles.data && (
+        <section className={styles.card} aria-labelledby="roles-title">
+          <h2 id="roles-title">
+            {roles.data.length} {roles.data.length === 1 ? 'role' : 'roles'}
+          </h2>
+          <table className={styles.table}>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Tenant</th>
+                <th scope="col">Permissions</th>
+                <th scope="col">
+                  <span className={styles.visuallyHidden}>Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {roles.data.map((r) => (
+                <tr key={r.guid}>
+                  <td>{r.name}</td>
+                  <td>{tenantName(tenants, r.tenantGuid, own)}</td>
+                  <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
+                  <td>
+                    <div className={styles.cellActions}>
+                      <button
+                        type="button"
+                        className={formStyles.secondary}
+                        onClick={() => setEditing(r)}
+                        aria-label={`Edit the role ${r.name}`}
+                      >
+                        Edit
+                      </button>
+                      <button
+                        type="button"
+                        className={`${formStyles.secondary} ${styles.danger}`}
+                        onClick={() => setDeleting(r)}
+                        aria-label={`Delete the role ${r.name}`}
+                      >
+                        Delete
+                      </button>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
+      <ConfirmDialog
+        open={deleting !== null}
+        title="Delete this role?"
+        confirm="Delete role"
+        busy={remove.isPending}
+        onConfirm={() => deleting && remove.mutate(deleting)}
+        onCancel={() => setDeleting(null)}
+      >
+        <p>The role {deleting?.name} is deleted. The service refuses while users still hold it.</p>
+      </ConfirmDialog>
+    </>
+  );
+}
+
+function RoleForm({
+  role,
+  session,
+  onDone,
+}: {
+  role: Role | null;
+  session: Session;
+  onDone: (text?: string) => void;
+}) {
+  const permissions = useQuery(permissionsQuery);
+  const { tenants } = useDirectory(session);
+  const queryClient = useQueryClient();
+  const [name, setName] = useState(role?.name ?? '');
+  const [chosen, setChosen] = useState<Set<number>>(new Set(role?.permissions ?? []));
+  const [tenantGuid, setTenantGuid] = useState(session.tenantGuid);
+  const [error, setError] = useState<string | null>(null);
+
+  const save = useMutation({
+    mutationFn: async () => {
+      const list = [...chosen].sort((a, b) => a - b) as PermissionCode[];
+      if (role)
+        await unwrap(
+          api.PUT('/api/RoleRegistry/{guid}', {
+            params: { path: { guid: role.guid } },
+            body: { name: name.trim(), permissions: list },
+          }),
+        );
+      else
+        await unwrap(
+          api.POST('/api/RoleRegistry', {
+            body: { name: name.trim(), permissions: list, ...(session.landlord ? { tenantGuid } : {}) },
+          }),
+        );
+    },
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: rolesQuery.queryKey });
+      onDone(role ? `The role ${name.trim()} is saved.` : `The role ${name.trim()} is created.`);
+    },
+    onError: (err) => setError(securityError(err)),
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    setError(null);
+    if (!name.trim()) return setError('Enter the role name.');
+    save.mutate();
+  }
+
+  function toggle(id: number, on: boolean) {
+    const next = new Set(chosen);
+    if (on) next.add(id);
+    else next.delete(id);
+    setChosen(next);
+  }
+
+  return (
+    <section className={styles.card} aria-labelledby="role-form-title">
+      <h2 id="role-form-title">{role ? `Edit the role ${role.name}` : 'New role'}</h2>
+      <form onSubmit={submit} noValidate aria-busy={save.isPending}>
+        {error && <Alert tone="error">{error}</Alert>}
+        <Field id="role-name" label="Name" value={name} onChange={setName} autoComplete="off" />
+        {!role && session.landlord && tenants && (
+          <div className={formStyles.field}>
+            <label htmlFor="role-tenant" className={formStyles.label}>
+              Tenant
+            </label>
+            <select
+              id="role-tenant"
+              className={styles.select}
+              value={tenantGuid}
+              onChange={(e) => setTenantGuid(e.target.value)}
+            >
+              {tenants.map((t) => (
+                <option key={t.guid} value={t.guid}>
+                  {t.name}
+                  {t.landlord ? ' (landlord)' : ''}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        <fieldset className={styles.fieldset}>
+          <legend>Permissions</legend>
+          <div className={styles.permissions}>
+            {permissions.data?.map((p) => (
+              <div key={p.id} className={styles.check}>
+                <input
+                  id={`permission-${p.id}`}
+                  type="checkbox"
+                  checked={chosen.has(p.id)}
+                  onChange={(e) => toggle(p.id, e.target.checked)}
+                />
+                <label htmlFor={`permission-${p.id}`}>{p.name}</label>
+              </div>
+            ))}
+          </div>
+        </fieldset>
+        <div className={formStyles.actions}>
+          <button type="button" className={formStyles.secondary} onClick={() => onDone()}>
+            Cancel
+          </button>
+          <button type="submit" className={formStyles.primary} disabled={save.isPending}>
+            {role ? 'Save role' : 'Create role'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
