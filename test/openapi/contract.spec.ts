@@ -9,7 +9,11 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { SQLITE_AND_POSTGRES } from '../support/databases';
 import { landlordActor } from '../factories/identity.factory';
 import { createEngineModel } from '../factories/engine.factory';
-import { OpenApiResponseChecker, type OpenApiDocument } from '../support/openapi-responses';
+import {
+  OpenApiResponseChecker,
+  type OpenApiDocument,
+  type ResponseViolation,
+} from '../support/openapi-responses';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'node_modules', '.bin');
@@ -368,6 +372,12 @@ export async function main(env: { baseUrl: string; apiKey: string; modelGuid: st
         body,
       ),
     ).toEqual([]);
+    // And through the hook every test app runs: an answer sent by the server is checked once it is sent.
+    const seen: ResponseViolation[] = [];
+    checker.watch(t.app.getHttpServer(), seen);
+    await request(t.url).get('/api/Live').expect(200);
+    await request(t.url).get('/api/Ready').expect(200);
+    expect(seen.map((v) => `${v.request} ${v.status}`)).toEqual(['GET /api/Live 200']);
     // What this file's own requests met so far matched the document.
     expect(t.responseViolations).toEqual([]);
   });
