@@ -312,7 +312,7 @@ export class InvokeController {
   })
   @ApiProblemResponses({
     400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields) (urn:problem-type:validation)',
-    503: 'The Archiver queue is full (urn:problem-type:service-unavailable); Retry-After',
+    503: 'The Archiver queue is full, or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
   })
   @ApiQuery({
     name: 'trace',
