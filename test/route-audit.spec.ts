@@ -40,15 +40,20 @@ describe('route audit', () => {
     expect(anonymous.sort()).toEqual([...ANONYMOUS_ROUTES].sort());
   });
 
-  it('every other route answers 401 to an anonymous caller', async () => {
+  it('every other route answers 401 to an anonymous caller, with the Bearer challenge (RFC 9110, RFC 6750)', async () => {
     const protectedRoutes = listRoutes(t.app).filter((r) => r.access.kind === 'authenticated');
     for (const r of protectedRoutes) {
       const path = r.path.replace(/:[A-Za-z]+/g, '00000000-0000-4000-8000-000000000000');
       const m = r.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
       const res = await request(t.url)[m](path).send({});
-      expect({ route: `${r.method} ${r.path}`, status: res.status }).toEqual({
+      expect({
+        route: `${r.method} ${r.path}`,
+        status: res.status,
+        challenge: res.headers['www-authenticate'],
+      }).toEqual({
         route: `${r.method} ${r.path}`,
         status: 401,
+        challenge: 'Bearer realm="decisioning-operations-service"',
       });
     }
   });

@@ -59,6 +59,8 @@ describe.each(TEST_PROVIDERS)('credentials on %s', (provider) => {
         expect(res.status).toBe(401);
         expect(res.body).toMatchObject({ status: 401, type: 'urn:problem-type:authentication-required' });
         if (decisive[0] === 'api-key') expect(res.body.reason).toBe('Key Not Found');
+        // The same challenge whichever carrier failed: it tells nothing the body does not (issue 17).
+        expect(res.headers['www-authenticate']).toBe('Bearer realm="decisioning-operations-service"');
       }
     });
 

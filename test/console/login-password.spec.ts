@@ -187,12 +187,11 @@ describe('the console in Chromium: password sign-in', () => {
   });
 
   it('returnUrl: the explorer asked for anonymously is where the browser lands; a foreign URL is ignored', async () => {
-    // (/swagger/ rather than /swagger/index.html, whose assets resolve under /swagger/swagger/ until issue 17.)
     const u = await createUser(t.app);
-    const { page } = await open(`${origin}/swagger/`);
-    expect(page.url()).toBe(`${origin}/Account/Login?returnUrl=%2Fswagger%2F`);
+    const { page } = await open(`${origin}/swagger/index.html`);
+    expect(page.url()).toBe(`${origin}/Account/Login?returnUrl=%2Fswagger%2Findex.html`);
     await fillSignIn(page, u.name, u.password);
-    await page.waitForURL(`${origin}/swagger/`);
+    await page.waitForURL(`${origin}/swagger/index.html`);
     await page
       .locator('.swagger-ui .info .title')
       .filter({ hasText: 'Decisioning operations service' })

@@ -3,6 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { loadSettings, Settings } from '@app/config';
 import type { Clock } from '@app/common';
 import { createApp } from '../../apps/server/src/create-app';
+import { createOpenApiDocument } from '../../apps/server/src/openapi';
+import {
+  describeViolations,
+  responseChecker,
+  type OpenApiDocument,
+  type ResponseViolation,
+} from './openapi-responses';
 import { createDatabase, createPostgresDatabase, createSqliteDirectory, TestProvider } from './databases';
 
 export interface TestApp {
@@ -10,6 +17,11 @@ export interface TestApp {
   /** http://127.0.0.1:port */
   url: string;
   settings: Settings;
+  /**
+   * Answers that did not match the OpenAPI document (undeclared status or content type, a JSON body outside
+   * its schema). close() fails the test file when any is left here.
+   */
+  responseViolations: ResponseViolation[];
   close(): Promise<void>;
 }
 
@@ -43,13 +55,27 @@ export async function startTestApp(
     ...env,
   });
   const app = await createApp(settings, { clock: options.clock });
+  // Every answer any test receives is checked against the document the service serves (issue 17): a drift
+  // between the code and the document fails the test file that met it.
+  const responseViolations: ResponseViolation[] = [];
+  responseChecker(createOpenApiDocument(app) as unknown as OpenApiDocument).watch(
+    app.getHttpServer(),
+    responseViolations,
+  );
   await app.listen(0, '127.0.0.1');
   const port = (app.getHttpServer().address() as AddressInfo).port;
   return {
     app,
     url: `http://127.0.0.1:${port}`,
     settings,
-    close: () => app.close(),
+    responseViolations,
+    close: async () => {
+      await app.close();
+      if (responseViolations.length)
+        throw new Error(
+          `${responseViolations.length} answers did not match the OpenAPI document:\n${describeViolations(responseViolations)}`,
+        );
+    },
   };
 }
 

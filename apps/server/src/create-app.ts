@@ -22,6 +22,7 @@ import {
 } from '@app/common';
 import { challengeBrowser, CredentialResolver } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
+import { EXPLORER_PATH, explorerRouter } from './explorer';
 import { createOpenApiDocument } from './openapi';
 import { requestLogLines } from './request-logging';
 
@@ -129,15 +130,15 @@ export function useHttpMiddleware(
 }
 
 /**
- * The API explorer at /swagger/index.html (document at /swagger/json), with the three security schemes.
- * Served to authenticated callers only: an anonymous browser navigation is sent to the Login page, any
- * other caller gets the same 401 problem as any protected route. Its page has its own policy (swagger-ui
- * needs inline styles), still with no inline script.
+ * The API explorer at /swagger/index.html (and /swagger/), its document at /swagger/json and /swagger/yaml,
+ * with the three security schemes. Served to authenticated callers only: an anonymous browser navigation is
+ * sent to the Login page, any other caller gets the same 401 problem as any protected route. Its page has its
+ * own policy (swagger-ui sets inline styles), still with no inline script.
  */
 function setUpSwagger(app: NestExpressApplication): void {
   const resolver = app.get(CredentialResolver);
   const filter = new ProblemFilter();
-  app.use(['/swagger', '/swagger/*path'], (req: Request, res: Response, next: NextFunction) => {
+  app.use([EXPLORER_PATH, `${EXPLORER_PATH}/*path`], (req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Content-Security-Policy', contentSecurityPolicy(EXPLORER_CSP_DIRECTIVES, req.secure));
     resolver.resolve(req, res).then(
       () => next(),
@@ -152,8 +153,16 @@ function setUpSwagger(app: NestExpressApplication): void {
       },
     );
   });
-  SwaggerModule.setup('swagger', app, () => createOpenApiDocument(app), {
-    jsonDocumentUrl: 'swagger/json',
-    yamlDocumentUrl: 'swagger/yaml',
+  // /swagger without its slash: the page's relative references need the folder.
+  app.use(EXPLORER_PATH, (req: Request, res: Response, next: NextFunction) => {
+    if (req.method === 'GET' && req.originalUrl.split('?')[0] === EXPLORER_PATH)
+      res.redirect(302, `${EXPLORER_PATH}/index.html`);
+    else next();
+  });
+  app.use(EXPLORER_PATH, explorerRouter());
+  SwaggerModule.setup(EXPLORER_PATH.slice(1), app, () => createOpenApiDocument(app), {
+    ui: false,
+    jsonDocumentUrl: `${EXPLORER_PATH.slice(1)}/json`,
+    yamlDocumentUrl: `${EXPLORER_PATH.slice(1)}/yaml`,
   });
 }

@@ -1,5 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
@@ -13,6 +19,10 @@ export class ApiKeyController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The raw key is in this answer only.' })
+  @ApiOperation({
+    operationId: 'createApiKey',
+    summary: 'Create an API key for a user (the key is shown once)',
+  })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     return this.keys.create(actor, dto);
   }
@@ -20,6 +30,7 @@ export class ApiKeyController {
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOkResponse({ type: [ApiKeyDto] })
+  @ApiOperation({ operationId: 'listApiKeys', summary: 'List the API keys of a user' })
   list(@CurrentActor() actor: Actor, @Query() query: ListApiKeysQuery): Promise<ApiKeyDto[]> {
     return this.keys.list(actor, query.userRegistryGuid);
   }
@@ -27,6 +38,8 @@ export class ApiKeyController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key' })
+  @ApiNoContentResponse({ description: 'Revoked' })
   revoke(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.keys.revoke(actor, guid);
   }

@@ -54,7 +54,10 @@ export class AuthenticationController {
   /** What the Login page offers; anonymous, the same for every caller (nothing per user). */
   @Get('Options')
   @Public()
-  @ApiOperation({ operationId: 'getSignInOptions' })
+  @ApiOperation({
+    operationId: 'getSignInOptions',
+    summary: 'How the Login page signs people in (the same for every caller)',
+  })
   @ApiOkResponse({ type: SignInOptionsDto })
   options(): SignInOptionsDto {
     return this.signIn.options();
@@ -65,7 +68,10 @@ export class AuthenticationController {
   @SignInRoute(SIGN_IN_BUCKET)
   @HttpCode(200)
   @UseFilters(SignInAuditFilter)
-  @ApiOperation({ operationId: 'signInByUserNamePassword' })
+  @ApiOperation({
+    operationId: 'signInByUserNamePassword',
+    summary: 'Sign in with a user name and password (or change an expired password)',
+  })
   @ApiOkResponse({ type: SignedInDto })
   @ApiProblemResponses({
     400: 'A field is not valid, or the new password is refused (errors name the field)',
@@ -87,13 +93,15 @@ export class AuthenticationController {
   @SignInRoute(SIGN_IN_BUCKET)
   @UseFilters(PasscodeAuditFilter)
   @HttpCode(200)
-  @ApiOperation({ operationId: 'signInByPasscode' })
+  @ApiOperation({
+    operationId: 'signInByPasscode',
+    summary: 'Complete a sign-in with the one-time passcode (second factor)',
+  })
   @ApiOkResponse({ type: SignedInDto })
   @ApiProblemResponses({
     400: 'A field is not valid',
     401: 'Sign-in failed (urn:problem-type:sign-in-failed)',
     404: 'The second factor is off',
-    503: 'The second-factor provider cannot be reached; the passcode token stays usable',
   })
   passcode(
     @Body() body: PasscodeDto,
@@ -109,7 +117,7 @@ export class AuthenticationController {
   @SignInRoute(SIGN_IN_BUCKET)
   @UseFilters(ChangePasswordAuditFilter)
   @HttpCode(200)
-  @ApiOperation({ operationId: 'changePassword' })
+  @ApiOperation({ operationId: 'changePassword', summary: 'Change the password of the signed-in user' })
   @ApiOkResponse({ type: SignedInDto })
   @ApiProblemResponses({
     400: 'The new password is refused (errors name the field)',
@@ -141,11 +149,12 @@ export class AuthenticationController {
    */
   @Get('ByNegotiate')
   @Public()
-  @ApiOperation({ operationId: 'signInByNegotiate' })
+  @ApiOperation({ operationId: 'signInByNegotiate', summary: 'Sign in with Negotiate (Kerberos)' })
   @ApiOkResponse({ type: SignedInDto })
   @ApiProblemResponses({
     401: 'The Negotiate handshake did not complete (urn:problem-type:negotiate-required), with WWW-Authenticate: Negotiate',
     404: 'Negotiate is off',
+    503: 'The database is not answering (urn:problem-type:service-unavailable); Retry-After',
   })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Identity proven; passcode required' })
   async byNegotiate(
@@ -160,7 +169,10 @@ export class AuthenticationController {
   @Public()
   @SignInRoute(WIRE_PASSWORD_HASH_BUCKET)
   @HttpCode(200)
-  @ApiOperation({ operationId: 'getWirePasswordHash' })
+  @ApiOperation({
+    operationId: 'getWirePasswordHash',
+    summary: 'Which password form the browser must send for a user name',
+  })
   @ApiOkResponse({ type: WirePasswordHashDto })
   @ApiProblemResponses({ 400: 'userName is not valid', 404: 'Password sign-in is disabled' })
   async wirePasswordHash(@Body() body: WirePasswordHashRequestDto): Promise<WirePasswordHashDto> {
@@ -169,7 +181,7 @@ export class AuthenticationController {
 
   @Get('PasswordPublicKey')
   @Public()
-  @ApiOperation({ operationId: 'getPasswordPublicKey' })
+  @ApiOperation({ operationId: 'getPasswordPublicKey', summary: 'The RSA public key for password transport' })
   @ApiOkResponse({ type: PasswordPublicKeyDto })
   @ApiProblemResponses({ 404: 'PasswordAsymmetricEncryption is off, or password sign-in is disabled' })
   passwordPublicKey(): PasswordPublicKeyDto {
@@ -181,7 +193,7 @@ export class AuthenticationController {
   /** The caller's session; through the cookie it also slides the session (a fresh 15-minute token). */
   @Get('Session')
   @Authenticated()
-  @ApiOperation({ operationId: 'getSession' })
+  @ApiOperation({ operationId: 'getSession', summary: 'The signed-in caller and their session' })
   @ApiOkResponse({ type: SessionDto })
   async session(@CurrentActor() actor: Actor): Promise<SessionDto> {
     const permissions = [...actor.permissions].sort((a, b) => a - b);

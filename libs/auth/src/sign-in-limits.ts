@@ -19,6 +19,7 @@ import type { Request } from 'express';
 import Redis from 'ioredis';
 import { SETTINGS, Settings } from '@app/config';
 import {
+  ApiProblemResponses,
   CheckInputAfterRouteGuards,
   LateRequestInputGuard,
   ProblemException,
@@ -178,5 +179,11 @@ export function SignInRoute(bucket: Bucket) {
     SkipThrottle(Object.fromEntries(BUCKETS.filter((b) => b !== bucket).map((b) => [b, true]))),
     CheckInputAfterRouteGuards(),
     UseGuards(SignInRateLimitGuard, SignInRequestGuard, LateRequestInputGuard),
+    ApiProblemResponses({
+      403: 'A sign-in request from another site (Sec-Fetch-Site or Origin) (urn:problem-type:forbidden)',
+      415: 'The body is not JSON (Content-Type: application/json, UTF-8)',
+      429: 'Too many sign-in requests from this address (SignInRateLimitPerMinute); Retry-After',
+      503: 'The database, or for Passcode the second-factor provider, is not answering (urn:problem-type:service-unavailable); Retry-After. A passcode token stays usable',
+    }),
   );
 }

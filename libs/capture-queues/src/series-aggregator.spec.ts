@@ -42,6 +42,19 @@ function histogram(name: string, counts: number[], min: number, max: number, tot
 }
 
 describe('SeriesAggregator', () => {
+  it("keeps no row for a counter's interval with nothing counted (the zero every known series starts at)", () => {
+    const a = new SeriesAggregator(10);
+    a.foldMetric(sum('c', [{ attributes: { stage: 'Parse' }, value: 0 }]));
+    expect(a.drain(new Date(0))).toEqual([]);
+    a.foldMetric(
+      sum('c', [
+        { attributes: { stage: 'Parse' }, value: 0 },
+        { attributes: { stage: 'x' }, value: 2 },
+      ]),
+    );
+    expect(a.drain(new Date(0)).map((r) => [r.Attributes, r.Sum])).toEqual([['{"stage":"x"}', 2]]);
+  });
+
   it('folds points of the same series (name + attribute set in any key order)', () => {
     const a = new SeriesAggregator(10);
     a.foldMetric(sum('c', [{ attributes: { x: '1', y: 2 }, value: 3 }]));

@@ -92,6 +92,9 @@ export class SeriesAggregator {
       case DataPointType.SUM:
       case DataPointType.GAUGE:
         for (const p of metric.dataPoints) {
+          // A counter's interval with nothing counted (the zero every known series starts with, so that the
+          // exporters show it from the first scrape) is not a measurement worth a row.
+          if (metric.dataPointType === DataPointType.SUM && metric.isMonotonic && p.value === 0) continue;
           const s = this.seriesFor(name, type, unit, p.attributes, p.startTime, p.endTime);
           if (!s) continue;
           s.count += 1;

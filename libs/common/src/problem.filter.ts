@@ -19,6 +19,23 @@ const STATUS_TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** The realm of every 401's challenge: the whole service is one protection space (RFC 9110 §11.5). */
+export const AUTH_REALM = 'decisioning-operations-service';
+
+/**
+ * The challenge of every 401 that names none of its own (RFC 9110 §15.5.2 requires one; RFC 6750 §3 form).
+ * It never says why a credential failed (no `error` code): the problem body says all that is said. Negotiate's
+ * challenge stays on ByNegotiate alone (its problem carries it), so a browser that may use Negotiate for this
+ * host does not start a Kerberos handshake after every refused API call.
+ */
+export const BEARER_CHALLENGE = `Bearer realm="${AUTH_REALM}"`;
+
+function withChallenge(status: number, headers: Record<string, string>): Record<string, string> {
+  if (status !== 401 || Object.keys(headers).some((h) => h.toLowerCase() === 'www-authenticate'))
+    return headers;
+  return { ...headers, 'WWW-Authenticate': BEARER_CHALLENGE };
+}
+
 interface BodyParserError {
   type?: unknown;
   status?: unknown;
@@ -79,7 +96,16 @@ export class ProblemFilter implements ExceptionFilter {
     response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }
 
+  /** The problem body of an error and the headers that go with it (every 401 with its challenge). */
   toProblem(
+    exception: unknown,
+    request: Request,
+  ): { problem: ProblemDetails; headers: Record<string, string> } {
+    const { problem, headers } = this.problemOf(exception, request);
+    return { problem, headers: withChallenge(problem.status, headers) };
+  }
+
+  private problemOf(
     exception: unknown,
     request: Request,
   ): { problem: ProblemDetails; headers: Record<string, string> } {

@@ -1,12 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
-import {
-  ApiCookieAuth,
-  ApiBearerAuth,
-  ApiSecurity,
-  ApiForbiddenResponse,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { ApiCookieAuth, ApiBearerAuth, ApiSecurity, DECORATORS } from '@nestjs/swagger';
 import { Permission, PERMISSION_NAMES } from './permissions';
+import { ApiProblemResponses } from './problem.dto';
 
 export const ROUTE_ACCESS = 'route-access';
 
@@ -26,8 +21,20 @@ export interface AuthenticatedOptions {
   maintainCookie?: boolean;
 }
 
+/**
+ * `security: []` on the route's operation: anonymous, whatever the document's defaults. Merged into the
+ * operation's metadata, so it keeps (and is kept by) the route's @ApiOperation, in any order.
+ */
+const AnonymousOperation = (): MethodDecorator => (_target, _key, descriptor) => {
+  const previous = (Reflect.getMetadata(DECORATORS.API_OPERATION, descriptor.value as object) ??
+    {}) as object;
+  Reflect.defineMetadata(DECORATORS.API_OPERATION, { ...previous, security: [] }, descriptor.value as object);
+  return descriptor;
+};
+
 /** Anonymous route. Every such route must also be on the written list in test/route-audit.spec.ts. */
-export const Public = () => SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess);
+export const Public = () =>
+  applyDecorators(SetMetadata(ROUTE_ACCESS, { kind: 'public' } satisfies RouteAccess), AnonymousOperation());
 
 /**
  * Anonymous route that tells a signed-in caller more (the readiness probe's per-dependency detail): a
@@ -47,6 +54,9 @@ export const API_KEY_SCHEME = 'api-key';
 export const BEARER_SCHEME = 'bearer';
 export const COOKIE_SCHEME = 'authentication-jwt';
 
+const UNAUTHENTICATED =
+  'No accepted credential (urn:problem-type:authentication-required; an API key: reason Key Not Found)';
+
 /**
  * One decorator per protected route states its permission (and landlord-only rule) AND its Swagger
  * security, so the explorer cannot drift from the guard.
@@ -65,7 +75,10 @@ export function Authenticated(
     ApiSecurity(API_KEY_SCHEME),
     ApiBearerAuth(BEARER_SCHEME),
     ApiCookieAuth(COOKIE_SCHEME),
-    ApiUnauthorizedResponse({ description: 'No valid credential' }),
-    ...(needs.length ? [ApiForbiddenResponse({ description: `Needs ${needs.join(' and ')}` })] : []),
+    ApiProblemResponses(
+      needs.length
+        ? { 401: UNAUTHENTICATED, 403: `Needs ${needs.join(' and ')} (urn:problem-type:forbidden)` }
+        : { 401: UNAUTHENTICATED },
+    ),
   );
 }

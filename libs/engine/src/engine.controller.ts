@@ -1,13 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
-  ApiBadRequestResponse,
   ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiQuery,
-  ApiServiceUnavailableResponse,
   ApiTags,
 } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, GuidParam, GuidQuery, Permission } from '@app/common';
+import {
+  Actor,
+  ApiProblemResponses,
+  Authenticated,
+  CurrentActor,
+  GuidParam,
+  GuidQuery,
+  Permission,
+} from '@app/common';
 import { ModelService } from './configuration/model.service';
 import { WorkflowService } from './configuration/workflow.service';
 import {
@@ -27,6 +36,7 @@ import {
   UpdateModelDto,
   UpdateRequestXPathDto,
 } from './dto/configuration.dto';
+import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 
 const MODEL = { permission: Permission.ReadWriteModel };
@@ -40,6 +50,7 @@ export class EntityAnalysisModelController {
   @Get()
   @Authenticated(MODEL)
   @ApiOkResponse({ type: [ModelDto] })
+  @ApiOperation({ operationId: 'listEntityAnalysisModels', summary: 'List the models of the tenant' })
   list(@CurrentActor() actor: Actor): Promise<ModelDto[]> {
     return this.models.list(actor);
   }
@@ -47,18 +58,23 @@ export class EntityAnalysisModelController {
   @Get(':guid')
   @Authenticated(MODEL)
   @ApiOkResponse({ type: ModelDto })
+  @ApiOperation({ operationId: 'getEntityAnalysisModel', summary: 'Get a model' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ModelDto> {
     return this.models.get(actor, guid);
   }
 
   @Post()
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'createEntityAnalysisModel', summary: 'Create a model' })
+  @ApiCreatedResponse({ type: ModelDto })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateModelDto): Promise<ModelDto> {
     return this.models.create(actor, dto);
   }
 
   @Put(':guid')
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'updateEntityAnalysisModel', summary: 'Change a model' })
+  @ApiOkResponse({ type: ModelDto })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -70,6 +86,8 @@ export class EntityAnalysisModelController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'deleteEntityAnalysisModel', summary: 'Delete a model' })
+  @ApiNoContentResponse({ description: 'Deleted' })
   delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.models.delete(actor, guid);
   }
@@ -78,12 +96,15 @@ export class EntityAnalysisModelController {
   @Get(':guid/RequestXPath')
   @Authenticated(MODEL)
   @ApiOkResponse({ type: [RequestXPathDto] })
+  @ApiOperation({ operationId: 'listRequestXPaths', summary: 'List the request XPaths of a model' })
   listXPaths(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<RequestXPathDto[]> {
     return this.models.listXPaths(actor, guid);
   }
 
   @Post(':guid/RequestXPath')
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'createRequestXPath', summary: 'Add a request XPath to a model' })
+  @ApiCreatedResponse({ type: RequestXPathDto })
   createXPath(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -94,6 +115,8 @@ export class EntityAnalysisModelController {
 
   @Put(':guid/RequestXPath/:xpathGuid')
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'updateRequestXPath', summary: 'Change a request XPath' })
+  @ApiOkResponse({ type: RequestXPathDto })
   updateXPath(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -106,6 +129,8 @@ export class EntityAnalysisModelController {
   @Delete(':guid/RequestXPath/:xpathGuid')
   @HttpCode(204)
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'deleteRequestXPath', summary: 'Delete a request XPath' })
+  @ApiNoContentResponse({ description: 'Deleted' })
   deleteXPath(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -118,12 +143,15 @@ export class EntityAnalysisModelController {
   @Get(':guid/ActivationRule')
   @Authenticated(MODEL)
   @ApiOkResponse({ type: [ActivationRuleDto] })
+  @ApiOperation({ operationId: 'listActivationRules', summary: 'List the activation rules of a model' })
   listRules(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ActivationRuleDto[]> {
     return this.models.listRules(actor, guid);
   }
 
   @Post(':guid/ActivationRule')
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'createActivationRule', summary: 'Add an activation rule to a model' })
+  @ApiCreatedResponse({ type: ActivationRuleDto })
   createRule(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -134,6 +162,8 @@ export class EntityAnalysisModelController {
 
   @Put(':guid/ActivationRule/:ruleGuid')
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'updateActivationRule', summary: 'Change an activation rule' })
+  @ApiOkResponse({ type: ActivationRuleDto })
   updateRule(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -146,6 +176,8 @@ export class EntityAnalysisModelController {
   @Delete(':guid/ActivationRule/:ruleGuid')
   @HttpCode(204)
   @Authenticated(MODEL)
+  @ApiOperation({ operationId: 'deleteActivationRule', summary: 'Delete an activation rule' })
+  @ApiNoContentResponse({ description: 'Deleted' })
   deleteRule(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -163,6 +195,7 @@ export class CaseWorkflowController {
   @Get()
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: [CaseWorkflowDto] })
+  @ApiOperation({ operationId: 'listCaseWorkflows', summary: 'List the case workflows of the tenant' })
   list(@CurrentActor() actor: Actor): Promise<CaseWorkflowDto[]> {
     return this.workflows.list(actor);
   }
@@ -170,18 +203,23 @@ export class CaseWorkflowController {
   @Get(':guid')
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: CaseWorkflowDto })
+  @ApiOperation({ operationId: 'getCaseWorkflow', summary: 'Get a case workflow' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowDto> {
     return this.workflows.get(actor, guid);
   }
 
   @Post()
   @Authenticated(WORKFLOW)
+  @ApiOperation({ operationId: 'createCaseWorkflow', summary: 'Create a case workflow' })
+  @ApiCreatedResponse({ type: CaseWorkflowDto })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateCaseWorkflowDto): Promise<CaseWorkflowDto> {
     return this.workflows.create(actor, dto);
   }
 
   @Put(':guid')
   @Authenticated(WORKFLOW)
+  @ApiOperation({ operationId: 'updateCaseWorkflow', summary: 'Change a case workflow' })
+  @ApiOkResponse({ type: CaseWorkflowDto })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -193,6 +231,8 @@ export class CaseWorkflowController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated(WORKFLOW)
+  @ApiOperation({ operationId: 'deleteCaseWorkflow', summary: 'Delete a case workflow' })
+  @ApiNoContentResponse({ description: 'Deleted' })
   delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.workflows.delete(actor, guid);
   }
@@ -205,8 +245,8 @@ export class CaseWorkflowStatusController {
 
   @Get()
   @Authenticated(WORKFLOW)
-  @ApiQuery({ name: 'caseWorkflowGuid', required: false })
   @ApiOkResponse({ type: [CaseWorkflowStatusDto] })
+  @ApiOperation({ operationId: 'listCaseWorkflowStatuses', summary: 'List case workflow statuses' })
   list(
     @CurrentActor() actor: Actor,
     @GuidQuery('caseWorkflowGuid') workflowGuid?: string,
@@ -217,12 +257,15 @@ export class CaseWorkflowStatusController {
   @Get(':guid')
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: CaseWorkflowStatusDto })
+  @ApiOperation({ operationId: 'getCaseWorkflowStatus', summary: 'Get a case workflow status' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowStatusDto> {
     return this.workflows.getStatus(actor, guid);
   }
 
   @Post()
   @Authenticated(WORKFLOW)
+  @ApiOperation({ operationId: 'createCaseWorkflowStatus', summary: 'Create a case workflow status' })
+  @ApiCreatedResponse({ type: CaseWorkflowStatusDto })
   create(
     @CurrentActor() actor: Actor,
     @Body() dto: CreateCaseWorkflowStatusDto,
@@ -232,6 +275,8 @@ export class CaseWorkflowStatusController {
 
   @Put(':guid')
   @Authenticated(WORKFLOW)
+  @ApiOperation({ operationId: 'updateCaseWorkflowStatus', summary: 'Change a case workflow status' })
+  @ApiOkResponse({ type: CaseWorkflowStatusDto })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -243,6 +288,8 @@ export class CaseWorkflowStatusController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated(WORKFLOW)
+  @ApiOperation({ operationId: 'deleteCaseWorkflowStatus', summary: 'Delete a case workflow status' })
+  @ApiNoContentResponse({ description: 'Deleted' })
   delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.workflows.deleteStatus(actor, guid);
   }
@@ -261,14 +308,20 @@ export class InvokeController {
   @ApiBody({
     description:
       'Any JSON object, up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
-    schema: { type: 'object' },
+    schema: { type: 'object', additionalProperties: true, example: { AccountId: 'A-1', Amount: 125.5 } },
   })
-  @ApiBadRequestResponse({
-    description:
-      'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields)',
+  @ApiProblemResponses({
+    400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields) (urn:problem-type:validation)',
+    503: 'The Archiver queue is full, or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
   })
-  @ApiQuery({ name: 'trace', required: false, description: 'true adds the trace points' })
-  @ApiServiceUnavailableResponse({ description: 'The Archiver queue is full (Retry-After)' })
+  @ApiQuery({
+    name: 'trace',
+    required: false,
+    schema: { type: 'string', enum: ['true', 'false'] },
+    description: 'true (any case) adds the trace points',
+  })
+  @ApiOperation({ operationId: 'invokeEntityAnalysisModel', summary: 'Invoke a model with a JSON object' })
+  @ApiOkResponse({ type: InvokeResponseDto })
   invoke(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -282,6 +335,12 @@ export class InvokeController {
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiQuery({ name: 'trace', required: false })
+  @ApiOperation({
+    operationId: 'reprocessEntityAnalysisModelEntry',
+    summary: 'Run an archived invocation through the model again',
+  })
+  @ApiOkResponse({ type: ReprocessResponseDto })
+  @ApiProblemResponses({ 409: 'The invocation is being reprocessed already (urn:problem-type:conflict)' })
   reprocess(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,

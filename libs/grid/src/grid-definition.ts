@@ -8,6 +8,16 @@ export interface GridColumn {
   /** Database column (allow-listed identifier). */
   column: string;
   kind: ColumnKind;
+  /** The column may hold NULL (answered as null). */
+  nullable?: boolean;
+}
+
+/** A member `decorate` adds to each row (for the OpenAPI row schema). */
+export interface DerivedMember {
+  name: string;
+  kind: ColumnKind;
+  nullable?: boolean;
+  description?: string;
 }
 
 export type GridFilter =
@@ -32,6 +42,8 @@ export interface GridDefinition {
   sortable: boolean;
   /** Extra readable members of each row, computed from the row (stageName beside stageId). */
   decorate?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /** What `decorate` adds, declared for the row's OpenAPI schema. */
+  derived?: readonly DerivedMember[];
   /**
    * Members `decorate` adds that are sortable too, by a stored column (stageName by its stage id): every
    * column a grid shows is sortable.

@@ -9,3 +9,4 @@ export * from './grid.service';
 export * from './grid.module';
 export * from './grids/telemetry-grids';
 export * from './grids/audit-grids';
+export * from './grid-openapi';

@@ -1,5 +1,12 @@
 import { Controller, Get, HttpStatus, Req, ServiceUnavailableException } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   HealthCheckResult,
   HealthCheckService,
@@ -7,6 +14,7 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import {
+  ApiProblemResponses,
   CredentialOptional,
   Lifecycle,
   Public,
@@ -32,6 +40,25 @@ function checksOf(result: HealthCheckResult): Record<string, Check> {
   return checks;
 }
 
+export class DependencyCheckDto {
+  @ApiProperty({ enum: ['up', 'down', 'degraded'] }) status!: 'up' | 'down' | 'degraded';
+  @ApiPropertyOptional() message?: string;
+}
+
+export class ReadyDto {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { $ref: '#/components/schemas/DependencyCheckDto' },
+    description: 'A signed-in caller only: each dependency (database, redis) by name',
+  })
+  checks?: Record<string, DependencyCheckDto>;
+}
+
+export class LiveDto {
+  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
+}
+
 /**
  * Readiness (a load balancer acts on it): 503 while the database does not answer, 200 otherwise, also while
  * the optional Redis is away (reported degraded). Anonymous callers (the balancer) get the status code and
@@ -49,6 +76,12 @@ export class HealthController {
 
   @Get()
   @CredentialOptional()
+  @ApiOperation({ operationId: 'getReadiness', summary: 'Readiness: 200 while the database answers' })
+  @ApiExtraModels(DependencyCheckDto)
+  @ApiOkResponse({ type: ReadyDto })
+  @ApiProblemResponses({
+    503: 'Not ready: the database is not answering, or the node is shutting down (urn:problem-type:service-unavailable); Retry-After. A signed-in caller also gets `checks`',
+  })
   async ready(@Req() request: RequestWithActor): Promise<{ status: 'ok'; checks?: Record<string, Check> }> {
     const indicators = [
       (): Promise<HealthIndicatorResult> => this.db.pingCheck('database', { timeout: 2000 }),
@@ -92,6 +125,8 @@ export class HealthController {
 export class LiveController {
   @Get()
   @Public()
+  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: 200 while the process answers HTTP' })
+  @ApiOkResponse({ type: LiveDto })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }

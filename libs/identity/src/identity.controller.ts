@@ -1,7 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import {
   CreateRoleDto,
   CreateTenantDto,
@@ -27,6 +33,7 @@ export class TenantRegistryController {
   @Get()
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOkResponse({ type: [TenantDto] })
+  @ApiOperation({ operationId: 'listTenants', summary: 'List the tenants' })
   list(@CurrentActor() actor: Actor): Promise<TenantDto[]> {
     return this.tenants.list(actor);
   }
@@ -34,18 +41,23 @@ export class TenantRegistryController {
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOkResponse({ type: TenantDto })
+  @ApiOperation({ operationId: 'getTenant', summary: 'Get a tenant' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<TenantDto> {
     return this.tenants.get(actor, guid);
   }
 
   @Post()
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
+  @ApiOperation({ operationId: 'createTenant', summary: 'Create a tenant' })
+  @ApiCreatedResponse({ type: TenantDto })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateTenantDto): Promise<TenantDto> {
     return this.tenants.create(actor, dto);
   }
 
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
+  @ApiOperation({ operationId: 'updateTenant', summary: 'Change a tenant' })
+  @ApiOkResponse({ type: TenantDto })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -57,6 +69,9 @@ export class TenantRegistryController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
+  @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblemResponses({ 409: 'The landlord tenant cannot be deleted (urn:problem-type:conflict)' })
   delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.tenants.delete(actor, guid);
   }
@@ -70,6 +85,7 @@ export class RoleRegistryController {
   @Get('Permissions')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOkResponse({ type: [PermissionDto] })
+  @ApiOperation({ operationId: 'listPermissions', summary: 'List the permissions a role can hold' })
   permissions(): PermissionDto[] {
     return this.roles.permissions();
   }
@@ -77,6 +93,7 @@ export class RoleRegistryController {
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOkResponse({ type: [RoleDto] })
+  @ApiOperation({ operationId: 'listRoles', summary: 'List the roles of the tenant' })
   list(@CurrentActor() actor: Actor): Promise<RoleDto[]> {
     return this.roles.list(actor);
   }
@@ -84,18 +101,23 @@ export class RoleRegistryController {
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOkResponse({ type: RoleDto })
+  @ApiOperation({ operationId: 'getRole', summary: 'Get a role' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<RoleDto> {
     return this.roles.get(actor, guid);
   }
 
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
+  @ApiOperation({ operationId: 'createRole', summary: 'Create a role' })
+  @ApiCreatedResponse({ type: RoleDto })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateRoleDto): Promise<RoleDto> {
     return this.roles.create(actor, dto);
   }
 
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
+  @ApiOperation({ operationId: 'updateRole', summary: 'Change a role' })
+  @ApiOkResponse({ type: RoleDto })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -107,6 +129,9 @@ export class RoleRegistryController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
+  @ApiOperation({ operationId: 'deleteRole', summary: 'Delete a role' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblemResponses({ 409: 'The role still has users (urn:problem-type:conflict)' })
   delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.roles.delete(actor, guid);
   }
@@ -120,6 +145,7 @@ export class UserRegistryController {
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOkResponse({ type: [UserDto] })
+  @ApiOperation({ operationId: 'listUsers', summary: 'List the users of the tenant' })
   list(@CurrentActor() actor: Actor): Promise<UserDto[]> {
     return this.users.list(actor);
   }
@@ -127,18 +153,29 @@ export class UserRegistryController {
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOkResponse({ type: UserDto })
+  @ApiOperation({ operationId: 'getUser', summary: 'Get a user' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
     return this.users.get(actor, guid);
   }
 
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({ operationId: 'createUser', summary: 'Create a user' })
+  @ApiCreatedResponse({ type: UserDto })
+  @ApiProblemResponses({
+    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+  })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateUserDto): Promise<UserDto> {
     return this.users.create(actor, dto);
   }
 
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({ operationId: 'updateUser', summary: 'Change a user' })
+  @ApiOkResponse({ type: UserDto })
+  @ApiProblemResponses({
+    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+  })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -150,6 +187,11 @@ export class UserRegistryController {
   @Post(':guid/Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user' })
+  @ApiOkResponse({ type: UserDto })
+  @ApiProblemResponses({
+    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+  })
   deactivate(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
     return this.users.deactivate(actor, guid);
   }
@@ -157,6 +199,14 @@ export class UserRegistryController {
   @Post(':guid/ResetPassword')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({
+    operationId: 'resetUserPassword',
+    summary: 'Set a new password for a user (their sessions end)',
+  })
+  @ApiOkResponse({ type: UserDto })
+  @ApiProblemResponses({
+    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+  })
   resetPassword(
     @Req() request: Request,
     @CurrentActor() actor: Actor,
@@ -169,6 +219,11 @@ export class UserRegistryController {
   @Post(':guid/Unlock')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({ operationId: 'unlockUser', summary: 'Clear the password lock of a user' })
+  @ApiOkResponse({ type: UserDto })
+  @ApiProblemResponses({
+    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+  })
   unlock(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
     return this.users.unlock(actor, guid);
   }
@@ -176,6 +231,11 @@ export class UserRegistryController {
   @Delete(':guid')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOperation({ operationId: 'deleteUser', summary: 'Delete a user' })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiProblemResponses({
+    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+  })
   delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
     return this.users.delete(actor, guid);
   }

@@ -1,12 +1,5 @@
 import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import {
-  ApiHeader,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Actor, Authenticated, CurrentActor, GuidParam, Permission, Public } from '@app/common';
 import { ApiKeyValidator } from '@app/auth';
@@ -27,12 +20,15 @@ export class LogoutController {
   @Post('Logout')
   @Public()
   @HttpCode(200)
-  @ApiOperation({ operationId: 'logout' })
   @ApiOkResponse({ type: LoggedOutDto })
   @ApiHeader({
     name: LOGOUT_WARNING_HEADER,
     required: false,
     description: `${REVOCATION_FAILED} when the session could not be revoked (the cookies were still deleted)`,
+  })
+  @ApiOperation({
+    operationId: 'logout',
+    summary: 'Log out: the session ends and both cookies are deleted; always 200',
   })
   async logout(
     @Req() request: Request,
@@ -53,6 +49,7 @@ export class RevokeTokensController {
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiNoContentResponse({ description: 'Every session of the user has ended' })
+  @ApiOperation({ operationId: 'revokeUserTokens', summary: 'Revoke Sessions: every session of a user ends' })
   revokeTokens(
     @CurrentActor() actor: Actor,
     @GuidParam('id') id: string,
@@ -76,7 +73,14 @@ export class StreamController {
    */
   @Get('Telemetry')
   @Authenticated()
-  @ApiProduces('text/event-stream')
+  @ApiOperation({
+    operationId: 'streamTelemetry',
+    summary: 'Server-sent events: open, heartbeat, published events, closed',
+  })
+  @ApiOkResponse({
+    description: 'An event stream (text/event-stream) until the session ends',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
   telemetry(@CurrentActor() actor: Actor, @Req() request: Request, @Res() response: Response): void {
     const key = request.headers['x-api-key'];
     const recheck =

@@ -7,6 +7,7 @@ import {
   CASE_CREATION_STAGE_NAMES,
   CASE_CREATION_STAGES,
   CaseCreationStage,
+  INVOKE_STAGES,
 } from './stages';
 
 /** spec: Events — the instrument names, exactly. */
@@ -127,6 +128,22 @@ export class EngineMetrics {
     this.logsWarn = meter.createCounter(ENGINE_INSTRUMENTS.logsWarnCount, {
       description: 'Invoke trace points over the Model warn threshold (ModelInvokeWarning rows raised).',
     });
+    this.exportKnownSeriesFromTheStart();
+  }
+
+  /**
+   * Every known series exists from the first collection, at zero (issue 17): a counter or histogram series
+   * that first appears with its first breach makes Prometheus' increase() miss that breach after a restart.
+   * The stage histograms' series are bound (a bound series is exported, at count 0 until recorded); each
+   * counter series is added 0, which the capture reader does not store (a monotonic delta of 0 is nothing).
+   */
+  private exportKnownSeriesFromTheStart(): void {
+    for (const stage of INVOKE_STAGES)
+      this.invokeStage.set(stage, this.histograms.bind(ENGINE_INSTRUMENTS.invokeStageDuration, stage));
+    for (const stage of ARCHIVER_STAGES) this.archiverWarn.add(0, this.archiverAttributes[stage]);
+    for (const stage of CASE_CREATION_STAGES)
+      this.caseCreationWarn.add(0, this.caseCreationAttributes[stage]);
+    for (const stage of INVOKE_STAGES) this.logsWarn.add(0, this.tracePoint(stage));
   }
 
   /** An Archiver stage completed. */

@@ -146,3 +146,18 @@ describe('FoldedHistograms', () => {
     ).toThrow(/ascend/);
   });
 });
+
+describe('FoldedHistograms: known series from the start (issue 17)', () => {
+  it('a bound series is in every CUMULATIVE collection at count 0, never in a DELTA one until recorded', async () => {
+    const h = folded();
+    const delta = h.deltaProducer();
+    const record = h.bind(NAME, 'Parse');
+    const zero = point(await h.cumulativeProducer().collect(), 'Parse');
+    expect(zero).toMatchObject({ count: 0, sum: 0, min: undefined, max: undefined });
+    expect(zero?.buckets.counts).toEqual([0, 0, 0]);
+    expect(histograms(await delta.collect())).toEqual([]);
+    record(5);
+    expect(point(await delta.collect(), 'Parse')).toMatchObject({ count: 1, min: 5, max: 5 });
+    expect(point(await h.cumulativeProducer().collect(), 'Parse')).toMatchObject({ count: 1, sum: 5 });
+  });
+});

@@ -53,8 +53,9 @@ class Tally {
       buckets: { boundaries: [...boundaries], counts: [...this.counts] },
       sum: this.sum,
       count: this.count,
-      min: this.min,
-      max: this.max,
+      // No value yet: no min or max (OTLP leaves them out; Prometheus never shows them).
+      min: this.count ? this.min : undefined,
+      max: this.count ? this.max : undefined,
     };
   }
 }
@@ -157,7 +158,11 @@ export class FoldedHistograms {
     return { collect: () => Promise.resolve(this.collectDelta()) };
   }
 
-  /** A producer for a CUMULATIVE reader: totals since the process started; any number of them. */
+  /**
+   * A producer for a CUMULATIVE reader: totals since the process started; any number of them. Every bound
+   * series is in it, also at count 0 (issue 17: a series exists from the first scrape, so Prometheus'
+   * increase() sees its first value).
+   */
   cumulativeProducer(): MetricProducer {
     return { collect: () => Promise.resolve(this.collectCumulative()) };
   }
@@ -186,7 +191,6 @@ export class FoldedHistograms {
     const startTime = hrTime(this.startTime);
     const endTime = hrTime(Date.now());
     return this.result(AggregationTemporality.CUMULATIVE, (s, boundaries) => {
-      if (s.pending.count + s.folded.count === 0) return null;
       const total = new Tally(boundaries.length + 1);
       total.addTally(s.folded);
       total.addTally(s.pending);

@@ -31,3 +31,17 @@ export const CASE_CREATION_STAGE_NAMES: Readonly<Record<CaseCreationStage, strin
 
 export const ARCHIVER_STAGES: readonly ArchiverStage[] = [1, 2, 3, 4];
 export const CASE_CREATION_STAGES: readonly CaseCreationStage[] = [1, 2, 3, 4];
+
+/**
+ * The invoke pipeline's trace points, in order (they are the trace messages, and the `stage` of
+ * service.engine.stage.duration and service.engine.logs.warn.count).
+ */
+export enum InvokeStage {
+  Parse = 'Parse',
+  ExtractFields = 'ExtractFields',
+  Activation = 'Activation',
+  BuildResponse = 'BuildResponse',
+  BuildArchivePayload = 'BuildArchivePayload',
+}
+
+export const INVOKE_STAGES: readonly InvokeStage[] = Object.values(InvokeStage);

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Public } from '@app/common';
 import { SETTINGS, Settings, SHIPPED_MFA_CLIENT_KEY } from '@app/config';
@@ -29,6 +29,10 @@ export class MockSecondFactorController {
   @Public()
   @HttpCode(200)
   @ApiOkResponse({ type: MockSecondFactorAnswerDto })
+  @ApiOperation({
+    operationId: 'verifyMockPasscode',
+    summary: 'The bundled mock second-factor endpoint (accepts one fixed passcode)',
+  })
   verify(@Body() body: MockSecondFactorRequestDto): MockSecondFactorAnswerDto {
     const shipped = this.settings.MultifactorAuthenticationClientKey === SHIPPED_MFA_CLIENT_KEY;
     // Every comparison runs, so the time taken does not tell which one failed.

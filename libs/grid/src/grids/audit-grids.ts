@@ -1,7 +1,12 @@
 import { AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@app/audit';
 import { GridColumn, validateDefinition } from '../grid-definition';
 
-const col = (name: string, column: string, kind: GridColumn['kind']): GridColumn => ({ name, column, kind });
+const col = (name: string, column: string, kind: GridColumn['kind'], nullable = false): GridColumn => ({
+  name,
+  column,
+  kind,
+  ...(nullable ? { nullable } : {}),
+});
 const nameOf = (e: Record<string | number, string | number>, v: unknown) =>
   typeof v === 'number' ? ((e[v] as string | undefined) ?? null) : null;
 
@@ -14,13 +19,13 @@ export const USER_LOGIN_GRID = validateDefinition({
   columns: [
     col('id', 'Id', 'number'),
     col('createdUser', 'CreatedUser', 'string'),
-    col('remoteIp', 'RemoteIp', 'string'),
-    col('localIp', 'LocalIp', 'string'),
-    col('userAgent', 'UserAgent', 'string'),
+    col('remoteIp', 'RemoteIp', 'string', true),
+    col('localIp', 'LocalIp', 'string', true),
+    col('userAgent', 'UserAgent', 'string', true),
     col('authenticationTypeId', 'AuthenticationTypeId', 'number'),
     col('failed', 'Failed', 'boolean'),
-    col('failureTypeId', 'FailureTypeId', 'number'),
-    col('failureMessage', 'FailureMessage', 'string'),
+    col('failureTypeId', 'FailureTypeId', 'number', true),
+    col('failureMessage', 'FailureMessage', 'string', true),
     col('createdDate', 'CreatedDate', 'date'),
   ],
   filters: [],
@@ -31,6 +36,15 @@ export const USER_LOGIN_GRID = validateDefinition({
     authenticationType: nameOf(AuthenticationType, r.authenticationTypeId),
     failureType: nameOf(FailureType, r.failureTypeId),
   }),
+  derived: [
+    {
+      name: 'authenticationType',
+      kind: 'string',
+      nullable: true,
+      description: 'The name of authenticationTypeId',
+    },
+    { name: 'failureType', kind: 'string', nullable: true, description: 'The name of failureTypeId' },
+  ],
 });
 
 /** Logout audit (spec: UserLogout). */
@@ -41,15 +55,15 @@ export const USER_LOGOUT_GRID = validateDefinition({
   timeColumn: 'CreatedDate',
   columns: [
     col('id', 'Id', 'number'),
-    col('userName', 'UserName', 'string'),
+    col('userName', 'UserName', 'string', true),
     col('reasonId', 'ReasonId', 'number'),
     col('outcomeId', 'OutcomeId', 'number'),
-    col('remoteIp', 'RemoteIp', 'string'),
-    col('localIp', 'LocalIp', 'string'),
-    col('userAgent', 'UserAgent', 'string'),
-    col('sessionStartedDate', 'SessionStartedDate', 'date'),
-    col('revokedByUser', 'RevokedByUser', 'string'),
-    col('message', 'Message', 'string'),
+    col('remoteIp', 'RemoteIp', 'string', true),
+    col('localIp', 'LocalIp', 'string', true),
+    col('userAgent', 'UserAgent', 'string', true),
+    col('sessionStartedDate', 'SessionStartedDate', 'date', true),
+    col('revokedByUser', 'RevokedByUser', 'string', true),
+    col('message', 'Message', 'string', true),
     col('createdDate', 'CreatedDate', 'date'),
   ],
   filters: [],
@@ -60,4 +74,8 @@ export const USER_LOGOUT_GRID = validateDefinition({
     reason: nameOf(LogoutReason, r.reasonId),
     outcome: nameOf(LogoutOutcome, r.outcomeId),
   }),
+  derived: [
+    { name: 'reason', kind: 'string', nullable: true, description: 'The name of reasonId' },
+    { name: 'outcome', kind: 'string', nullable: true, description: 'The name of outcomeId' },
+  ],
 });

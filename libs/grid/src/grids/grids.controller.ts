@@ -1,10 +1,11 @@
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
 import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
 import { GridService, wantsCsv } from '../grid.service';
+import { ApiGrid } from '../grid-openapi';
 import { USER_LOGIN_GRID, USER_LOGOUT_GRID } from './audit-grids';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID,
@@ -17,31 +18,6 @@ import {
 
 type RawQuery = Record<string, unknown>;
 
-const TELEMETRY_QUERY = [
-  ApiQuery({
-    name: 'from',
-    required: false,
-    description: 'ISO 8601 instant with offset; default one hour ago',
-  }),
-  ApiQuery({ name: 'to', required: false, description: 'ISO 8601 instant with offset; default now' }),
-  ApiQuery({
-    name: 'take',
-    required: false,
-    description: 'Rows to return, clamped to 1..100000; default 100',
-  }),
-  ApiQuery({
-    name: 'samplePercentage',
-    required: false,
-    description: '0..100, clamped: one consistent sample',
-  }),
-  ApiQuery({ name: 'sampleSeed', required: false, description: 'Repeats a sample (echoed in the answer)' }),
-];
-const apply =
-  (decorators: MethodDecorator[]): MethodDecorator =>
-  (t, k, d) => {
-    for (const dec of decorators) dec(t, k, d);
-  };
-
 /** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403). */
 @ApiTags('Telemetry grids')
 @Controller('api')
@@ -50,43 +26,66 @@ export class TelemetryGridsController {
 
   @Get('ArchiverStagePerformanceCounter')
   @Authenticated({ landlordOnly: true })
-  @apply(TELEMETRY_QUERY)
-  @ApiOkResponse({ description: '{ rows, total, statistics }' })
+  @ApiOperation({
+    operationId: 'getArchiverStagePerformanceCounters',
+    summary: 'Archiver stage rollups (one row per stage per Model per minute)',
+  })
+  @ApiGrid(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID)
   archiverStagePerformanceCounter(@Query() q: RawQuery): Promise<GridResponse> {
     return this.grids.query(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q);
   }
 
   @Get('ArchiverWarning')
   @Authenticated({ landlordOnly: true })
-  @apply(TELEMETRY_QUERY)
+  @ApiOperation({
+    operationId: 'getArchiverWarnings',
+    summary: 'Archiver stages slower than ArchiverWarnThresholdMilliseconds',
+  })
+  @ApiGrid(ARCHIVER_WARNING_GRID)
   archiverWarning(@Query() q: RawQuery): Promise<GridResponse> {
     return this.grids.query(ARCHIVER_WARNING_GRID, q);
   }
 
   @Get('CaseCreationStagePerformanceCounter')
   @Authenticated({ landlordOnly: true })
-  @apply(TELEMETRY_QUERY)
+  @ApiOperation({
+    operationId: 'getCaseCreationStagePerformanceCounters',
+    summary: 'Case creation stage rollups (one row per stage per minute)',
+  })
+  @ApiGrid(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID)
   caseCreationStagePerformanceCounter(@Query() q: RawQuery): Promise<GridResponse> {
     return this.grids.query(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q);
   }
 
   @Get('CaseCreationWarning')
   @Authenticated({ landlordOnly: true })
-  @apply(TELEMETRY_QUERY)
+  @ApiOperation({
+    operationId: 'getCaseCreationWarnings',
+    summary: 'Case creation stages slower than CaseCreationWarnThresholdMilliseconds',
+  })
+  @ApiGrid(CASE_CREATION_WARNING_GRID)
   caseCreationWarning(@Query() q: RawQuery): Promise<GridResponse> {
     return this.grids.query(CASE_CREATION_WARNING_GRID, q);
   }
 
   @Get('ModelInvokeWarning')
   @Authenticated({ landlordOnly: true })
-  @apply(TELEMETRY_QUERY)
+  @ApiOperation({
+    operationId: 'getModelInvokeWarnings',
+    summary: 'Invoke trace points over the warn threshold of their Model',
+  })
+  @ApiGrid(MODEL_INVOKE_WARNING_GRID)
   modelInvokeWarning(@Query() q: RawQuery): Promise<GridResponse> {
     return this.grids.query(MODEL_INVOKE_WARNING_GRID, q);
   }
 
   @Get('CaptureQueueHealth')
   @Authenticated({ landlordOnly: true })
-  @apply(TELEMETRY_QUERY)
+  @ApiOperation({
+    operationId: 'getCaptureQueueHealth',
+    summary: 'Depth and drops of the six capture queues, per minute',
+  })
+  @ApiGrid(CAPTURE_QUEUE_HEALTH_GRID)
   captureQueueHealth(@Query() q: RawQuery): Promise<GridResponse> {
     return this.grids.query(CAPTURE_QUEUE_HEALTH_GRID, q);
   }
@@ -103,8 +102,8 @@ export class AuditGridsController {
 
   @Get('UserLogin')
   @Authenticated({ permission: Permission.ReadSecurityAudit })
-  @apply(TELEMETRY_QUERY)
-  @ApiQuery({ name: 'format', required: false, description: 'csv for a CSV download (or Accept: text/csv)' })
+  @ApiOperation({ operationId: 'getUserLogins', summary: 'Sign-in audit trail (every attempt)' })
+  @ApiGrid(USER_LOGIN_GRID, { csv: true })
   userLogin(
     @CurrentActor() actor: Actor,
     @Query() q: RawQuery,
@@ -116,8 +115,8 @@ export class AuditGridsController {
 
   @Get('UserLogout')
   @Authenticated({ permission: Permission.ReadSecurityAudit })
-  @apply(TELEMETRY_QUERY)
-  @ApiQuery({ name: 'format', required: false, description: 'csv for a CSV download (or Accept: text/csv)' })
+  @ApiOperation({ operationId: 'getUserLogouts', summary: 'Logout audit trail (every cut session)' })
+  @ApiGrid(USER_LOGOUT_GRID, { csv: true })
   userLogout(
     @CurrentActor() actor: Actor,
     @Query() q: RawQuery,

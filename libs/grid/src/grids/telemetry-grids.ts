@@ -7,7 +7,18 @@ import {
 } from '@app/telemetry';
 import { GridColumn, GridDefinition, validateDefinition } from '../grid-definition';
 
-const col = (name: string, column: string, kind: GridColumn['kind']): GridColumn => ({ name, column, kind });
+const col = (name: string, column: string, kind: GridColumn['kind'], nullable = false): GridColumn => ({
+  name,
+  column,
+  kind,
+  ...(nullable ? { nullable } : {}),
+});
+const stageNameMember = {
+  name: 'stageName',
+  kind: 'string' as const,
+  nullable: true,
+  description: 'The StageName of stageId',
+};
 const id = col('id', 'Id', 'number');
 const created = col('createdDate', 'CreatedDate', 'date');
 const instance = col('instance', 'Instance', 'string');
@@ -65,7 +76,8 @@ export const ARCHIVER_WARNING_GRID = validateDefinition({
   columns: [
     id,
     col('entityAnalysisModelGuid', 'EntityAnalysisModelGuid', 'guid'),
-    col('entityAnalysisModelInstanceEntryGuid', 'EntityAnalysisModelInstanceEntryGuid', 'guid'),
+    // null for BulkCopyArchiveBuffer, which works on a batch (spec: ArchiverWarning)
+    col('entityAnalysisModelInstanceEntryGuid', 'EntityAnalysisModelInstanceEntryGuid', 'guid', true),
     stageId,
     col('durationMicroseconds', 'DurationMicroseconds', 'number'),
     created,
@@ -76,6 +88,7 @@ export const ARCHIVER_WARNING_GRID = validateDefinition({
   statistics: ['durationMicroseconds'],
   sortable: true,
   decorate: archiverStageName,
+  derived: [stageNameMember],
   sortDerived: { stageName: 'StageId' },
 });
 
@@ -92,7 +105,7 @@ export const CASE_CREATION_WARNING_GRID = validateDefinition({
     col('caseKeyValue', 'CaseKeyValue', 'string'),
     stageId,
     col('durationMicroseconds', 'DurationMicroseconds', 'number'),
-    col('destination', 'Destination', 'string'),
+    col('destination', 'Destination', 'string', true),
     created,
     instance,
   ],
@@ -101,6 +114,7 @@ export const CASE_CREATION_WARNING_GRID = validateDefinition({
   statistics: ['durationMicroseconds'],
   sortable: true,
   decorate: caseStageName,
+  derived: [stageNameMember],
   sortDerived: { stageName: 'StageId' },
 });
 
@@ -149,6 +163,7 @@ export const CAPTURE_QUEUE_HEALTH_GRID = validateDefinition({
   decorate: (r) => ({
     queueName: r.queueName ?? CAPTURE_QUEUE_NAMES[r.queueId as CaptureQueueId] ?? null,
   }),
+  derived: [{ name: 'queueName', kind: 'string', nullable: true }],
 });
 
 export const TELEMETRY_GRIDS: readonly GridDefinition[] = [

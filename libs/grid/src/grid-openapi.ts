@@ -1,0 +1,233 @@
+import { applyDecorators, type Type } from '@nestjs/common';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiQuery,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { ColumnKind, GridDefinition } from './grid-definition';
+import { DEFAULT_TAKE, MAX_SEARCH_LENGTH, MAX_TAKE } from './grid-query';
+import { SAMPLE_SEED_MAX } from './sampling';
+import { HISTOGRAM_BUCKETS } from './statistics';
+
+export class HistogramBucketDto {
+  @ApiProperty() lowerBound!: number;
+  @ApiProperty() upperBound!: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) count!: number;
+}
+
+/** Statistics of one column over the full filtered set (capped at 100 000 rows). */
+export class ColumnStatisticsDto {
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Values the statistics are computed over' })
+  count!: number;
+  @ApiProperty({ type: Number, nullable: true }) min!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) max!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) mean!: number | null;
+  @ApiProperty({ type: Number, nullable: true }) median!: number | null;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Sample standard deviation (n − 1); 0 for one value',
+  })
+  standardDeviation!: number | null;
+  @ApiProperty({
+    type: [HistogramBucketDto],
+    description: `${HISTOGRAM_BUCKETS} equal-width buckets from min to max (none without values)`,
+  })
+  histogram!: HistogramBucketDto[];
+}
+
+export class GridSampleDto {
+  @ApiProperty({ minimum: 0, maximum: 100 }) percentage!: number;
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: SAMPLE_SEED_MAX, description: 'Repeats this sample' })
+  seed!: number;
+}
+
+function kindSchema(kind: ColumnKind): SchemaObject {
+  switch (kind) {
+    case 'number':
+      return { type: 'integer' };
+    case 'date':
+      return { type: 'string', format: 'date-time' };
+    case 'guid':
+      return { type: 'string', format: 'uuid' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'string':
+      return { type: 'string' };
+  }
+}
+
+/** A class of the given name (the OpenAPI schema takes the class's name). */
+function namedClass(name: string): Type<unknown> {
+  const cls = class {};
+  Object.defineProperty(cls, 'name', { value: name });
+  return cls;
+}
+
+interface GridModels {
+  row: Type<unknown>;
+  statistics: Type<unknown>;
+  response: Type<unknown>;
+}
+
+const models = new Map<string, GridModels>();
+
+/**
+ * The DTO classes of a grid's answer, made from its declaration (so the document cannot drift from what the
+ * engine answers): `<Grid>Row` (each column, then the members `decorate` adds), `<Grid>Statistics` (one
+ * ColumnStatistics per statistics column) and `<Grid>Grid` ({ rows, total, statistics, sample? }).
+ */
+export function gridModels(def: GridDefinition): GridModels {
+  const known = models.get(def.name);
+  if (known) return known;
+  const row = namedClass(`${def.name}Row`);
+  for (const c of def.columns)
+    ApiProperty({ ...kindSchema(c.kind), ...(c.nullable ? { nullable: true } : {}) } as never)(
+      row.prototype as object,
+      c.name,
+    );
+  for (const d of def.derived ?? [])
+    ApiProperty({
+      ...kindSchema(d.kind),
+      ...(d.nullable ? { nullable: true } : {}),
+      ...(d.description ? { description: d.description } : {}),
+    } as never)(row.prototype as object, d.name);
+  const statistics = namedClass(`${def.name}Statistics`);
+  for (const name of def.statistics)
+    ApiProperty({ type: ColumnStatisticsDto })(statistics.prototype as object, name);
+  const response = namedClass(`${def.name}Grid`);
+  ApiProperty({ type: [row], description: 'The matching rows, respecting take' })(
+    response.prototype as object,
+    'rows',
+  );
+  ApiProperty({ type: 'integer', minimum: 0, description: 'The full filtered count regardless of take' })(
+    response.prototype as object,
+    'total',
+  );
+  ApiProperty({
+    type: statistics,
+    description: def.statistics.length
+      ? `For each statistics column (${def.statistics.join(', ')}), over the full filtered set capped at 100 000 rows`
+      : 'This grid has no statistics columns: always {}',
+  })(response.prototype as object, 'statistics');
+  ApiPropertyOptional({ type: GridSampleDto, description: 'Present when the request sampled' })(
+    response.prototype as object,
+    'sample',
+  );
+  const made = { row, statistics, response };
+  models.set(def.name, made);
+  return made;
+}
+
+/**
+ * Documents a grid route from its declaration: every query parameter the engine reads (typed, with its
+ * range), and its answer; `csv`: also the CSV export (`format=csv` or `Accept: text/csv`).
+ */
+export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
+  const { row, statistics, response } = gridModels(def);
+  const time = def.timeColumn === 'OccurredDate' ? 'OccurredDate' : 'CreatedDate';
+  const queries = [
+    ApiQuery({
+      name: 'from',
+      required: false,
+      schema: { type: 'string', format: 'date-time' },
+      description: `Lower bound on ${time} (ISO 8601; no offset: UTC). Default: one hour before now, whatever to is`,
+    }),
+    ApiQuery({
+      name: 'to',
+      required: false,
+      schema: { type: 'string', format: 'date-time' },
+      description: `Upper bound on ${time} (ISO 8601; no offset: UTC). Default: now, whatever from is`,
+    }),
+    ...def.filters.map((f) =>
+      ApiQuery({
+        name: f.param,
+        required: false,
+        schema:
+          f.type === 'integer'
+            ? { type: 'integer', minimum: f.min, maximum: f.max }
+            : { type: 'string', format: 'uuid' },
+        description: 'Exact match',
+      }),
+    ),
+    ...(def.searchColumns.length
+      ? [
+          ApiQuery({
+            name: 'search',
+            required: false,
+            schema: { type: 'string', maxLength: MAX_SEARCH_LENGTH },
+            description: `Case-insensitive substring of ${def.searchColumns.join(' or ')}`,
+          }),
+        ]
+      : []),
+    ApiQuery({
+      name: 'take',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_TAKE, default: DEFAULT_TAKE },
+      description: `Rows to answer; a whole number outside 1..${MAX_TAKE} is clamped into it`,
+    }),
+    ApiQuery({
+      name: 'samplePercentage',
+      required: false,
+      schema: { type: 'number', minimum: 0, maximum: 100 },
+      description: 'Draws one consistent sample of the rows (for unbiased baselines); clamped to 0..100',
+    }),
+    ApiQuery({
+      name: 'sampleSeed',
+      required: false,
+      schema: { type: 'integer', minimum: 0, maximum: SAMPLE_SEED_MAX },
+      description: 'Repeats a sample (answered in sample.seed)',
+    }),
+    ...(def.sortable
+      ? [
+          ApiQuery({
+            name: 'sortField',
+            required: false,
+            schema: {
+              type: 'string',
+              enum: [...def.columns.map((c) => c.name), ...Object.keys(def.sortDerived ?? {})],
+            },
+            description:
+              'A column of the grid (case-insensitive); unrecognised or omitted: most recent first',
+          }),
+          ApiQuery({
+            name: 'sortDirection',
+            required: false,
+            schema: { type: 'string', enum: ['asc', 'desc'] },
+            description: 'Case-insensitive; asc ascending, anything else or omitted descending',
+          }),
+        ]
+      : []),
+    ...(options.csv
+      ? [
+          ApiQuery({
+            name: 'format',
+            required: false,
+            schema: { type: 'string', enum: ['csv'] },
+            description: 'csv: a CSV download of every matching row (as Accept: text/csv)',
+          }),
+        ]
+      : []),
+  ];
+  return applyDecorators(
+    ApiExtraModels(row, statistics, response, ColumnStatisticsDto, HistogramBucketDto, GridSampleDto),
+    ...queries,
+    ApiOkResponse({
+      description: options.csv
+        ? '{ rows, total, statistics }, or the CSV export'
+        : '{ rows, total, statistics }',
+      content: {
+        'application/json': { schema: { $ref: getSchemaPath(response) } },
+        ...(options.csv
+          ? {
+              'text/csv': { schema: { type: 'string', description: 'A header line, then one line per row' } },
+            }
+          : {}),
+      },
+    }),
+  );
+}

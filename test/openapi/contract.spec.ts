@@ -1,0 +1,384 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import ts from 'typescript';
+import { ApiKeyService } from '@app/api-keys';
+import { EXAMPLE_GUID } from '@app/common';
+import { startTestApp, TestApp } from '../support/test-app';
+import { SQLITE_AND_POSTGRES } from '../support/databases';
+import { landlordActor } from '../factories/identity.factory';
+import { createEngineModel } from '../factories/engine.factory';
+import {
+  OpenApiResponseChecker,
+  type OpenApiDocument,
+  type ResponseViolation,
+} from '../support/openapi-responses';
+
+const ROOT = join(__dirname, '..', '..');
+const BIN = join(ROOT, 'node_modules', '.bin');
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
+const PROBLEM_REF = '#/components/schemas/ProblemDto';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  operationId?: string;
+  summary?: string;
+  security?: Json[];
+  parameters?: { name: string; in: string; schema?: Json; example?: unknown }[];
+  requestBody?: Json;
+  responses: Record<string, { content?: Record<string, { schema?: Json }> }>;
+}
+interface Document {
+  openapi: string;
+  servers?: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: Json;
+}
+
+function operations(doc: Document): { key: string; method: string; path: string; op: Operation }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op })),
+  );
+}
+
+/** A folder under node_modules/.cache, so a program written there resolves this project's packages. */
+function workDir(prefix: string): string {
+  const base = join(ROOT, 'node_modules', '.cache');
+  spawnSync('mkdir', ['-p', base]);
+  return mkdtempSync(join(base, prefix));
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  return spawnSync(file, args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}
+
+/**
+ * The contract, checked with tools nobody here wrote, as an integrator would, on the document as served:
+ * Redocly's recommended rules and Spectral's spectral:oas (no error), a client generated with
+ * openapi-typescript that type-checks and talks to the service through openapi-fetch; and (test/support/
+ * test-app.ts) every answer of every HTTP test is checked against the document by operation and status.
+ */
+describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (provider) => {
+  let t: TestApp;
+  let doc: Document;
+  let apiKey: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(provider);
+    const landlord = await landlordActor(t.app);
+    apiKey = (
+      await t.app
+        .get(ApiKeyService)
+        .create(landlord, { userRegistryGuid: landlord.userGuid, name: 'contract' })
+    ).key;
+    doc = (await request(t.url).get('/swagger/json').set('x-api-key', apiKey).expect(200)).body as Document;
+    dir = workDir('openapi-contract-');
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
+  });
+  afterAll(async () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    await t?.close();
+  });
+
+  it('passes Redocly CLI lint with the recommended rules (redocly.yaml: what is off and why): no error, no warning', () => {
+    const r = run(join(BIN, 'redocly'), [
+      'lint',
+      join(dir, 'openapi.json'),
+      '--config',
+      join(ROOT, 'redocly.yaml'),
+      '--format',
+      'json',
+    ]);
+    const report = JSON.parse(r.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
+    expect(report.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    expect(r.status).toBe(0);
+  });
+
+  it("passes Spectral's spectral:oas ruleset with no error (and no warning but operation-description)", () => {
+    const r = run(join(BIN, 'spectral'), [
+      'lint',
+      join(dir, 'openapi.json'),
+      '--ruleset',
+      join(ROOT, '.spectral.yaml'),
+      '--format',
+      'json',
+      '--quiet',
+    ]);
+    const results = JSON.parse(r.stdout || '[]') as {
+      code: string;
+      severity: number;
+      message: string;
+      path: string[];
+    }[];
+    const errors = results.filter((x) => x.severity === 0);
+    expect(errors.map((e) => `${e.code} ${e.path.join('.')}: ${e.message}`)).toEqual([]);
+    const others = results.filter((x) => x.severity !== 0 && x.code !== 'operation-description');
+    expect(others.map((e) => `${e.code} ${e.path.join('.')}: ${e.message}`)).toEqual([]);
+  });
+
+  it('describes every operation completely: operationId, summary, success schema, problem errors, security', () => {
+    const ops = operations(doc);
+    expect(ops.length).toBeGreaterThan(60);
+    expect(doc.servers).toEqual([{ url: '/' }]);
+    const ids = ops.map((o) => o.op.operationId);
+    // Explicit and stable: lowerCamelCase, never Nest's generated Controller_method.
+    for (const { key, op } of ops)
+      expect({ key, id: /^[a-z][A-Za-z]+$/.test(op.operationId ?? '') }).toEqual({ key, id: true });
+    expect(new Set(ids).size).toBe(ids.length);
+    const incomplete: string[] = [];
+    for (const { key, op } of ops) {
+      if (!op.summary) incomplete.push(`${key}: no summary`);
+      const success = Object.entries(op.responses).filter(([s]) => /^2\d\d$/.test(s));
+      if (!success.length) incomplete.push(`${key}: no success response`);
+      for (const [status, r] of success)
+        if (status !== '204' && !Object.values(r.content ?? {}).some((m) => m.schema))
+          incomplete.push(`${key}: ${status} without a schema`);
+      for (const [status, r] of Object.entries(op.responses).filter(([s]) => /^[45]\d\d$/.test(s))) {
+        const schema = r.content?.['application/problem+json']?.schema;
+        if (schema?.$ref !== PROBLEM_REF) incomplete.push(`${key}: ${status} is not a problem`);
+      }
+      if (!op.responses['400']) incomplete.push(`${key}: no 400`);
+      if (!op.security) incomplete.push(`${key}: no security`);
+      else if (op.security.length && !op.security.some((r) => !Object.keys(r).length) && !op.responses['401'])
+        incomplete.push(`${key}: secured without 401`);
+      for (const p of op.parameters ?? [])
+        if (p.in === 'path' && p.schema?.example === undefined && p.example === undefined)
+          incomplete.push(`${key}: path parameter ${p.name} without an example`);
+        else if (!p.schema?.type) incomplete.push(`${key}: parameter ${p.name} without a type`);
+      if (op.requestBody && !op.responses['413']) incomplete.push(`${key}: a body without 413`);
+    }
+    expect(incomplete).toEqual([]);
+  });
+
+  it('types every query parameter the spec gives each grid, with its range', () => {
+    const params = (path: string) =>
+      Object.fromEntries((doc.paths[path].get.parameters ?? []).map((p) => [p.name, p.schema]));
+    const common = { from: 'string', to: 'string', take: 'integer', samplePercentage: 'number' };
+    const grids: Record<string, Record<string, string>> = {
+      '/api/ArchiverStagePerformanceCounter': {
+        ...common,
+        stageId: 'integer',
+        sortField: 'string',
+        sortDirection: 'string',
+      },
+      '/api/ArchiverWarning': { ...common, stageId: 'integer', sortField: 'string', sortDirection: 'string' },
+      '/api/CaseCreationStagePerformanceCounter': {
+        ...common,
+        stageId: 'integer',
+        sortField: 'string',
+        sortDirection: 'string',
+      },
+      '/api/CaseCreationWarning': {
+        ...common,
+        stageId: 'integer',
+        search: 'string',
+        sortField: 'string',
+        sortDirection: 'string',
+      },
+      '/api/ModelInvokeWarning': {
+        ...common,
+        entityAnalysisModelGuid: 'string',
+        search: 'string',
+        sortField: 'string',
+        sortDirection: 'string',
+      },
+      '/api/CaptureQueueHealth': { ...common, queueId: 'integer' },
+      '/api/UserLogin': { ...common, search: 'string' },
+      '/api/UserLogout': { ...common, search: 'string' },
+    };
+    for (const [path, expected] of Object.entries(grids)) {
+      const got = params(path);
+      for (const [name, type] of Object.entries(expected))
+        expect({ path, name, type: got[name]?.type }).toEqual({ path, name, type });
+    }
+    expect(params('/api/ArchiverWarning').stageId).toMatchObject({ minimum: 1, maximum: 4 });
+    expect(params('/api/CaptureQueueHealth').queueId).toMatchObject({ minimum: 1, maximum: 6 });
+    expect(params('/api/CaptureQueueHealth').take).toMatchObject({ minimum: 1, maximum: 100000 });
+    expect(params('/api/CaptureQueueHealth').samplePercentage).toMatchObject({ minimum: 0, maximum: 100 });
+    expect(params('/api/ModelInvokeWarning').entityAnalysisModelGuid).toMatchObject({ format: 'uuid' });
+    // Each grid's answer: its row type, total, its statistics columns.
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, Json> }>;
+    expect(Object.keys(schemas.ArchiverStagePerformanceCounterStatistics.properties).sort()).toEqual([
+      'invokeCount',
+      'maxMicroseconds',
+      'minMicroseconds',
+      'totalMicroseconds',
+    ]);
+    expect(Object.keys(schemas.ModelInvokeWarningStatistics.properties).sort()).toEqual([
+      'elapsedMicroseconds',
+      'sinceLastEntryMicroseconds',
+    ]);
+    expect(Object.keys(schemas.ArchiverWarningGrid.properties).sort()).toEqual([
+      'rows',
+      'sample',
+      'statistics',
+      'total',
+    ]);
+  });
+
+  it('documents Invoke: any JSON object in, its result and its 503 out', () => {
+    const invoke = doc.paths['/api/Invoke/EntityAnalysisModel/{guid}'].post;
+    expect(invoke.requestBody).toMatchObject({
+      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+    });
+    expect(invoke.responses['200'].content?.['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/InvokeResponseDto',
+    });
+    expect(invoke.responses['503']).toBeDefined();
+    // The anonymous routes say so: security: [].
+    expect(doc.paths['/api/Authentication/ByUserNamePassword'].post.security).toEqual([]);
+    expect(doc.paths['/api/Live'].get.security).toEqual([]);
+    expect(doc.paths['/api/Authentication/ByUserNamePassword'].post.responses['429']).toBeDefined();
+  });
+
+  it('generates a typed client (openapi-typescript) that type-checks and calls a grid, Invoke and an admin route (openapi-fetch)', async () => {
+    const landlord = await landlordActor(t.app);
+    const { model } = await createEngineModel(t.app, landlord);
+    const types = run(process.execPath, [
+      join(BIN, '..', 'openapi-typescript', 'bin', 'cli.js'),
+      join(dir, 'openapi.json'),
+      '-o',
+      join(dir, 'schema.ts'),
+    ]);
+    expect(types.status).toBe(0);
+    writeFileSync(
+      join(dir, 'client.ts'),
+      `import createClient from 'openapi-fetch';
+import type { components, paths } from './schema';
+
+type Schemas = components['schemas'];
+
+export async function main(env: { baseUrl: string; apiKey: string; modelGuid: string }): Promise<object> {
+  const api = createClient<paths>({ baseUrl: env.baseUrl, headers: { 'x-api-key': env.apiKey } });
+
+  const grid = await api.GET('/api/CaptureQueueHealth', { params: { query: { take: 10, queueId: 1 } } });
+  if (!grid.data) throw new Error('grid: ' + grid.response.status);
+  const rows: Schemas['CaptureQueueHealthRow'][] = grid.data.rows;
+  const total: number = grid.data.total;
+  const depth: Schemas['ColumnStatisticsDto'] = grid.data.statistics.queueDepth;
+
+  const invoked = await api.POST('/api/Invoke/EntityAnalysisModel/{guid}', {
+    params: { path: { guid: env.modelGuid }, query: { trace: 'true' } },
+    body: { transactionId: 'contract-1', account: { id: 'A-1' }, amount: 12.5 },
+  });
+  if (!invoked.data) throw new Error('invoke: ' + invoked.response.status);
+  const entry: string = invoked.data.entityAnalysisModelInstanceEntryGuid;
+  const trace: Schemas['TracePointDto'][] = invoked.data.trace ?? [];
+
+  const tenant = await api.POST('/api/TenantRegistry', { body: { name: 'Generated client ' + Date.now() } });
+  if (!tenant.data) throw new Error('tenant: ' + tenant.response.status);
+  const created: Schemas['TenantDto'] = tenant.data;
+
+  const missing = await api.GET('/api/TenantRegistry/{guid}', { params: { path: { guid: '${EXAMPLE_GUID}' } } });
+  const problem: Schemas['ProblemDto'] | undefined = missing.error;
+
+  return {
+    rows: rows.length,
+    total,
+    depthCount: depth.count,
+    entry,
+    tracePoints: trace.map((p) => p.message),
+    tenant: created.name,
+    missing: { status: missing.response.status, type: problem?.type },
+  };
+}
+`,
+    );
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          module: 'commonjs',
+          moduleResolution: 'node10',
+          lib: ['es2022', 'dom'],
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          skipLibCheck: true,
+        },
+        files: ['client.ts', 'schema.ts'],
+      }),
+    );
+    const tsc = run(process.execPath, [
+      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      join(dir, 'tsconfig.json'),
+    ]);
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+
+    // The program runs against the service of this test, compiled as tsc would (CommonJS), in this process:
+    // its server answers from this event loop.
+    const js = ts.transpileModule(readFileSync(join(dir, 'client.ts'), 'utf8'), {
+      compilerOptions: {
+        module: ts.ModuleKind.CommonJS,
+        target: ts.ScriptTarget.ES2022,
+        esModuleInterop: true,
+      },
+    }).outputText;
+    writeFileSync(join(dir, 'client.js'), js);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const program = require(join(dir, 'client.js')) as {
+      main(env: { baseUrl: string; apiKey: string; modelGuid: string }): Promise<object>;
+    };
+    const out = await program.main({ baseUrl: t.url, apiKey, modelGuid: model.guid });
+    expect(out).toMatchObject({
+      depthCount: expect.any(Number),
+      entry: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      tracePoints: ['Parse', 'ExtractFields', 'Activation', 'BuildResponse', 'BuildArchivePayload'],
+      tenant: expect.stringMatching(/^Generated client /),
+      missing: { status: 404, type: 'urn:problem-type:not-found' },
+    });
+  });
+
+  it('the response checker of the HTTP tests finds a drift between an answer and the document', async () => {
+    // The same checker every test app runs, on a copy of the document whose Live answer is changed.
+    const drifted = JSON.parse(JSON.stringify(doc)) as Document;
+    const live = drifted.paths['/api/Live'].get.responses['200'].content!['application/json'].schema!;
+    const ref = String(live.$ref).split('/').pop()!;
+    (drifted.components.schemas as Record<string, Json>)[ref] = {
+      type: 'object',
+      properties: { status: { type: 'string', enum: ['alive'] } },
+      required: ['status'],
+    };
+    const checker = new OpenApiResponseChecker(drifted);
+    const res = await request(t.url).get('/api/Live').expect(200);
+    const body = Buffer.from(JSON.stringify(res.body));
+    expect(checker.check('GET', '/api/Live', 200, 'application/json', body)).toHaveLength(1);
+    expect(checker.check('GET', '/api/Live', 418, 'application/json', body)[0].problems).toEqual([
+      'status 418 is not declared',
+    ]);
+    expect(
+      new OpenApiResponseChecker(doc as unknown as OpenApiDocument).check(
+        'GET',
+        '/api/Live',
+        200,
+        'application/json',
+        body,
+      ),
+    ).toEqual([]);
+    // And through the hook every test app runs: an answer sent by the server is checked once it is sent.
+    const seen: ResponseViolation[] = [];
+    checker.watch(t.app.getHttpServer(), seen);
+    await request(t.url).get('/api/Live').expect(200);
+    await request(t.url).get('/api/Ready').expect(200);
+    expect(seen.map((v) => `${v.request} ${v.status}`)).toEqual(['GET /api/Live 200']);
+    // What this file's own requests met so far matched the document.
+    expect(t.responseViolations).toEqual([]);
+  });
+});
