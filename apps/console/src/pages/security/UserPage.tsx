@@ -247,7 +247,7 @@ function EditUser({
             body: { email: email.trim() || null, roleGuid },
           }),
         )
-      ).data as unknown as User,
+      ).data,
     onSuccess: onSaved,
     onError: (err) => setError(securityError(err)),
   });
@@ -298,7 +298,7 @@ function ResetPassword({ user, onReset }: { user: User; onReset: (user: User) =>
             body: { password: value, passwordExpired: expired, wirePasswordHash: wire },
           }),
         )
-      ).data as unknown as User,
+      ).data,
     onSuccess: (next) => {
       setPassword('');
       setRepeat('');

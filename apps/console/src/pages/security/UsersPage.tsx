@@ -142,7 +142,7 @@ function CreateUser({
   const create = useMutation({
     // (The document does not declare this answer yet, issue 17: it is the UserDto the service returns.)
     mutationFn: async (body: Schemas['CreateUserDto']) =>
-      (await unwrap(api.POST('/api/UserRegistry', { body }))).data as unknown as User,
+      (await unwrap(api.POST('/api/UserRegistry', { body }))).data,
     onSuccess: (user) => {
       void queryClient.invalidateQueries({ queryKey: usersQuery.queryKey });
       void navigate(`/Security/Users/${user.guid}`);
