@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { SETTINGS, Settings } from '@app/config';
 import { Clock, isUniqueViolation } from '@app/common';
-import { ConfigurationRepository } from '../configuration/configuration.repository';
+import { ConfigurationRepository } from '../model/configuration.repository';
 import { CaseRecord, CaseWorkflowStatus } from '../entities';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';

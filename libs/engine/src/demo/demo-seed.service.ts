@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { SETTINGS, Settings } from '@app/config';
 import { Actor } from '@app/common';
 import { TenantRegistry } from '@app/identity';
-import { ConfigurationRepository } from '../configuration/configuration.repository';
+import { ConfigurationRepository } from '../model/configuration.repository';
 import { ModelService } from '../configuration/model.service';
 import { WorkflowService } from '../configuration/workflow.service';
 import { DEMO_MODEL_GUID } from './demo-model';
