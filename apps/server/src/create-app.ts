@@ -20,7 +20,7 @@ import {
   securityHeaders,
   validationProblem,
 } from '@app/common';
-import { challengeBrowser, CredentialResolver } from '@app/auth';
+import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 import { createOpenApiDocument } from './openapi';
 
@@ -120,11 +120,12 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
  * needs inline styles), still with no inline script.
  */
 function setUpSwagger(app: NestExpressApplication): void {
-  const resolver = app.get(CredentialResolver);
+  // The same precedence (and strategies) as every route: the explorer is not a back door.
+  const guard = app.get(PrecedenceGuard);
   const filter = new ProblemFilter();
   app.use(['/swagger', '/swagger/*path'], (req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Content-Security-Policy', contentSecurityPolicy(EXPLORER_CSP_DIRECTIVES, req.secure));
-    resolver.resolve(req, res).then(
+    guard.resolve(req, res).then(
       () => next(),
       (err: unknown) => {
         const { problem, headers } = filter.toProblem(err, req);

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { ProblemFilter, refusedCharacter, RequestRefusal, RequestWithActor } from '@app/common';
+import { clientContextOf, ProblemFilter, refusedCharacter, RequestRefusal, RequestWithActor } from '@app/common';
 import { SETTINGS, Settings } from '@app/config';
 import { SignInDto } from './dto/authentication.dto';
 import { validateSync } from 'class-validator';
@@ -34,7 +34,7 @@ abstract class RefusedSignInAuditFilter extends ProblemFilter {
     try {
       const raw: unknown = request.body;
       const body = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-      await this.logins.record(request, await this.attempt(request, body));
+      await this.logins.record(clientContextOf(request), await this.attempt(request, body));
     } catch (err) {
       // The 400 still goes out; the lost row is said loudly.
       this.log.error(

@@ -1,7 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+import { Actor, Authenticated, Client, ClientContext, CurrentActor, GuidParam, Permission } from '@app/common';
 import {
   CreateRoleDto,
   CreateTenantDto,
@@ -158,12 +157,12 @@ export class UserRegistryController {
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   resetPassword(
-    @Req() request: Request,
+    @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @Body() dto: ResetPasswordDto,
   ): Promise<UserDto> {
-    return this.users.resetPassword(actor, guid, dto, request);
+    return this.users.resetPassword(actor, guid, dto, client);
   }
 
   @Post(':guid/Unlock')
