@@ -3,7 +3,10 @@ import type { Strategy } from 'passport-strategy';
 
 /** Passport hands errors on as they came; Promise rejections and problems want an Error. */
 export function asError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(typeof err === 'string' ? err : 'The strategy failed.');
+  // Any object is handed on as it came: an error of another realm (a driver's, under Jest) is no
+  // `instanceof Error` here, and the problem filter still needs its code (a database that cannot answer: 503).
+  if (typeof err === 'object' && err !== null) return err as Error;
+  return new Error(typeof err === 'string' ? err : 'The strategy failed.');
 }
 
 /** How one Passport strategy ended for one request. */
