@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
+import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
 import { REDIS } from '@app/redis';
 import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '@app/audit';
@@ -46,8 +46,8 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     ApiKeysModule,
     PassportModule.register({ session: false }),
     ThrottlerModule.forRootAsync({
-      inject: [SETTINGS, REDIS],
-      useFactory: (settings: Settings, redis: Redis | null) =>
+      inject: [SIGN_IN_SETTINGS.token, REDIS],
+      useFactory: (settings: SignInSettings, redis: Redis | null) =>
         signInRateLimits(settings, new SignInRateLimitStorage(redis)),
     }),
   ],

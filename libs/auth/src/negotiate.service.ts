@@ -1,6 +1,6 @@
 import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { resolve } from 'node:path';
-import { SETTINGS, Settings } from '@app/config';
+import { NEGOTIATE_SETTINGS, type NegotiateSettings } from '@app/config';
 import { ClientContext, ProblemException } from '@app/common';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { AuthProblems, AuthProblemType } from './auth-problems';
@@ -34,7 +34,7 @@ export class NegotiateService implements OnModuleInit {
   private kerberos: KerberosAddOn | null = null;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(NEGOTIATE_SETTINGS.token) private readonly settings: NegotiateSettings,
     private readonly signInService: SignInService,
     private readonly logins: LoginRecorder,
   ) {}

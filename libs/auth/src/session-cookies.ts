@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import type { IssuedToken } from './session-tokens';
 
 export const JWT_COOKIE = 'authentication-jwt';
@@ -28,7 +28,7 @@ export interface CookieInstruction {
  */
 @Injectable()
 export class SessionCookies {
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(SESSION_TOKEN_SETTINGS.token) private readonly settings: SessionTokenSettings) {}
 
   /** The cookies of a session (a sign-in, or the sliding refresh). */
   forSession(issued: IssuedToken, secure: boolean): CookieInstruction[] {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { createSecretKey, KeyObject } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { Clock } from '@app/common';
 
 /** spec: JWT validity 15 minutes. */
@@ -39,7 +39,7 @@ export class SessionTokens {
   readonly absoluteLifetimeMs: number;
 
   constructor(
-    @Inject(SETTINGS) settings: Settings,
+    @Inject(SESSION_TOKEN_SETTINGS.token) settings: SessionTokenSettings,
     private readonly clock: Clock,
   ) {
     if (!settings.JwtKey) throw new Error('JwtKey is not set');

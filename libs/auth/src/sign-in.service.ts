@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SETTINGS, Settings } from '@app/config';
+import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
 import { ClientContext, Clock, ProblemException, Problems } from '@app/common';
 import {
   AuthenticationType,
@@ -81,7 +81,7 @@ export class SignInService {
   private readonly logger = new Logger('SignIn');
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SIGN_IN_SETTINGS.token) private readonly settings: SignInSettings,
     private readonly identity: IdentityAuthService,
     private readonly hasher: PasswordHasher,
     private readonly policy: PasswordPolicy,

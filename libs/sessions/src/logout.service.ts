@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { ClientContext, Clock, TimeoutError, withTimeout } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { IdentityAuthService, SessionUser } from '@app/identity';
@@ -22,7 +22,7 @@ export class LogoutService {
   private readonly logger = new Logger('Logout');
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSIONS_SETTINGS.token) private readonly settings: SessionsSettings,
     private readonly tokens: SessionTokens,
     private readonly identity: IdentityAuthService,
     private readonly revocation: SessionRevocationService,

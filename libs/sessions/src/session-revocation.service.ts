@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { Actor, ClientContext, Clock } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { ActorService, IdentityAuthService, IdentityEvents } from '@app/identity';
@@ -54,7 +54,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
   private stopListening?: () => void;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSIONS_SETTINGS.token) private readonly settings: SessionsSettings,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly sink: CacheEventSink,
     private readonly identity: IdentityAuthService,

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { Actor, Clock, CredentialKind, Lifecycle, withTimeout } from '@app/common';
 import { IdentityAuthService } from '@app/identity';
 
@@ -106,7 +106,7 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
   private checking?: Promise<void>;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSIONS_SETTINGS.token) private readonly settings: SessionsSettings,
     private readonly identity: IdentityAuthService,
     private readonly clock: Clock,
     private readonly lifecycle: Lifecycle,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
-import { SETTINGS, Settings } from '@app/config';
+import { OAUTH_SETTINGS, type OAuthSettings } from '@app/config';
 import { ClientContext, Clock } from '@app/common';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { IdentityAuthService, SignInUser } from '@app/identity';
@@ -120,7 +120,7 @@ export class OAuthSignInService {
   private configuration: Promise<oidc.Configuration> | undefined;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(OAUTH_SETTINGS.token) private readonly settings: OAuthSettings,
     private readonly identity: IdentityAuthService,
     private readonly signIn: SignInService,
     private readonly logins: LoginRecorder,

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { SETTINGS, Settings } from '@app/config';
+import { OAUTH_SETTINGS, type OAuthSettings } from '@app/config';
 import { clientContextOf, Public, RawInput } from '@app/common';
 import { ownOrigin } from '../csrf';
 import { writeCookies } from '../http/session-response';
@@ -24,7 +24,7 @@ export class OAuthController {
   constructor(
     private readonly oauth: OAuthSignInService,
     private readonly strategy: OidcStrategy,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(OAUTH_SETTINGS.token) private readonly settings: OAuthSettings,
   ) {}
 
   /** 302 to the provider's authorization endpoint; `returnUrl` must be a local path (else `/`). */

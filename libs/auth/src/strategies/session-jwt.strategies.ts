@@ -5,7 +5,7 @@ import type { Actor, CredentialKind, HttpRequestLike } from '@app/common';
 import { Clock } from '@app/common';
 import { AuthProblems } from '../auth-problems';
 import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { IssuedToken, SessionTokens } from '../session-tokens';
 import { SessionUserReader } from '../session-user-reader';
 import { BEARER_JWT_STRATEGY, bearerTokenOf, COOKIE_JWT_STRATEGY, cookieTokenOf } from './credential-carriers';
@@ -94,7 +94,7 @@ export class CookieJwtStrategy extends PassportStrategy(JwtStrategy, COOKIE_JWT_
   constructor(
     private readonly tokens: SessionTokens,
     private readonly sessions: SessionJwtValidation,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSION_TOKEN_SETTINGS.token) private readonly settings: SessionTokenSettings,
     private readonly clock: Clock,
   ) {
     super(sessionJwtOptions(tokens, cookieTokenOf));
