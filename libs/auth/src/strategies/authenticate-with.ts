@@ -1,4 +1,3 @@
-import passport from 'passport';
 import type { Strategy } from 'passport-strategy';
 
 /** Passport hands errors on as they came; Promise rejections and problems want an Error. */
@@ -16,34 +15,33 @@ export type StrategyOutcome<U> =
   | { kind: 'pass' };
 
 /**
- * Runs ONE Passport strategy instance on a request, through passport.authenticate, with no session and no
- * response written: the caller (a guard or a controller) decides the answer. A strategy's error (a problem
- * thrown by its validate) rejects.
+ * Runs ONE Passport strategy instance on a request, exactly as passport.authenticate runs a strategy (a
+ * per-request `Object.create` of it, given success / fail / error / pass / redirect actions), with no session
+ * and no response written: the caller (a guard or a controller) decides the answer. A strategy's error (a
+ * problem thrown by its validate) rejects.
  *
  * The instance is the app's own provider, not a name looked up in passport's process-wide registry: two
  * applications in one process (the tests, the benchmarks) would otherwise share whichever strategy was built
- * last. Each request gets its own `Object.create` of it, as passport does for named strategies, because the
- * strategy's success/fail/error are set on the object and must not be shared by concurrent requests.
+ * last. The per-request object matters because a strategy's actions are set on the object it runs on and
+ * concurrent requests must not share them. passport.authenticate itself is not called: it also extends every
+ * request with its session helpers (login, logout, isAuthenticated…), which this service never uses, and the
+ * paired benchmark measured the API-key route a few points slower with it (docs/decisions.md).
  */
 export function authenticateWith<U>(
   strategy: Strategy,
   request: object,
-  response: object,
+  _response: object,
 ): Promise<StrategyOutcome<U>> {
   return new Promise((resolve, reject) => {
-    const middleware = passport.authenticate(
-      Object.create(strategy) as Strategy,
-      { session: false },
-      (err: unknown, user: unknown, challenge: unknown, status: number | undefined) => {
-        if (err) reject(asError(err));
-        else if (!user) resolve({ kind: 'fail', challenge, status });
-        else resolve({ kind: 'success', user: user as U });
-      },
-    ) as (req: object, res: object, next: (err?: unknown) => void) => void;
+    const run = Object.create(strategy) as Strategy & Record<string, unknown>;
+    run.success = (user: unknown) =>
+      resolve(user ? { kind: 'success', user: user as U } : { kind: 'fail', challenge: undefined, status: undefined });
+    run.fail = (challenge: unknown, status?: number) => resolve({ kind: 'fail', challenge, status });
+    run.error = (err: unknown) => reject(asError(err));
+    run.pass = () => resolve({ kind: 'pass' });
+    run.redirect = () => resolve({ kind: 'pass' });
     try {
-      middleware(request, response, (err?: unknown) =>
-        err ? reject(asError(err)) : resolve({ kind: 'pass' }),
-      );
+      run.authenticate(request as never, {});
     } catch (err) {
       reject(asError(err));
     }
