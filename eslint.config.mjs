@@ -36,6 +36,37 @@ export default tseslint.config(
     },
   },
   {
+    // HTTP stays at the edge (docs/STYLE "Services and controllers", issue 18): Express objects only in
+    // controllers, guards, filters and middleware, the one response helper that writes cookie instructions,
+    // and the app's composition (create-app installs the middleware). Services, recorders and strategies
+    // take plain inputs (ClientContext, HttpRequestLike).
+    files: ['libs/**/*.ts', 'apps/server/**/*.ts'],
+    ignores: [
+      '**/*.controller.ts',
+      '**/*.guard.ts',
+      '**/*.filter.ts',
+      '**/*.middleware.ts',
+      '**/*.spec.ts',
+      'libs/auth/src/http/session-response.ts',
+      'apps/server/src/create-app.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'express',
+              message:
+                'Express belongs in controllers, guards, filters and middleware: pass plain inputs (ClientContext) down and return results.',
+            },
+          ],
+          patterns: [{ group: ['express/*'], message: 'Express belongs at the edge (see the express rule).' }],
+        },
+      ],
+    },
+  },
+  {
     // The console (apps/console): React's rules of hooks, on top of the typed rules above.
     files: ['apps/console/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,

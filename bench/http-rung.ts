@@ -71,7 +71,7 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       const { Module } = await import('@nestjs/common');
       const { LoggerModule, Logger } = await import('nestjs-pino');
       const { APPLICATION_OPTIONS, useHttpMiddleware } = await import('../apps/server/src/create-app');
-      const { requestLogging } = await import('../apps/server/src/request-logging');
+      const { requestLogging } = await import('../apps/server/src/request-logging.middleware');
       const s = await settings();
       const HelloModule = await helloModule();
       @Module({ imports: [LoggerModule.forRoot(requestLogging(s)), HelloModule] })
@@ -86,7 +86,7 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       await import('../apps/server/src/thread-pool');
       const { BENCH_MODULES, startBenchApp } = await import('./support');
       const modules = (process.env.BENCH_MODULES ?? '').split(',').filter(Boolean);
-      const { requestLineLogger } = await import('../apps/server/src/request-logging');
+      const { requestLineLogger } = await import('../apps/server/src/request-logging.middleware');
       const s = await settings();
       const { app, token } = await startBenchApp(
         s,

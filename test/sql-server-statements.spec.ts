@@ -34,7 +34,7 @@ import { ApiKeyRepository } from '../libs/api-keys/src/api-key.repository';
 import { AuditRepository } from '../libs/audit/src/audit.repository';
 import { ArchiveRepository, type ArchiveRow } from '../libs/engine/src/archiver/archive.repository';
 import { CaseRepository } from '../libs/engine/src/case-creation/case.repository';
-import { ConfigurationRepository } from '../libs/engine/src/configuration/configuration.repository';
+import { ConfigurationRepository } from '../libs/engine/src/model/configuration.repository';
 import { StageRollupRepository } from '../libs/engine/src/rollups/stage-rollup.repository';
 import { IdentityRepository } from '../libs/identity/src/identity.repository';
 import { ALL_ENTITIES } from '../apps/server/src/entities';

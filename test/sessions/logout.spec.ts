@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { Logger } from '@nestjs/common';
-import { ManualClock, Permission } from '@app/common';
+import { clientContextOf, ManualClock, Permission } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder, UserLogout } from '@app/audit';
 import { UserRegistry } from '@app/identity';
 import { ApiKeyService } from '@app/api-keys';
@@ -235,7 +235,8 @@ describe.each(TEST_PROVIDERS)('POST /api/Authentication/Logout on %s', (provider
       ip: `1.2.3.4\r\n${'9'.repeat(100)}`,
       socket: { localAddress: '127.0.0.1' },
     };
-    await recorder.record(fake as never, {
+    // The recorder takes the plain ClientContext the edge builds from a request (issue 18).
+    await recorder.record(clientContextOf(fake as never), {
       userName: `name\u0000\r\n${'n'.repeat(1000)}`,
       tenantId: null,
       reason: LogoutReason.UserLoggedOut,

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { CaseCreationStage, PipelineTelemetry } from '@app/engine';
 // The configuration read model itself: the test makes its status look-up slow.
-import { ConfigurationRepository } from '../../libs/engine/src/configuration/configuration.repository';
+import { ConfigurationRepository } from '../../libs/engine/src/model/configuration.repository';
 import { createEngineModel, transaction } from '../factories/engine.factory';
 import { landlordActor } from '../factories/identity.factory';
 import { waitFor } from '../support/spawn-server';

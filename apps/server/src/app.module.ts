@@ -13,7 +13,7 @@ import { TelemetryModule } from '@app/telemetry';
 import { EngineModule } from '@app/engine';
 import { SessionsModule } from '@app/sessions';
 import { ConsoleModule } from '@app/console';
-import { requestLogging } from './request-logging';
+import { requestLogging } from './request-logging.middleware';
 
 export interface AppOverrides {
   clock?: Clock;

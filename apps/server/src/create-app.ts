@@ -20,11 +20,11 @@ import {
   securityHeaders,
   validationProblem,
 } from '@app/common';
-import { challengeBrowser, CredentialResolver } from '@app/auth';
+import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
-import { EXPLORER_PATH, explorerRouter } from './explorer';
+import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
 import { createOpenApiDocument } from './openapi';
-import { requestLogLines } from './request-logging';
+import { requestLogLines } from './request-logging.middleware';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
 export const BODY_LIMIT = '1mb';
@@ -136,11 +136,12 @@ export function useHttpMiddleware(
  * own policy (swagger-ui sets inline styles), still with no inline script.
  */
 function setUpSwagger(app: NestExpressApplication): void {
-  const resolver = app.get(CredentialResolver);
+  // The same precedence (and strategies) as every route: the explorer is not a back door.
+  const guard = app.get(PrecedenceGuard);
   const filter = new ProblemFilter();
   app.use([EXPLORER_PATH, `${EXPLORER_PATH}/*path`], (req: Request, res: Response, next: NextFunction) => {
     res.setHeader('Content-Security-Policy', contentSecurityPolicy(EXPLORER_CSP_DIRECTIVES, req.secure));
-    resolver.resolve(req, res).then(
+    guard.resolve(req, res).then(
       () => next(),
       (err: unknown) => {
         const { problem, headers } = filter.toProblem(err, req);

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
+import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
 import { Actor } from '@app/common';
 import { ActorService, IdentityEvents, PrincipalsChanged } from '@app/identity';
 import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
@@ -62,7 +62,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly repo: ApiKeyRepository,
     private readonly actors: ActorService,
     private readonly identityEvents: IdentityEvents,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(API_KEY_SETTINGS.token) private readonly settings: ApiKeySettings,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly sink: CacheEventSink,
   ) {}

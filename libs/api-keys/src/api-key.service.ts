@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
 import { Actor, Clock, Problems } from '@app/common';
 import { ActorService } from '@app/identity';
 import { ApiKeyCache } from './api-key-cache';
@@ -21,7 +21,7 @@ export class ApiKeyService {
     private readonly cache: ApiKeyCache,
     private readonly actors: ActorService,
     private readonly clock: Clock,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(API_KEY_SETTINGS.token) private readonly settings: ApiKeySettings,
   ) {}
 
   /**

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
-import { clientAddresses, Clock, inertText, userAgentOf } from '@app/common';
+import { ClientContext, Clock, inertText } from '@app/common';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, AuthenticationType, carriesFailureMessage, FailureType } from './audit-types';
 
@@ -24,14 +23,13 @@ export class LoginRecorder {
     private readonly clock: Clock,
   ) {}
 
-  async record(request: Request, attempt: LoginAttempt): Promise<void> {
-    const { remoteIp, localIp } = clientAddresses(request);
+  async record(client: ClientContext, attempt: LoginAttempt): Promise<void> {
     await this.repo.insertLogin({
       CreatedUser: inertText(attempt.userName ?? '', AUDIT_LIMITS.userName) ?? '',
       TenantRegistryId: attempt.tenantId,
-      RemoteIp: inertText(remoteIp, AUDIT_LIMITS.ip),
-      LocalIp: inertText(localIp, AUDIT_LIMITS.ip),
-      UserAgent: inertText(userAgentOf(request), AUDIT_LIMITS.userAgent),
+      RemoteIp: inertText(client.clientIp, AUDIT_LIMITS.ip),
+      LocalIp: inertText(client.localIp, AUDIT_LIMITS.ip),
+      UserAgent: inertText(client.userAgent, AUDIT_LIMITS.userAgent),
       AuthenticationTypeId: attempt.authenticationType,
       Failed: attempt.failureType !== undefined,
       FailureTypeId: attempt.failureType ?? null,

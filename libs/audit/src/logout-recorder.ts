@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Request } from 'express';
 import type Redis from 'ioredis';
 import { REDIS } from '@app/redis';
-import { clientAddresses, Clock, inertText, TimeoutError, userAgentOf, withTimeout } from '@app/common';
+import { ClientContext, Clock, inertText, TimeoutError, withTimeout } from '@app/common';
 import { AddressWindow } from './address-window';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, LogoutOutcome, LogoutReason } from './audit-types';
@@ -44,17 +43,17 @@ export class LogoutRecorder {
     @Inject(REDIS) private readonly redis: Redis | null,
   ) {}
 
-  async record(request: Request | null, cut: SessionCut): Promise<void> {
-    const { remoteIp, localIp } = request ? clientAddresses(request) : { remoteIp: null, localIp: null };
+  /** `client`: the request that cut the session (null when none did, e.g. a Redis message). */
+  async record(client: ClientContext | null, cut: SessionCut): Promise<void> {
     await this.repo.insertLogout({
       UserName: inertText(cut.userName, AUDIT_LIMITS.userName),
       TenantRegistryId: cut.tenantId,
       CreatedDate: new Date(this.clock.now()),
       ReasonId: cut.reason,
       OutcomeId: cut.outcome,
-      RemoteIp: inertText(remoteIp, AUDIT_LIMITS.ip),
-      LocalIp: inertText(localIp, AUDIT_LIMITS.ip),
-      UserAgent: request ? inertText(userAgentOf(request), AUDIT_LIMITS.userAgent) : null,
+      RemoteIp: inertText(client?.clientIp, AUDIT_LIMITS.ip),
+      LocalIp: inertText(client?.localIp, AUDIT_LIMITS.ip),
+      UserAgent: inertText(client?.userAgent, AUDIT_LIMITS.userAgent),
       SessionStartedDate:
         cut.sessionStartedAt === undefined || cut.sessionStartedAt === null
           ? null
@@ -68,12 +67,11 @@ export class LogoutRecorder {
    * A logout with no usable session (OutcomeId 2: only cookies were cleared). Written at most once a minute
    * per remote address; returns whether a row was written.
    */
-  async recordNoSession(request: Request, message: string): Promise<boolean> {
-    const { remoteIp } = clientAddresses(request);
-    const address = remoteIp ?? '';
+  async recordNoSession(client: ClientContext, message: string): Promise<boolean> {
+    const address = client.clientIp ?? '';
     if (!this.noSession.admit(address, this.clock.now())) return false;
     if (!(await this.admitAcrossNodes(address))) return false;
-    await this.record(request, {
+    await this.record(client, {
       userName: null,
       tenantId: null,
       reason: LogoutReason.UserLoggedOut,

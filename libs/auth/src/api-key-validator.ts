@@ -1,4 +1,3 @@
-import type { Request } from 'express';
 import type { Actor } from '@app/common';
 
 /**
@@ -6,5 +5,5 @@ import type { Actor } from '@app/common';
  * (spec: API keys 4). Implemented by ApiKeyServiceValidator.
  */
 export abstract class ApiKeyValidator {
-  abstract validate(key: string, request: Request): Promise<Actor>;
+  abstract validate(key: string): Promise<Actor>;
 }

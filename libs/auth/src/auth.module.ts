@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
+import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
 import { REDIS } from '@app/redis';
 import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '@app/audit';
@@ -9,13 +9,12 @@ import { IdentityModule } from '@app/identity';
 import { ApiKeysModule } from '@app/api-keys';
 import { ApiKeyServiceValidator } from './api-key-service-validator';
 import { ApiKeyValidator } from './api-key-validator';
-import { AuthGuard } from './auth.guard';
+import { PassportModule } from '@nestjs/passport';
 import { AuthenticationController } from './authentication.controller';
-import { CredentialResolver } from './credential-resolver';
+import { PrecedenceGuard } from './precedence.guard';
 import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
-import { SessionCredentialResolver } from './session-credential-resolver';
 import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
@@ -26,30 +25,47 @@ import {
   SignInRateLimitStorage,
   SignInRequestGuard,
   signInRateLimits,
-} from './sign-in-limits';
+} from './sign-in-limits.guard';
 import { OAuthController } from './oauth/oauth.controller';
 import { OAuthSignInService } from './oauth/oauth-sign-in.service';
 import { HttpSecondFactorProvider } from './second-factor/http-second-factor-provider';
 import { MockSecondFactorController } from './second-factor/mock-second-factor.controller';
 import { PasscodeTokens } from './second-factor/passcode-tokens';
 import { SecondFactorProvider } from './second-factor/second-factor-provider';
+import { ApiKeyStrategy } from './strategies/api-key.strategy';
+import { CREDENTIAL_CARRIERS } from './strategies/credential-carriers';
+import { SPEC_CREDENTIAL_CARRIERS } from './strategies/spec-carriers';
+import { NegotiateStrategy } from './strategies/negotiate.strategy';
+import { OidcStrategy } from './strategies/oidc.strategy';
+import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './strategies/session-jwt.strategies';
 
 @Module({
   imports: [
     IdentityModule,
     AuditModule,
     ApiKeysModule,
+    PassportModule.register({ session: false }),
     ThrottlerModule.forRootAsync({
-      inject: [SETTINGS, REDIS],
-      useFactory: (settings: Settings, redis: Redis | null) =>
+      inject: [SIGN_IN_SETTINGS.token, REDIS],
+      useFactory: (settings: SignInSettings, redis: Redis | null) =>
         signInRateLimits(settings, new SignInRateLimitStorage(redis)),
     }),
   ],
   controllers: [AuthenticationController, OAuthController, MockSecondFactorController],
   providers: [
     { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
-    { provide: CredentialResolver, useClass: SessionCredentialResolver },
-    { provide: APP_GUARD, useClass: AuthGuard },
+    // One Passport strategy per credential and per sign-in scheme (docs/authentication.md, "Strategies").
+    ApiKeyStrategy,
+    SessionJwtValidation,
+    BearerJwtStrategy,
+    CookieJwtStrategy,
+    NegotiateStrategy,
+    OidcStrategy,
+    // THE ordered carrier list (spec: Credentials and precedence 1): a new carrier is added here, in order.
+    { provide: CREDENTIAL_CARRIERS, useValue: SPEC_CREDENTIAL_CARRIERS },
+    PrecedenceGuard,
+    // The only global guard: it picks exactly one strategy by the first carrier present.
+    { provide: APP_GUARD, useExisting: PrecedenceGuard },
     SessionTokens,
     SessionUserReader,
     SessionCookies,
@@ -67,6 +83,6 @@ import { SecondFactorProvider } from './second-factor/second-factor-provider';
     // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
     { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],
-  exports: [CredentialResolver, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
+  exports: [PrecedenceGuard, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
 })
 export class AuthModule {}

@@ -5,6 +5,7 @@ import {
   Actor,
   ApiProblemResponses,
   Authenticated,
+  clientContextOf,
   CurrentActor,
   PERMISSION_NAMES,
   Public,
@@ -22,20 +23,25 @@ import {
   WirePasswordHashRequestDto,
 } from './dto/authentication.dto';
 import { PasscodeDto, SecondFactorRequiredDto } from './dto/second-factor.dto';
-import { NegotiateService } from './negotiate.service';
+import { writeCookies } from './http/session-response';
+import { NEGOTIATE_SCHEME, NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionTokens } from './session-tokens';
 import { ChangePasswordAuditFilter, PasscodeAuditFilter, SignInAuditFilter } from './sign-in-audit.filter';
-import { SignInService } from './sign-in.service';
-import { SIGN_IN_BUCKET, SignInRoute, WIRE_PASSWORD_HASH_BUCKET } from './sign-in-limits';
+import { SignInOutcome, SignInService } from './sign-in.service';
+import { SIGN_IN_BUCKET, SignInRoute, WIRE_PASSWORD_HASH_BUCKET } from './sign-in-limits.guard';
+import { authenticateWith } from './strategies/authenticate-with';
+import { handshakeOf, NegotiateStrategy } from './strategies/negotiate.strategy';
+import type { EstablishedHandshake } from './negotiate.service';
 
-/** spec: Errors — 202 while the second factor is pending (passcode still required). */
-function accepted(
-  response: Response,
-  outcome: SignedInDto | SecondFactorRequiredDto,
-): SignedInDto | SecondFactorRequiredDto {
-  if ('secondFactorRequired' in outcome) response.status(202);
-  return outcome;
+/**
+ * The answer of a sign-in step: its status (spec: Errors — 202 while the second factor is pending), its
+ * cookies, its body.
+ */
+function answer<O extends SignInOutcome>(response: Response, outcome: O): O['body'] {
+  response.status(outcome.status);
+  writeCookies(response, outcome.cookies);
+  return outcome.body;
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -46,6 +52,7 @@ export class AuthenticationController {
   constructor(
     private readonly signIn: SignInService,
     private readonly negotiate: NegotiateService,
+    private readonly negotiateStrategy: NegotiateStrategy,
     private readonly transport: PasswordTransport,
     private readonly tokens: SessionTokens,
     private readonly identity: IdentityAuthService,
@@ -84,7 +91,7 @@ export class AuthenticationController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SignedInDto | SecondFactorRequiredDto> {
-    return accepted(response, await this.signIn.signIn(body, request, response));
+    return answer(response, await this.signIn.signIn(body, clientContextOf(request)));
   }
 
   /** The second step of a sign-in with EnableMultifactorAuthentication (404 when it is off). */
@@ -103,12 +110,12 @@ export class AuthenticationController {
     401: 'Sign-in failed (urn:problem-type:sign-in-failed)',
     404: 'The second factor is off',
   })
-  passcode(
+  async passcode(
     @Body() body: PasscodeDto,
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SignedInDto> {
-    return this.signIn.passcode(body, request, response);
+    return answer(response, await this.signIn.passcode(body, clientContextOf(request)));
   }
 
   /** A signed-in user changes their password: earlier sessions end and this caller gets a new session. */
@@ -130,12 +137,11 @@ export class AuthenticationController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SignedInDto | SecondFactorRequiredDto> {
-    return accepted(
+    return answer(
       response,
       await this.signIn.signIn(
         { userName: actor.userName, ...body },
-        request,
-        response,
+        clientContextOf(request),
         actor.sessionStartedAt,
       ),
     );
@@ -161,8 +167,16 @@ export class AuthenticationController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<SignedInDto | SecondFactorRequiredDto> {
+    this.negotiate.ensureEnabled();
+    const handshake = handshakeOf(
+      await authenticateWith<EstablishedHandshake>(this.negotiateStrategy, request, response),
+    );
     // spec: Negotiate 2 — with the second factor enabled, success is 202 and the passcode follows.
-    return accepted(response, await this.negotiate.signInByNegotiate(request, response));
+    const outcome = await this.negotiate.signIn(handshake, clientContextOf(request));
+    // RFC 4559 §5: the acceptor's final token (mutual authentication) goes back with the answer.
+    if (handshake.kind === 'established' && handshake.responseToken)
+      response.setHeader('WWW-Authenticate', `${NEGOTIATE_SCHEME} ${handshake.responseToken}`);
+    return answer(response, outcome);
   }
 
   @Post('WirePasswordHash')

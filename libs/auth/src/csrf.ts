@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { HttpRequestLike } from '@app/common';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -17,17 +17,17 @@ function originOf(value: string): string | null {
   }
 }
 
-function header(req: Request, name: string): string | undefined {
+function header(req: HttpRequestLike, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
 /** The request's own origin: Host, or X-Forwarded-Host (first value) only when TrustProxy is set. */
-export function ownOrigin(req: Request, trustProxy: boolean): string | null {
+export function ownOrigin(req: HttpRequestLike, trustProxy: boolean): string | null {
   const forwarded = trustProxy ? header(req, 'x-forwarded-host')?.split(',')[0]?.trim() : undefined;
   const host = forwarded || header(req, 'host');
   if (!host) return null;
-  return originOf(`${req.protocol}://${host}`);
+  return originOf(`${req.protocol ?? 'http'}://${host}`);
 }
 
 /**
@@ -35,7 +35,7 @@ export function ownOrigin(req: Request, trustProxy: boolean): string | null {
  * same-origin or none (a user typing or bookmarking); without that header, when Origin, else Referer, names
  * the request's own origin. Anything else (cross-site, same-site, `Origin: null`, no header) is refused.
  */
-export function isProvablySameOrigin(req: Request, trustProxy: boolean): boolean {
+export function isProvablySameOrigin(req: HttpRequestLike, trustProxy: boolean): boolean {
   const site = header(req, 'sec-fetch-site');
   if (site !== undefined) return site === 'same-origin' || site === 'none';
   const own = ownOrigin(req, trustProxy);

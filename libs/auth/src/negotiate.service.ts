@@ -1,16 +1,14 @@
 import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { resolve } from 'node:path';
-import { SETTINGS, Settings } from '@app/config';
-import { ProblemException } from '@app/common';
+import { NEGOTIATE_SETTINGS, type NegotiateSettings } from '@app/config';
+import { ClientContext, ProblemException } from '@app/common';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { AuthProblems, AuthProblemType } from './auth-problems';
-import type { SignedInDto } from './dto/authentication.dto';
-import type { SecondFactorRequiredDto } from './dto/second-factor.dto';
-import { SignInService } from './sign-in.service';
+import { SignInOutcome, SignInService } from './sign-in.service';
 import { KerberosAddOn, loadKerberos } from './kerberos-add-on';
 
-const SCHEME = 'Negotiate';
+export const NEGOTIATE_SCHEME = 'Negotiate';
+const SCHEME = NEGOTIATE_SCHEME;
 /** base64 of a SPNEGO / Kerberos token; Node refuses request headers beyond 16 KiB anyway. */
 const TOKEN = /^[A-Za-z0-9+/]+={0,2}$/;
 const MAX_TOKEN_LENGTH = 16_384;
@@ -21,11 +19,14 @@ export type Handshake =
   | { kind: 'failed'; reason: string }
   | { kind: 'established'; principal: string; responseToken: string | null };
 
+export type EstablishedHandshake = Extract<Handshake, { kind: 'established' }>;
+
 /**
  * Negotiate sign-in (spec: Identity schemes, Negotiate; RFC 4559): GET api/Authentication/ByNegotiate with
  * `Authorization: Negotiate <token>`. The GSS acceptor of the `kerberos` add-on (MIT Kerberos, libuv
- * thread pool) checks the token against the service keytab; the principal it proves is mapped to a
- * UserRegistry user and SignInService issues the session as for any scheme.
+ * thread pool) checks the token against the service keytab (`accept`, run by NegotiateStrategy); the
+ * principal it proves is mapped to a UserRegistry user and SignInService completes the sign-in as for any
+ * scheme.
  */
 @Injectable()
 export class NegotiateService implements OnModuleInit {
@@ -33,8 +34,8 @@ export class NegotiateService implements OnModuleInit {
   private kerberos: KerberosAddOn | null = null;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
-    private readonly signIn: SignInService,
+    @Inject(NEGOTIATE_SETTINGS.token) private readonly settings: NegotiateSettings,
+    private readonly signInService: SignInService,
     private readonly logins: LoginRecorder,
   ) {}
 
@@ -47,17 +48,22 @@ export class NegotiateService implements OnModuleInit {
     this.kerberos = await loadKerberos();
   }
 
-  async signInByNegotiate(
-    request: Request,
-    response: Response,
-  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+  /** 404 while NegotiateAuthentication is False, like every disabled sign-in route. */
+  ensureEnabled(): void {
     if (!this.settings.NegotiateAuthentication) throw AuthProblems.disabled();
-    const handshake = await this.accept(request.headers.authorization);
+  }
+
+  /**
+   * What the handshake (NegotiateStrategy) came to: no token is the first leg of the protocol (401 with the
+   * challenge, no row); a failed handshake is an attempt with no identity (spec: UserLogin rule 1: one row,
+   * FailureTypeId 1); a proven principal signs in (or gets the second factor's 202).
+   */
+  async signIn(handshake: Handshake, client: ClientContext): Promise<SignInOutcome> {
+    this.ensureEnabled();
     if (handshake.kind === 'absent') throw negotiateRequired();
     if (handshake.kind === 'failed') {
-      // An attempt whose identity could not be established (spec: UserLogin rule 1): no user matches.
       this.log.warn(`Negotiate handshake failed: ${handshake.reason}`);
-      await this.logins.record(request, {
+      await this.logins.record(client, {
         userName: '',
         tenantId: null,
         authenticationType: AuthenticationType.Negotiate,
@@ -65,18 +71,14 @@ export class NegotiateService implements OnModuleInit {
       });
       throw negotiateRequired();
     }
-    // RFC 4559 §5: the acceptor's final token (mutual authentication) goes back with the answer.
-    if (handshake.responseToken)
-      response.setHeader('WWW-Authenticate', `${SCHEME} ${handshake.responseToken}`);
     const userName = this.userNameOf(handshake.principal);
-    return this.signIn.signInEstablished(
+    return this.signInService.signInEstablished(
       {
         userName: userName ?? '',
         recordedName: handshake.principal,
         authenticationType: AuthenticationType.Negotiate,
       },
-      request,
-      response,
+      client,
       negotiateRequired,
     );
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { constants, createPrivateKey, createPublicKey, KeyObject, privateDecrypt } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { PASSWORD_TRANSPORT_SETTINGS, type PasswordTransportSettings } from '@app/config';
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -19,7 +19,7 @@ export class PasswordTransport {
   private readonly privateKey?: KeyObject;
   readonly publicKeyPem?: string;
 
-  constructor(@Inject(SETTINGS) settings: Settings) {
+  constructor(@Inject(PASSWORD_TRANSPORT_SETTINGS.token) settings: PasswordTransportSettings) {
     if (settings.PasswordAsymmetricEncryption) {
       // Settings validation already refused to start without both keys; a key that does not parse stops here.
       this.privateKey = createPrivateKey(pem(settings.PasswordAsymmetricEncryptionPrivateKey ?? ''));

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { createSecretKey, KeyObject } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { Clock } from '@app/common';
 
 /** spec: JWT validity 15 minutes. */
@@ -39,7 +39,7 @@ export class SessionTokens {
   readonly absoluteLifetimeMs: number;
 
   constructor(
-    @Inject(SETTINGS) settings: Settings,
+    @Inject(SESSION_TOKEN_SETTINGS.token) settings: SessionTokenSettings,
     private readonly clock: Clock,
   ) {
     if (!settings.JwtKey) throw new Error('JwtKey is not set');
@@ -67,22 +67,39 @@ export class SessionTokens {
   }
 
   /**
+   * The prepared verification key (a secret KeyObject), for passport-jwt's secretOrKeyProvider: the key is
+   * never imported per request.
+   */
+  get verificationKey(): KeyObject {
+    return this.key;
+  }
+
+  /** The only algorithm accepted, for passport-jwt. */
+  static readonly algorithms: jwt.Algorithm[] = ALGORITHMS;
+
+  /**
    * The claims of a token that is well signed, unexpired (30 s tolerance), carries every claim, and whose
    * session has not passed its absolute lifetime; otherwise null. Never throws.
    */
   verify(token: string): SessionClaims | null {
     if (token.length > 4096) return null;
-    const now = this.clock.now();
     let decoded: unknown;
     try {
-      decoded = jwt.verify(token, this.key, {
-        algorithms: ALGORITHMS,
-        clockTolerance: CLOCK_TOLERANCE_S,
-        clockTimestamp: Math.floor(now / 1000),
-      });
+      // Expiry is judged by claimsOf against the service's clock, as for a token passport-jwt verified.
+      decoded = jwt.verify(token, this.key, { algorithms: ALGORITHMS, ignoreExpiration: true });
     } catch {
       return null;
     }
+    return this.claimsOf(decoded);
+  }
+
+  /**
+   * The session claims of a payload whose signature was verified (HS256, this key): unexpired (30 s
+   * tolerance, on the service's clock), every claim present, no audience (the passcode token has one), a
+   * session start not in the future and within the absolute lifetime; otherwise null.
+   */
+  claimsOf(decoded: unknown): SessionClaims | null {
+    const now = this.clock.now();
     if (typeof decoded !== 'object' || decoded === null) return null;
     const c = decoded as Partial<Record<keyof SessionClaims | 'aud', unknown>>;
     // A token with an audience is not a session token (e.g. the second factor's passcode token).
@@ -96,6 +113,8 @@ export class SessionTokens {
       typeof c.exp !== 'number' // jsonwebtoken accepts a token without exp: we do not
     )
       return null;
+    // jsonwebtoken's own rule: expired when now >= exp + tolerance (whole seconds).
+    if (Math.floor(now / 1000) >= c.exp + CLOCK_TOLERANCE_S) return null;
     if (c.sst > now + CLOCK_TOLERANCE_S * 1000) return null;
     if (now - c.sst > this.absoluteLifetimeMs) return null;
     return { sub: c.sub, sst: c.sst, iat: c.iat, exp: c.exp };

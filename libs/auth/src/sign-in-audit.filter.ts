@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { ProblemFilter, refusedCharacter, RequestRefusal, RequestWithActor } from '@app/common';
-import { SETTINGS, Settings } from '@app/config';
+import { clientContextOf, ProblemFilter, refusedCharacter, RequestRefusal, RequestWithActor } from '@app/common';
+import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
 import { SignInDto } from './dto/authentication.dto';
 import { validateSync } from 'class-validator';
 import { AuthenticationType, FailureType, LoginAttempt, LoginRecorder } from '@app/audit';
@@ -34,7 +34,7 @@ abstract class RefusedSignInAuditFilter extends ProblemFilter {
     try {
       const raw: unknown = request.body;
       const body = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-      await this.logins.record(request, await this.attempt(request, body));
+      await this.logins.record(clientContextOf(request), await this.attempt(request, body));
     } catch (err) {
       // The 400 still goes out; the lost row is said loudly.
       this.log.error(
@@ -83,7 +83,7 @@ export class PasscodeAuditFilter extends RefusedSignInAuditFilter {
     logins: LoginRecorder,
     private readonly identity: IdentityAuthService,
     private readonly tokens: PasscodeTokens,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SIGN_IN_SETTINGS.token) private readonly settings: SignInSettings,
   ) {
     super(logins);
   }

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { SETTINGS, Settings } from '@app/config';
-import { Clock, ProblemException, Problems } from '@app/common';
+import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
+import { ClientContext, Clock, ProblemException, Problems } from '@app/common';
 import {
   AuthenticationType,
   FailureType,
@@ -25,7 +24,7 @@ import type { SecondFactorRequiredDto } from './dto/second-factor.dto';
 import { PasscodeTokens, PendingSignIn } from './second-factor/passcode-tokens';
 import { SecondFactorProvider, SecondFactorUnavailable } from './second-factor/second-factor-provider';
 import { PasswordTransport } from './password-transport';
-import { SessionCookies } from './session-cookies';
+import { CookieInstruction, SessionCookies } from './session-cookies';
 import { SessionEvents } from './session-events';
 import { IssuedToken, SessionTokens } from './session-tokens';
 
@@ -51,6 +50,14 @@ export interface EstablishedIdentity {
   authenticationType: AuthenticationType;
 }
 
+/**
+ * How a sign-in step ended, for the controller to answer: 200 with the session's body and cookies, or 202
+ * (spec: Errors — the second factor is pending) with the passcode token and no cookie.
+ */
+export type SignInOutcome =
+  | { status: 200; body: SignedInDto; cookies: CookieInstruction[] }
+  | { status: 202; body: SecondFactorRequiredDto; cookies: [] };
+
 /** GET route of the RSA public key (AuthenticationController). */
 export const PASSWORD_PUBLIC_KEY_PATH = '/api/Authentication/PasswordPublicKey';
 
@@ -74,7 +81,7 @@ export class SignInService {
   private readonly logger = new Logger('SignIn');
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SIGN_IN_SETTINGS.token) private readonly settings: SignInSettings,
     private readonly identity: IdentityAuthService,
     private readonly hasher: PasswordHasher,
     private readonly policy: PasswordPolicy,
@@ -127,10 +134,9 @@ export class SignInService {
    */
   async signIn(
     body: SignInRequest,
-    request: Request,
-    response: Response,
+    client: ClientContext,
     currentSessionStartedAt?: number,
-  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+  ): Promise<SignInOutcome> {
     this.ensureEnabled();
     const user = await this.identity.findSignInUser(body.userName);
     const supplied = body.password ?? undefined;
@@ -138,7 +144,7 @@ export class SignInService {
     const candidate = supplied === undefined || supplied === '' ? undefined : this.transport.decode(supplied);
     const fail = (failureType: FailureType): Promise<never> =>
       this.fail(
-        request,
+        client,
         body.userName,
         user?.tenantId ?? null,
         AuthenticationType.UserNamePassword,
@@ -184,7 +190,7 @@ export class SignInService {
         );
       } catch (err) {
         // spec: UserLogin rule 1 — the attempt is recorded; the answer stays the 400 naming the field.
-        await this.logins.record(request, {
+        await this.logins.record(client, {
           userName: body.userName,
           tenantId: user.tenantId,
           authenticationType: AuthenticationType.UserNamePassword,
@@ -205,8 +211,8 @@ export class SignInService {
       ...(currentSessionStartedAt !== undefined ? { currentSessionStartedAt } : {}),
     };
     if (this.settings.EnableMultifactorAuthentication)
-      return this.secondFactorRequired(user, proven, request);
-    return this.complete(user, proven, request, response);
+      return this.secondFactorRequired(user, proven, client);
+    return this.complete(user, proven, client);
   }
 
   /**
@@ -217,22 +223,26 @@ export class SignInService {
   private async secondFactorRequired(
     user: SignInUser,
     proven: PendingSignIn,
-    request: Request,
-  ): Promise<SecondFactorRequiredDto> {
+    client: ClientContext,
+  ): Promise<SignInOutcome> {
     const pending = this.passcodeTokens.issue({
       ...proven,
       lastLoginAt: user.lastLoginDate?.getTime() ?? null,
     });
-    await this.logins.record(request, {
+    await this.logins.record(client, {
       userName: proven.typedName,
       tenantId: user.tenantId,
       authenticationType: proven.authenticationType,
       failureType: FailureType.SecondFactorRequired,
     });
     return {
-      secondFactorRequired: true,
-      passcodeToken: pending.token,
-      expiresAt: new Date(pending.expiresAt).toISOString(),
+      status: 202,
+      body: {
+        secondFactorRequired: true,
+        passcodeToken: pending.token,
+        expiresAt: new Date(pending.expiresAt).toISOString(),
+      },
+      cookies: [],
     };
   }
 
@@ -244,14 +254,13 @@ export class SignInService {
    */
   async signInEstablished(
     identity: EstablishedIdentity,
-    request: Request,
-    response: Response,
+    client: ClientContext,
     refusal: () => ProblemException,
-  ): Promise<SignedInDto | SecondFactorRequiredDto> {
+  ): Promise<SignInOutcome> {
     const user = await this.identity.findSignInUser(identity.userName);
     const fail = (failureType: FailureType): Promise<never> =>
       this.fail(
-        request,
+        client,
         identity.recordedName,
         user?.tenantId ?? null,
         identity.authenticationType,
@@ -267,24 +276,24 @@ export class SignInService {
       verifiedHash: null,
     };
     if (this.settings.EnableMultifactorAuthentication)
-      return this.secondFactorRequired(user, proven, request);
-    return this.complete(user, proven, request, response, refusal);
+      return this.secondFactorRequired(user, proven, client);
+    return this.complete(user, proven, client, refusal);
   }
 
   /**
    * The second step (spec: Second factor): the passcode token of a proven password and the passcode. A
    * wrong passcode counts towards the same lockout as a wrong password.
    */
-  async passcode(body: PasscodeRequest, request: Request, response: Response): Promise<SignedInDto> {
+  async passcode(body: PasscodeRequest, client: ClientContext): Promise<SignInOutcome & { status: 200 }> {
     // The second step follows a password (disabled under OAuth or Negotiate) or Negotiate itself.
     if (!this.settings.EnableMultifactorAuthentication || this.settings.OAuthAuthentication)
       throw AuthProblems.disabled();
     const pending = this.passcodeTokens.verify(body.passcodeToken);
     // A bad, tampered or expired token identifies nobody: its row names nobody (spec: UserLogin rule 1).
-    if (!pending) return this.passcodeTokenRefused(request);
+    if (!pending) return this.passcodeTokenRefused(client);
     const user = await this.identity.findSignInUserByGuid(pending.userGuid);
     const fail = (failureType: FailureType): Promise<never> =>
-      this.fail(request, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
+      this.fail(client, pending.typedName, user?.tenantId ?? null, pending.authenticationType, failureType);
     // A password step's token is void once password sign-in is off (Negotiate switched on meanwhile), and a
     // Negotiate step's once Negotiate is off.
     if (
@@ -313,7 +322,7 @@ export class SignInService {
       this.logger.error(
         `Second-factor provider unavailable: ${err instanceof SecondFactorUnavailable ? err.message : 'unexpected error'}`,
       );
-      await this.logins.record(request, {
+      await this.logins.record(client, {
         userName: pending.typedName,
         tenantId: user.tenantId,
         authenticationType: pending.authenticationType,
@@ -343,26 +352,27 @@ export class SignInService {
           ? { currentSessionStartedAt: pending.currentSessionStartedAt }
           : {}),
       },
-      request,
-      response,
+      client,
     );
   }
 
   /**
-   * The success of a sign-in, once every factor is proven: password change (when asked), LastLoginDate and
-   * count reset, the session, the UserLogin row and the cookies. The session starts now.
+   * THE completion of every sign-in scheme (password, passcode, Negotiate, OpenID Connect), once every factor
+   * is proven: password change (when asked), LastLoginDate and count reset (or, when no password was proven,
+   * LastLoginDate alone while the user may still sign in), the session, the UserLogin success row and the
+   * cookies descriptor. The session starts now. A user whose state changed meanwhile gets a failed row and
+   * the scheme's `refusal` (else the sign-in problems).
    */
-  private async complete(
+  async complete(
     user: SignInUser,
     proven: PendingSignIn,
-    request: Request,
-    response: Response,
-    /** The scheme's own refusal (Negotiate's 401 with its challenge); else the sign-in problems. */
-    refusal?: () => ProblemException,
-  ): Promise<SignedInDto> {
+    client: ClientContext,
+    /** The scheme's own refusal (Negotiate's 401 with its challenge, OpenID Connect's redirect). */
+    refusal?: () => Error,
+  ): Promise<SignInOutcome & { status: 200 }> {
     let now = this.clock.now();
     const fail = (failureType: FailureType): Promise<never> =>
-      this.fail(request, proven.typedName, user.tenantId, proven.authenticationType, failureType, refusal);
+      this.fail(client, proven.typedName, user.tenantId, proven.authenticationType, failureType, refusal);
     if (proven.verifiedHash === null) {
       // No password was proven (Negotiate): LastLoginDate only while the user can still sign in, and for a
       // passcode token only if no other sign-in completed since (single use, atomic).
@@ -387,7 +397,7 @@ export class SignInService {
       // spec: Session (JWT) — a password change ends the earlier sessions (their streams close too):
       // UserLogout with ReasonId 3, through the one recorder of session cuts.
       this.sessionEvents.revoked({ userGuid: user.guid, validFrom: now });
-      await this.logouts.record(request, {
+      await this.logouts.record(client, {
         userName: user.name,
         tenantId: user.tenantId,
         reason: LogoutReason.PasswordChanged,
@@ -400,23 +410,26 @@ export class SignInService {
       return fail(await this.stateFailure(user.guid));
     }
     const issued: IssuedToken = this.tokens.issue(user.guid, now);
-    await this.logins.record(request, {
+    await this.logins.record(client, {
       userName: proven.typedName,
       tenantId: user.tenantId,
       authenticationType: proven.authenticationType,
     });
-    this.cookies.set(request, response, issued);
     return {
-      token: issued.token,
-      expiresAt: new Date(issued.expiresAt).toISOString(),
-      sessionStartedAt: new Date(issued.sessionStartedAt).toISOString(),
+      status: 200,
+      body: {
+        token: issued.token,
+        expiresAt: new Date(issued.expiresAt).toISOString(),
+        sessionStartedAt: new Date(issued.sessionStartedAt).toISOString(),
+      },
+      cookies: this.cookies.forSession(issued, client.secure),
     };
   }
 
   /** A passcode token that proves nothing (bad, tampered, expired): its row names nobody. */
-  private passcodeTokenRefused(request: Request): Promise<never> {
+  private passcodeTokenRefused(client: ClientContext): Promise<never> {
     return this.fail(
-      request,
+      client,
       '',
       null,
       this.settings.NegotiateAuthentication
@@ -428,15 +441,15 @@ export class SignInService {
 
   /** Writes the failed UserLogin row and throws the problem of that failure. */
   private async fail(
-    request: Request,
+    client: ClientContext,
     userName: string,
     tenantId: number | null,
     authenticationType: AuthenticationType,
     failureType: FailureType,
     /** The scheme's own refusal (Negotiate's 401 with its challenge); else the sign-in problems. */
-    refusal?: () => ProblemException,
+    refusal?: () => Error,
   ): Promise<never> {
-    await this.logins.record(request, { userName, tenantId, authenticationType, failureType });
+    await this.logins.record(client, { userName, tenantId, authenticationType, failureType });
     if (refusal) throw refusal();
     throw failureType === FailureType.PasswordExpired
       ? AuthProblems.passwordExpired()

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Clock, inertText } from '@app/common';
-import { SETTINGS, type Settings } from '@app/config';
+import { CAPTURE_QUEUE_SETTINGS, type CaptureQueueSettings } from '@app/config';
 import { CacheEventCapture } from './cache-event-capture';
 import { CaptureFlusher } from './capture-flusher';
 import { CaptureMetricReader } from './capture-metric-reader';
@@ -34,13 +34,13 @@ class CaptureFlushLifecycle implements OnApplicationBootstrap, BeforeApplication
     { provide: CaptureMetricReader, useFactory: () => new CaptureMetricReader() },
     {
       provide: CaptureFlusher,
-      inject: [CaptureQueues, CaptureWriter, CaptureMetricReader, Clock, SETTINGS],
+      inject: [CaptureQueues, CaptureWriter, CaptureMetricReader, Clock, CAPTURE_QUEUE_SETTINGS.token],
       useFactory: (
         queues: CaptureQueues,
         writer: CaptureWriter,
         reader: CaptureMetricReader,
         clock: Clock,
-        settings: Settings,
+        settings: CaptureQueueSettings,
       ) =>
         new CaptureFlusher(queues, writer, reader, clock, {
           instance: inertText(settings.InstanceName, CAPTURE_LENGTHS.instance) ?? '',

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { SETTINGS, type DatabaseProvider, type Settings } from '@app/config';
+import { type DatabaseProvider, CAPTURE_QUEUE_SETTINGS, type CaptureQueueSettings } from '@app/config';
 import { CaptureRepository } from './capture.repository';
 import { CAPTURE_ENTITIES } from './entities';
 
@@ -37,7 +37,7 @@ export class TelemetryRetention implements OnApplicationBootstrap, OnApplication
 
   constructor(
     private readonly repository: CaptureRepository,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(CAPTURE_QUEUE_SETTINGS.token) private readonly settings: CaptureQueueSettings,
   ) {
     for (const entity of CAPTURE_ENTITIES) this.register(entity);
   }

@@ -13,7 +13,7 @@ export * from './with-timeout';
 export * from './terminal-log';
 export * from './listeners';
 export * from './lifecycle';
-export * from './security-headers';
+export * from './security-headers.middleware';
 export * from './problem.dto';
 export * from './validation';
 export * from './guid';

@@ -1,9 +1,9 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
 import type { Actor } from './actor';
+import { clientContextOf, type ClientContext, type HttpRequestLike } from './client-address';
 
 /** Where the global guard leaves the resolved caller. */
-export interface RequestWithActor extends Request {
+export interface RequestWithActor extends HttpRequestLike {
   actor?: Actor;
 }
 
@@ -13,3 +13,9 @@ export const CurrentActor = createParamDecorator((_data: unknown, ctx: Execution
   if (!req.actor) throw new Error('CurrentActor used on a route without an authenticated caller');
   return req.actor;
 });
+
+/** Injects the plain ClientContext of the request (addresses, user agent, HTTPS): what services take. */
+export const Client = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): ClientContext =>
+    clientContextOf(ctx.switchToHttp().getRequest<HttpRequestLike>()),
+);

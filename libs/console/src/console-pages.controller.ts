@@ -1,7 +1,7 @@
 import { Controller, Get, HttpStatus, Inject, Query, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { SETTINGS, Settings } from '@app/config';
+import { CONSOLE_SETTINGS, type ConsoleSettings } from '@app/config';
 import { Authenticated, GuidParam, ProblemException, ProblemType, Public } from '@app/common';
 import { BrowserChallengeFilter, oauthLoginLocation } from '@app/auth';
 import { ConsoleBuild } from './console-build';
@@ -40,7 +40,7 @@ export const CONSOLE_PAGES = [
 @Controller()
 export class ConsolePagesController {
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(CONSOLE_SETTINGS.token) private readonly settings: ConsoleSettings,
     private readonly build: ConsoleBuild,
   ) {}
 

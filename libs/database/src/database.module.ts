@@ -1,7 +1,7 @@
 import { DynamicModule, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { SETTINGS, Settings } from '@app/config';
+import { DATABASE_SETTINGS, type DatabaseSettings } from '@app/config';
 import { dataSourceOptions } from './data-source-options';
 import { MIGRATIONS } from './migrations';
 import { providerOf } from './portable-columns';
@@ -30,8 +30,8 @@ export class DatabaseModule {
       providers: [DatabaseStartupCheck],
       imports: [
         TypeOrmModule.forRootAsync({
-          inject: [SETTINGS],
-          useFactory: (settings: Settings) => ({
+          inject: [DATABASE_SETTINGS.token],
+          useFactory: (settings: DatabaseSettings) => ({
             ...dataSourceOptions(
               {
                 provider: settings.DatabaseProvider,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
 import { ALL_PERMISSIONS, Clock } from '@app/common';
 import { RoleRegistry, TenantRegistry, UserRegistry } from './entities';
 import { IdentityRepository } from './identity.repository';
@@ -21,7 +21,7 @@ export class BootstrapService implements OnApplicationBootstrap {
     private readonly repo: IdentityRepository,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(IDENTITY_SETTINGS.token) private readonly settings: IdentitySettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

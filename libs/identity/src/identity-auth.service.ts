@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
 import { isPermission, Permission } from '@app/common';
 import { IdentityRepository, SignInRaceError } from './identity.repository';
 import { normalizeUserName } from './names';
@@ -55,7 +55,7 @@ export class IdentityAuthService {
 
   constructor(
     private readonly repo: IdentityRepository,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(IDENTITY_SETTINGS.token) private readonly settings: IdentitySettings,
   ) {}
 
   async findSignInUser(userName: string): Promise<SignInUser | null> {

@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { Request } from 'express';
-import { Listeners } from '@app/common';
+import { ClientContext, Listeners } from '@app/common';
 
 /** An administrator replaced a user's password: the user's earlier sessions ended at `at` (ms). */
 export interface PasswordReset {
@@ -10,7 +9,7 @@ export interface PasswordReset {
   at: number;
   resetBy: string;
   /** The administrator's request, for the logout audit row's addresses. */
-  request: Request | null;
+  client: ClientContext | null;
 }
 
 /**

@@ -1,5 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Req } from '@nestjs/common';
-import type { Request } from 'express';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -7,7 +6,16 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+import {
+  Actor,
+  ApiProblemResponses,
+  Authenticated,
+  Client,
+  ClientContext,
+  CurrentActor,
+  GuidParam,
+  Permission,
+} from '@app/common';
 import {
   CreateRoleDto,
   CreateTenantDto,
@@ -208,12 +216,12 @@ export class UserRegistryController {
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
   resetPassword(
-    @Req() request: Request,
+    @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @Body() dto: ResetPasswordDto,
   ): Promise<UserDto> {
-    return this.users.resetPassword(actor, guid, dto, request);
+    return this.users.resetPassword(actor, guid, dto, client);
   }
 
   @Post(':guid/Unlock')

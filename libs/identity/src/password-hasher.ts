@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as argon2 from 'argon2';
-import { SETTINGS, Settings } from '@app/config';
+import { PASSWORD_SETTINGS, type PasswordSettings } from '@app/config';
 import { Problems } from '@app/common';
 
 /** Refused before hashing so a huge body cannot buy Argon2 time (sign-in issue). */
@@ -14,7 +14,7 @@ export class PasswordHasher {
   private readonly options: argon2.Options & { raw?: false };
   private dummy?: Promise<string>;
 
-  constructor(@Inject(SETTINGS) settings: Settings) {
+  constructor(@Inject(PASSWORD_SETTINGS.token) settings: PasswordSettings) {
     this.options = {
       type: argon2.argon2id,
       memoryCost: settings.Argon2MemoryKiB,
@@ -46,7 +46,7 @@ export class PasswordHasher {
 /** Password rules for a password being set: length bounds from settings. */
 @Injectable()
 export class PasswordPolicy {
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(PASSWORD_SETTINGS.token) private readonly settings: PasswordSettings) {}
 
   /** Throws a 400 problem naming the field when the password does not meet the rules. */
   check(field: string, password: string): void {

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import type { Request } from 'express';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, isUniqueViolation, Problems } from '@app/common';
+import { Actor, ClientContext, Clock, isUniqueViolation, Problems } from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserRegistry } from './entities';
 import { IdentityEvents, PasswordReset } from './identity-events';
@@ -165,7 +164,7 @@ export class UserService {
     actor: Actor,
     guid: string,
     dto: ResetPasswordDto,
-    request: Request | null = null,
+    client: ClientContext | null = null,
   ): Promise<UserDto> {
     const user = await this.visibleUser(actor, guid);
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
@@ -189,7 +188,7 @@ export class UserService {
       tenantId: user.TenantRegistryId,
       at: at.getTime(),
       resetBy: actor.userName,
-      request,
+      client,
     };
     this.events.passwordReset(reset);
     return this.dto(await this.current(user.Guid));

@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
+import { REDIS_SETTINGS, type RedisClientSettings } from '@app/config';
 import { CacheEventSink } from './cache-event-sink';
 import { createRedisClient } from './redis-client';
 import { SentinelEventWatcher } from './sentinel-event-watcher';
@@ -14,16 +14,16 @@ export const REDIS = Symbol('Redis');
     CacheEventSink,
     {
       provide: REDIS,
-      inject: [SETTINGS, CacheEventSink],
-      useFactory: (settings: Settings, sink: CacheEventSink) =>
+      inject: [REDIS_SETTINGS.token, CacheEventSink],
+      useFactory: (settings: RedisClientSettings, sink: CacheEventSink) =>
         settings.RedisConnectionString
           ? createRedisClient(settings, sink, `${settings.InstanceName}:main`)
           : null,
     },
     {
       provide: SentinelEventWatcher,
-      inject: [SETTINGS, CacheEventSink],
-      useFactory: (settings: Settings, sink: CacheEventSink) =>
+      inject: [REDIS_SETTINGS.token, CacheEventSink],
+      useFactory: (settings: RedisClientSettings, sink: CacheEventSink) =>
         settings.RedisConnectionString && settings.redisSentinels.length > 0
           ? new SentinelEventWatcher(
               {

@@ -1,16 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { SETTINGS, Settings } from '@app/config';
-import { Clock, TimeoutError, withTimeout } from '@app/common';
+import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
+import { ClientContext, Clock, TimeoutError, withTimeout } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { IdentityAuthService, SessionUser } from '@app/identity';
-import { presentedCredential, SessionClaims, SessionCookies, SessionTokens } from '@app/auth';
+import { PresentedCredential, SessionClaims, SessionTokens } from '@app/auth';
 import { SessionRevocationService } from './session-revocation.service';
 
 export const LOGOUT_WARNING_HEADER = 'X-Service-Logout-Warning';
 export const REVOCATION_FAILED = 'revocation-failed';
 
-/** What logout did; only the warning header is visible to the caller. */
+/** What logout did; only the warning header (RevocationFailed) is visible to the caller. */
 export type LogoutResult = LogoutOutcome;
 
 /**
@@ -23,27 +22,25 @@ export class LogoutService {
   private readonly logger = new Logger('Logout');
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSIONS_SETTINGS.token) private readonly settings: SessionsSettings,
     private readonly tokens: SessionTokens,
-    private readonly cookies: SessionCookies,
     private readonly identity: IdentityAuthService,
     private readonly revocation: SessionRevocationService,
     private readonly recorder: LogoutRecorder,
     private readonly clock: Clock,
   ) {}
 
-  async logout(request: Request, response: Response): Promise<LogoutResult> {
-    // First, so nothing below can keep the browser signed in (spec: Logout behaviour 1).
-    this.cookies.clear(request, response);
-    response.setHeader('Cache-Control', 'no-store');
-
-    const carrier = presentedCredential(request);
+  /**
+   * Ends the presented session (the controller has already deleted the cookies: spec: Logout behaviour 1).
+   * `carrier`: the request's credential in the one order of precedence; `client`: for the UserLogout row.
+   */
+  async logout(carrier: PresentedCredential, client: ClientContext): Promise<LogoutResult> {
     if (carrier.kind === 'api-key')
-      return this.noSession(request, 'An x-api-key request is not a browser session.');
-    if (carrier.kind === 'none') return this.noSession(request, 'No session was presented.');
+      return this.noSession(client, 'An x-api-key request is not a browser session.');
+    if (carrier.kind === 'none') return this.noSession(client, 'No session was presented.');
     const claims = carrier.value ? this.tokens.verify(carrier.value) : null;
     if (!claims)
-      return this.noSession(request, `The ${carrier.kind} token is malformed, expired or not ours.`);
+      return this.noSession(client, `The ${carrier.kind} token is malformed, expired or not ours.`);
 
     const timeoutMs = this.settings.LogoutRevocationTimeoutMilliseconds;
     let user: SessionUser | null;
@@ -51,11 +48,11 @@ export class LogoutService {
       user = await withTimeout(this.identity.sessionUser(claims.sub), timeoutMs, 'Reading the session user');
     } catch (err) {
       // A well-signed, unexpired token whose state cannot be read: it may be live, and it was not revoked.
-      return this.failed(request, response, claims, null, err);
+      return this.failed(client, claims, null, err);
     }
-    if (!user) return this.noSession(request, 'The session belongs to no current user.');
+    if (!user) return this.noSession(client, 'The session belongs to no current user.');
     if (user.tokensValidFrom !== null && claims.sst < user.tokensValidFrom)
-      return this.noSession(request, 'The session had already been revoked.');
+      return this.noSession(client, 'The session had already been revoked.');
 
     // Inactive or locked users are revoked too: their tokens would work again once reactivated or unlocked.
     // At least one millisecond past the session start, so the cut session ends even when this node's clock
@@ -68,9 +65,9 @@ export class LogoutService {
         'Revoking the sessions',
       );
     } catch (err) {
-      return this.failed(request, response, claims, user, err);
+      return this.failed(client, claims, user, err);
     }
-    await this.write(request, {
+    await this.write(client, {
       userName: user.name,
       tenantId: user.tenantId,
       reason: LogoutReason.UserLoggedOut,
@@ -81,10 +78,10 @@ export class LogoutService {
     return LogoutOutcome.Revoked;
   }
 
-  private async noSession(request: Request, message: string): Promise<LogoutResult> {
+  private async noSession(client: ClientContext, message: string): Promise<LogoutResult> {
     try {
       await withTimeout(
-        this.recorder.recordNoSession(request, message),
+        this.recorder.recordNoSession(client, message),
         this.settings.LogoutRevocationTimeoutMilliseconds,
         'Writing the UserLogout row',
       );
@@ -96,16 +93,14 @@ export class LogoutService {
 
   /** spec: Logout behaviour 3 — still logged out, with the warning header and the reason at ERROR. */
   private async failed(
-    request: Request,
-    response: Response,
+    client: ClientContext,
     claims: SessionClaims,
     user: SessionUser | null,
     err: unknown,
   ): Promise<LogoutResult> {
-    response.setHeader(LOGOUT_WARNING_HEADER, REVOCATION_FAILED);
     const reason = errorText(err);
     this.logger.error({ userGuid: claims.sub, reason }, 'Logout could not revoke the session');
-    await this.write(request, {
+    await this.write(client, {
       userName: user?.name ?? null,
       tenantId: user?.tenantId ?? null,
       reason: LogoutReason.UserLoggedOut,
@@ -121,10 +116,10 @@ export class LogoutService {
   }
 
   /** An audit row is attempted within the same time limit; its failure never changes the answer. */
-  private async write(request: Request, cut: Parameters<LogoutRecorder['record']>[1]): Promise<void> {
+  private async write(client: ClientContext, cut: Parameters<LogoutRecorder['record']>[1]): Promise<void> {
     try {
       await withTimeout(
-        this.recorder.record(request, cut),
+        this.recorder.record(client, cut),
         this.settings.LogoutRevocationTimeoutMilliseconds,
         'Writing the UserLogout row',
       );

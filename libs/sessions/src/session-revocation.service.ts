@@ -1,8 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Request } from 'express';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
-import { Actor, Clock } from '@app/common';
+import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
+import { Actor, ClientContext, Clock } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { ActorService, IdentityAuthService, IdentityEvents } from '@app/identity';
 import { SessionEvents, SessionsRevoked } from '@app/auth';
@@ -55,7 +54,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
   private stopListening?: () => void;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSIONS_SETTINGS.token) private readonly settings: SessionsSettings,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly sink: CacheEventSink,
     private readonly identity: IdentityAuthService,
@@ -75,7 +74,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     const stopReset = this.identityEvents.onPasswordReset((r) => {
       this.revokedEverywhere({ userGuid: r.userGuid, validFrom: r.at });
       this.recorder
-        .record(r.request, {
+        .record(r.client, {
           userName: r.userName,
           tenantId: r.tenantId,
           reason: LogoutReason.PasswordChanged,
@@ -110,10 +109,10 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
    * spec: Authentication endpoints, POST /api/UserRegistry/RevokeTokens/{id} — a user of the caller's OWN
    * tenant (another tenant's user or none: the same 404), every session ended, UserLogout ReasonId 2.
    */
-  async revokeByAdministrator(actor: Actor, userGuid: string, request: Request): Promise<void> {
+  async revokeByAdministrator(actor: Actor, userGuid: string, client: ClientContext): Promise<void> {
     const user = await this.actors.userInOwnTenant(actor, userGuid);
     await this.revoke(user.id, user.guid, this.clock.now());
-    await this.recorder.record(request, {
+    await this.recorder.record(client, {
       userName: user.name,
       tenantId: actor.tenantId,
       reason: LogoutReason.AdministratorRevoked,

@@ -1,8 +1,9 @@
 import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Actor, Authenticated, CurrentActor, GuidParam, Permission, Public } from '@app/common';
-import { ApiKeyValidator } from '@app/auth';
+import { Actor, Authenticated, Client, ClientContext, clientContextOf, CurrentActor, GuidParam, Permission, Public } from '@app/common';
+import { ApiKeyValidator, presentedCredential, SessionCookies, writeCookies } from '@app/auth';
+import { LogoutOutcome } from '@app/audit';
 import { LoggedOutDto } from './dto/sessions.dto';
 import { LOGOUT_WARNING_HEADER, LogoutService, REVOCATION_FAILED } from './logout.service';
 import { SessionRevocationService } from './session-revocation.service';
@@ -11,7 +12,10 @@ import { StreamRegistry } from './stream-registry';
 @ApiTags('Authentication')
 @Controller('api/Authentication')
 export class LogoutController {
-  constructor(private readonly logouts: LogoutService) {}
+  constructor(
+    private readonly logouts: LogoutService,
+    private readonly cookies: SessionCookies,
+  ) {}
 
   /**
    * spec: Authentication endpoints — anonymous, no body needed, always 200. Needs no antiforgery token and
@@ -34,7 +38,11 @@ export class LogoutController {
     @Req() request: Request,
     @Res({ passthrough: true }) response: Response,
   ): Promise<LoggedOutDto> {
-    await this.logouts.logout(request, response);
+    // First, so nothing below can keep the browser signed in (spec: Logout behaviour 1).
+    writeCookies(response, this.cookies.cleared(request.secure));
+    response.setHeader('Cache-Control', 'no-store');
+    const outcome = await this.logouts.logout(presentedCredential(request), clientContextOf(request));
+    if (outcome === LogoutOutcome.RevocationFailed) response.setHeader(LOGOUT_WARNING_HEADER, REVOCATION_FAILED);
     return { loggedOut: true };
   }
 }
@@ -53,9 +61,9 @@ export class RevokeTokensController {
   revokeTokens(
     @CurrentActor() actor: Actor,
     @GuidParam('id') id: string,
-    @Req() request: Request,
+    @Client() client: ClientContext,
   ): Promise<void> {
-    return this.revocation.revokeByAdministrator(actor, id, request);
+    return this.revocation.revokeByAdministrator(actor, id, client);
   }
 }
 
@@ -85,8 +93,15 @@ export class StreamController {
     const key = request.headers['x-api-key'];
     const recheck =
       actor.credential === 'api-key' && typeof key === 'string'
-        ? () => this.apiKeys.validate(key, request).then(() => true)
+        ? () => this.apiKeys.validate(key).then(() => true)
         : undefined;
-    this.streams.open(actor, request, response, recheck);
+    if (request.socket.destroyed) return; // the client left while the guard was reading the database
+    response.status(200);
+    response.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+    response.setHeader('Cache-Control', 'no-store, no-transform');
+    response.setHeader('X-Accel-Buffering', 'no'); // reverse proxies must not buffer the stream
+    response.flushHeaders();
+    request.socket.setNoDelay(true);
+    this.streams.open(actor, response, recheck);
   }
 }

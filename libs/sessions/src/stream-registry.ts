@@ -1,8 +1,20 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { Request, Response } from 'express';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { Actor, Clock, CredentialKind, Lifecycle, withTimeout } from '@app/common';
 import { IdentityAuthService } from '@app/identity';
+
+
+/**
+ * Where a stream's events go: the writable body of an answer whose event-stream headers the controller has
+ * already sent (StreamController). A plain writable, no HTTP object.
+ */
+export interface EventStreamSink {
+  write(chunk: string): boolean;
+  end(): void;
+  destroy(): void;
+  readonly writableLength: number;
+  on(event: 'close', listener: () => void): unknown;
+}
 
 /** Who a stream belongs to: what an event publisher may filter on. */
 export interface StreamAudience {
@@ -33,7 +45,7 @@ class OpenStream {
   constructor(
     readonly id: number,
     readonly audience: StreamAudience,
-    private readonly res: Response,
+    private readonly res: EventStreamSink,
     /** For API-key streams: is the key still active? */
     readonly recheck: (() => Promise<boolean>) | undefined,
     private readonly onEnded: (stream: OpenStream) => void,
@@ -94,7 +106,7 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
   private checking?: Promise<void>;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SESSIONS_SETTINGS.token) private readonly settings: SessionsSettings,
     private readonly identity: IdentityAuthService,
     private readonly clock: Clock,
     private readonly lifecycle: Lifecycle,
@@ -124,8 +136,8 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
     this.byUser.clear();
   }
 
-  /** Answers `res` as an event stream for `actor` and keeps it until the client leaves or it is closed. */
-  open(actor: Actor, req: Request, res: Response, recheck?: () => Promise<boolean>): void {
+  /** Keeps `res`, an open event stream, for `actor` until the client leaves or the stream is closed. */
+  open(actor: Actor, res: EventStreamSink, recheck?: () => Promise<boolean>): void {
     const audience: StreamAudience = {
       userGuid: actor.userGuid,
       userName: actor.userName,
@@ -137,13 +149,6 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
         ? { sessionStartedAt: actor.sessionStartedAt }
         : {}),
     };
-    if (req.socket.destroyed) return; // the client left while the guard was reading the database
-    res.status(200);
-    res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
-    res.setHeader('Cache-Control', 'no-store, no-transform');
-    res.setHeader('X-Accel-Buffering', 'no'); // reverse proxies must not buffer the stream
-    res.flushHeaders();
-    req.socket.setNoDelay(true);
     const stream = new OpenStream(this.nextId++, audience, res, recheck, (s) => this.remove(s));
     let streams = this.byUser.get(audience.userGuid);
     if (!streams) this.byUser.set(audience.userGuid, (streams = new Set()));

@@ -5,7 +5,7 @@ import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import { CaptureMetricReader, CaptureQueuesModule } from '@app/capture-queues';
-import { SETTINGS, type Settings } from '@app/config';
+import { TELEMETRY_SETTINGS, type TelemetrySettings } from '@app/config';
 import { EngineMetrics, engineHistograms } from './engine-metrics';
 import { FoldedHistograms } from './folded-histograms';
 import { WarningRecorder } from './warning-recorder';
@@ -19,7 +19,7 @@ export class ServiceMeterProvider {
   readonly prometheus: PrometheusExporter | null;
   readonly otlp: PeriodicExportingMetricReader | null;
 
-  constructor(settings: Settings, capture: CaptureMetricReader, folded: FoldedHistograms) {
+  constructor(settings: TelemetrySettings, capture: CaptureMetricReader, folded: FoldedHistograms) {
     // Histograms folded in place reach every reader as a producer: the capture reader stores intervals
     // (DELTA); the exporters, like the SDK's own instruments there, report totals (CUMULATIVE).
     capture.addProducer(folded.deltaProducer());
@@ -66,7 +66,7 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly meters: ServiceMeterProvider,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(TELEMETRY_SETTINGS.token) private readonly settings: TelemetrySettings,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -102,8 +102,8 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
     { provide: FoldedHistograms, useFactory: () => engineHistograms(SERVICE_NAME) },
     {
       provide: ServiceMeterProvider,
-      inject: [SETTINGS, CaptureMetricReader, FoldedHistograms],
-      useFactory: (settings: Settings, capture: CaptureMetricReader, folded: FoldedHistograms) =>
+      inject: [TELEMETRY_SETTINGS.token, CaptureMetricReader, FoldedHistograms],
+      useFactory: (settings: TelemetrySettings, capture: CaptureMetricReader, folded: FoldedHistograms) =>
         new ServiceMeterProvider(settings, capture, folded),
     },
     {

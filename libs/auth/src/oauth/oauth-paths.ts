@@ -1,4 +1,4 @@
-import { LOGIN_PAGE_PATH } from '../browser-challenge';
+import { LOGIN_PAGE_PATH } from '../browser-challenge.filter';
 import { localReturnUrl } from './local-return-url';
 
 export const OAUTH_CALLBACK_PATH = '/api/Authentication/OAuth/Callback';

@@ -1,15 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { CookieOptions, Request, Response } from 'express';
 import * as oidc from 'openid-client';
-import { SETTINGS, Settings } from '@app/config';
-import { Clock } from '@app/common';
+import { OAUTH_SETTINGS, type OAuthSettings } from '@app/config';
+import { ClientContext, Clock } from '@app/common';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { IdentityAuthService, SignInUser } from '@app/identity';
 import { AuthProblems } from '../auth-problems';
-import { ownOrigin } from '../csrf';
-import { SessionCookies } from '../session-cookies';
-import { SessionTokens } from '../session-tokens';
-import { accountFailure } from '../sign-in.service';
+import type { CookieInstruction } from '../session-cookies';
+import { accountFailure, SignInService } from '../sign-in.service';
 import { localReturnUrl } from './local-return-url';
 import {
   OAUTH_TRANSACTION_COOKIE,
@@ -30,7 +27,7 @@ export const OAUTH_IDENTITY_CLAIMS = ['preferred_username', 'email', 'upn', 'uni
 const MAX_CLAIM = 256;
 
 /** A sign-in failure with its UserLogin FailureTypeId, the message (7–10 only) and the claimed name. */
-class OAuthFailure extends Error {
+export class OAuthFailure extends Error {
   constructor(
     readonly failureType: FailureType,
     message: string,
@@ -79,6 +76,38 @@ function messageOf(error: unknown): string {
 
 const loopback = (url: URL) => ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
 
+/** A failure whose UserLogin row the one completion has already written. */
+class AlreadyRecorded extends Error {}
+
+/** What the provider's authorization response proved (OidcStrategy's user). */
+export interface OidcIdentity {
+  /** The identity claim, looked up like a typed user name. */
+  userName: string;
+  /** Where to land: the local URL sealed in the transaction. */
+  returnUrl: string;
+}
+
+/** The callback as the strategy read it from the request. */
+export interface OidcCallbackInput {
+  /** The transaction cookie's value as it came. */
+  sealed: unknown;
+  method: string;
+  /** form_post body, or the query string with OAuthForceGet. */
+  params: Record<string, unknown>;
+}
+
+/** How the strategy's run ended, including a thrown failure. */
+export type OidcOutcome =
+  | { kind: 'success'; user: OidcIdentity }
+  | { kind: 'fail' }
+  | { kind: 'error'; error: unknown };
+
+/** Where to send the browser, and the cookies that go with it. */
+export interface OAuthAnswer {
+  location: string;
+  cookies: CookieInstruction[];
+}
+
 /**
  * OpenID Connect sign-in (spec: Identity schemes, OAuth / OpenID Connect): authorization code with PKCE
  * through openid-client, then the service's own session exactly as username/password sign-in issues it.
@@ -91,10 +120,9 @@ export class OAuthSignInService {
   private configuration: Promise<oidc.Configuration> | undefined;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(OAUTH_SETTINGS.token) private readonly settings: OAuthSettings,
     private readonly identity: IdentityAuthService,
-    private readonly tokens: SessionTokens,
-    private readonly cookies: SessionCookies,
+    private readonly signIn: SignInService,
     private readonly logins: LoginRecorder,
     private readonly clock: Clock,
   ) {
@@ -109,24 +137,29 @@ export class OAuthSignInService {
     if (!this.enabled) throw AuthProblems.disabled();
   }
 
-  /** Starts a sign-in: the transaction cookie, and the provider's authorization URL to redirect to. */
-  async begin(req: Request, res: Response, returnUrl: unknown): Promise<string> {
+  /**
+   * Starts a sign-in: the provider's authorization URL to redirect to and the sealed transaction cookie.
+   * `origin`: this service's own origin as the browser reached it (the redirect_uri is built on it).
+   */
+  async begin(input: { origin: string; returnUrl: unknown; client: ClientContext }): Promise<OAuthAnswer> {
     this.ensureEnabled();
     let config: oidc.Configuration;
     try {
       config = await this.discover();
     } catch (error) {
       // The provider cannot be reached or is misconfigured: this attempt fails here (one row, type 8).
-      await this.recordFailure(req, new OAuthFailure(FailureType.OAuthRemoteFailure, messageOf(error)));
-      return LOGIN_PAGE_FAILED;
+      await this.recordFailure(
+        input.client,
+        new OAuthFailure(FailureType.OAuthRemoteFailure, messageOf(error)),
+      );
+      return { location: LOGIN_PAGE_FAILED, cookies: [] };
     }
-    const origin = ownOrigin(req, this.settings.TrustProxy) ?? `${req.protocol}://127.0.0.1`;
     const tx: OAuthTransaction = {
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
       codeVerifier: oidc.randomPKCECodeVerifier(),
-      returnUrl: localReturnUrl(returnUrl),
-      redirectUri: `${origin}${OAUTH_CALLBACK_PATH}`,
+      returnUrl: localReturnUrl(input.returnUrl),
+      redirectUri: `${input.origin}${OAUTH_CALLBACK_PATH}`,
       expiresAt: this.clock.now() + OAUTH_TRANSACTION_LIFETIME_MS,
     };
     const url = oidc.buildAuthorizationUrl(config, {
@@ -139,60 +172,83 @@ export class OAuthSignInService {
       nonce: tx.nonce,
       response_mode: this.settings.OAuthForceGet ? 'query' : 'form_post',
     });
-    res.cookie(OAUTH_TRANSACTION_COOKIE, this.sealer.seal(tx), {
-      ...this.transactionCookie(req),
-      maxAge: OAUTH_TRANSACTION_LIFETIME_MS,
-    });
-    return url.href;
+    const cookie = this.transactionCookie(input.client.secure);
+    return {
+      location: url.href,
+      cookies: [
+        {
+          ...cookie,
+          value: this.sealer.seal(tx),
+          options: { ...cookie.options, maxAge: OAUTH_TRANSACTION_LIFETIME_MS },
+        },
+      ],
+    };
+  }
+
+  /** The callback clears the transaction whatever happens (single use). */
+  transactionCleared(secure: boolean): CookieInstruction {
+    return this.transactionCookie(secure);
   }
 
   /**
-   * The callback: never throws; answers the URL to redirect to (the local return URL on success, the
-   * Login page on any failure) after writing the UserLogin row.
+   * The authorization response (run by OidcStrategy): the sealed transaction, the response mode, then the
+   * code and PKCE verifier at the token endpoint and the ID token against the provider's keys. Throws an
+   * OAuthFailure (FailureTypeId 8, 9 or 10 with its message).
    */
-  async complete(req: Request, res: Response, params: Record<string, unknown>): Promise<string> {
+  async exchange(input: OidcCallbackInput): Promise<{ claims: oidc.IDToken; returnUrl: string }> {
     this.ensureEnabled();
-    const sealed: unknown = (req.cookies as Record<string, unknown> | undefined)?.[OAUTH_TRANSACTION_COOKIE];
-    // Single use: whatever happens, this transaction is over.
-    res.clearCookie(OAUTH_TRANSACTION_COOKIE, this.transactionCookie(req));
+    const tx = this.sealer.open(input.sealed, this.clock.now());
+    if (!tx)
+      throw new OAuthFailure(
+        FailureType.OAuthLocalValidationFailure,
+        'No valid sign-in transaction (the transaction cookie is missing, expired or was altered).',
+      );
+    const postExpected = !this.settings.OAuthForceGet;
+    if ((input.method === 'POST') !== postExpected)
+      throw new OAuthFailure(
+        FailureType.OAuthLocalValidationFailure,
+        `The callback came by ${input.method}, but the response mode is ${postExpected ? 'form_post' : 'query'}.`,
+      );
+    return { claims: await this.tokenExchange(tx, input.params), returnUrl: tx.returnUrl };
+  }
+
+  /**
+   * The end of the callback: never throws; the URL to redirect to (the local return URL on success, the
+   * Login page on any failure) after the UserLogin row, and the session's cookies on success. The user must
+   * exist, be Active and not locked (spec: OAuth 3); the session comes from the one sign-in completion.
+   */
+  async finish(outcome: OidcOutcome, client: ClientContext): Promise<OAuthAnswer> {
     try {
-      const tx = this.sealer.open(sealed, this.clock.now());
-      if (!tx)
-        throw new OAuthFailure(
-          FailureType.OAuthLocalValidationFailure,
-          'No valid sign-in transaction (the transaction cookie is missing, expired or was altered).',
-        );
-      const postExpected = !this.settings.OAuthForceGet;
-      if ((req.method === 'POST') !== postExpected)
-        throw new OAuthFailure(
-          FailureType.OAuthLocalValidationFailure,
-          `The callback came by ${req.method}, but the response mode is ${postExpected ? 'form_post' : 'query'}.`,
-        );
-      const claims = await this.exchange(tx, params);
-      const userName = this.identityClaim(claims);
+      if (outcome.kind === 'error') throw outcome.error;
+      if (outcome.kind !== 'success')
+        throw new OAuthFailure(FailureType.OAuthLocalValidationFailure, 'The sign-in was not completed.');
+      const { userName, returnUrl } = outcome.user;
       const user = await this.findUser(userName);
-      const now = this.clock.now();
-      let completed: boolean;
+      let signedIn: Awaited<ReturnType<SignInService['complete']>>;
       try {
-        completed = await this.identity.completeExternalSignIn(user.id, now);
+        signedIn = await this.signIn.complete(
+          user,
+          {
+            userGuid: user.guid,
+            typedName: userName,
+            authenticationType: AuthenticationType.OAuth,
+            verifiedHash: null,
+          },
+          client,
+          // Deactivated, locked or deleted between the lookup and now: the completion wrote the row (1–3).
+          () => new AlreadyRecorded(),
+        );
       } catch (error) {
+        if (error instanceof AlreadyRecorded) throw error;
         throw new OAuthFailure(FailureType.OAuthInternalError, messageOf(error), userName, user.tenantId);
       }
-      // Deactivated, locked or deleted between the lookup and now.
-      if (!completed) throw await this.stateFailure(userName, user);
-      const issued = this.tokens.issue(user.guid, now);
-      await this.logins.record(req, {
-        userName,
-        tenantId: user.tenantId,
-        authenticationType: AuthenticationType.OAuth,
-      });
-      this.cookies.set(req, res, issued);
-      return this.settings.OAuthForceRedirect
-        ? localReturnUrl(this.settings.OAuthForceRedirect)
-        : tx.returnUrl;
+      return {
+        location: this.settings.OAuthForceRedirect ? localReturnUrl(this.settings.OAuthForceRedirect) : returnUrl,
+        cookies: signedIn.cookies,
+      };
     } catch (error) {
-      await this.recordFailure(req, error);
-      return LOGIN_PAGE_FAILED;
+      if (!(error instanceof AlreadyRecorded)) await this.recordFailure(client, error);
+      return { location: LOGIN_PAGE_FAILED, cookies: [] };
     }
   }
 
@@ -219,7 +275,7 @@ export class OAuthSignInService {
     return this.configuration;
   }
 
-  private async exchange(tx: OAuthTransaction, params: Record<string, unknown>): Promise<oidc.IDToken> {
+  private async tokenExchange(tx: OAuthTransaction, params: Record<string, unknown>): Promise<oidc.IDToken> {
     let config: oidc.Configuration;
     try {
       config = await this.discover();
@@ -247,7 +303,7 @@ export class OAuthSignInService {
   }
 
   /** The first usable claim in OAUTH_IDENTITY_CLAIMS order: a non-empty string of at most 256 characters. */
-  private identityClaim(claims: oidc.IDToken): string {
+  identityClaim(claims: oidc.IDToken): string {
     for (const name of OAUTH_IDENTITY_CLAIMS) {
       const value = claims[name];
       if (typeof value === 'string' && value.trim() !== '' && value.length <= MAX_CLAIM) return value.trim();
@@ -272,18 +328,7 @@ export class OAuthSignInService {
     return user;
   }
 
-  private async stateFailure(userName: string, before: SignInUser): Promise<OAuthFailure> {
-    const now = await this.identity.findSignInUser(userName).catch(() => before);
-    if (!now) return new OAuthFailure(FailureType.UnknownUser, '', userName);
-    return new OAuthFailure(
-      !now.active ? FailureType.NotActive : FailureType.PasswordLocked,
-      '',
-      userName,
-      now.tenantId,
-    );
-  }
-
-  private async recordFailure(req: Request, error: unknown): Promise<void> {
+  private async recordFailure(client: ClientContext, error: unknown): Promise<void> {
     const failure =
       error instanceof OAuthFailure
         ? error
@@ -294,7 +339,7 @@ export class OAuthSignInService {
     else if (failure.failureType === FailureType.OAuthRemoteFailure)
       this.logger.warn(`OpenID Connect provider failure: ${failure.message}`);
     try {
-      await this.logins.record(req, {
+      await this.logins.record(client, {
         userName: failure.userName,
         tenantId: failure.tenantId,
         authenticationType: AuthenticationType.OAuth,
@@ -311,12 +356,11 @@ export class OAuthSignInService {
    * which carries only SameSite=None cookies, and browsers take those only with Secure: so None+Secure over
    * HTTPS, and Lax over plain HTTP (where only a same-site provider or the GET callback can work).
    */
-  private transactionCookie(req: Request): CookieOptions {
+  private transactionCookie(secure: boolean): CookieInstruction {
     return {
-      httpOnly: true,
-      path: OAUTH_CALLBACK_PATH,
-      secure: req.secure,
-      sameSite: req.secure ? 'none' : 'lax',
+      name: OAUTH_TRANSACTION_COOKIE,
+      value: null,
+      options: { httpOnly: true, path: OAUTH_CALLBACK_PATH, secure, sameSite: secure ? 'none' : 'lax' },
     };
   }
 }

@@ -1,8 +1,13 @@
-import { Controller, Get, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiExcludeEndpoint, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Public, RawInput } from '@app/common';
-import { OAuthSignInService } from './oauth-sign-in.service';
+import { OAUTH_SETTINGS, type OAuthSettings } from '@app/config';
+import { clientContextOf, Public, RawInput } from '@app/common';
+import { ownOrigin } from '../csrf';
+import { writeCookies } from '../http/session-response';
+import { authenticateWith } from '../strategies/authenticate-with';
+import { OidcStrategy } from '../strategies/oidc.strategy';
+import { OAuthSignInService, OidcIdentity, OidcOutcome } from './oauth-sign-in.service';
 
 const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
 
@@ -16,16 +21,26 @@ const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
 @RawInput()
 @Controller('api/Authentication/OAuth')
 export class OAuthController {
-  constructor(private readonly oauth: OAuthSignInService) {}
+  constructor(
+    private readonly oauth: OAuthSignInService,
+    private readonly strategy: OidcStrategy,
+    @Inject(OAUTH_SETTINGS.token) private readonly settings: OAuthSettings,
+  ) {}
 
   /** 302 to the provider's authorization endpoint; `returnUrl` must be a local path (else `/`). */
   @Get('Login')
   @Public()
   @ApiExcludeEndpoint()
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const target = await this.oauth.begin(req, res, req.query.returnUrl);
+    this.oauth.ensureEnabled();
+    const answer = await this.oauth.begin({
+      origin: ownOrigin(req, this.settings.TrustProxy) ?? `${req.protocol}://127.0.0.1`,
+      returnUrl: req.query.returnUrl,
+      client: clientContextOf(req),
+    });
+    writeCookies(res, answer.cookies);
     noStore(res);
-    res.redirect(302, target);
+    res.redirect(302, answer.location);
   }
 
   /** form_post callback (the default response mode). */
@@ -33,12 +48,7 @@ export class OAuthController {
   @Public()
   @ApiExcludeEndpoint()
   async callbackPost(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const body: unknown = req.body;
-    await this.callback(
-      req,
-      res,
-      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
-    );
+    await this.callback(req, res);
   }
 
   /** Query-string callback (OAuthForceGet). */
@@ -46,13 +56,24 @@ export class OAuthController {
   @Public()
   @ApiExcludeEndpoint()
   async callbackGet(@Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.callback(req, res, req.query);
+    await this.callback(req, res);
   }
 
-  private async callback(req: Request, res: Response, params: Record<string, unknown>): Promise<void> {
-    const target = await this.oauth.complete(req, res, params);
+  private async callback(req: Request, res: Response): Promise<void> {
+    this.oauth.ensureEnabled();
+    // Single use: whatever happens, this transaction is over.
+    writeCookies(res, [this.oauth.transactionCleared(req.secure)]);
+    let outcome: OidcOutcome;
+    try {
+      const run = await authenticateWith<OidcIdentity>(this.strategy, req, res);
+      outcome = run.kind === 'success' ? run : { kind: 'fail' };
+    } catch (error) {
+      outcome = { kind: 'error', error };
+    }
+    const answer = await this.oauth.finish(outcome, clientContextOf(req));
+    writeCookies(res, answer.cookies);
     noStore(res);
     // 303: the browser follows a form_post callback with a GET.
-    res.redirect(303, target);
+    res.redirect(303, answer.location);
   }
 }

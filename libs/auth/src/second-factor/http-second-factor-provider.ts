@@ -3,7 +3,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { SETTINGS, Settings, SHIPPED_MFA_CLIENT_KEY } from '@app/config';
+import { SHIPPED_MFA_CLIENT_KEY, SECOND_FACTOR_SETTINGS, type SecondFactorSettings } from '@app/config';
 import { SecondFactorProvider, SecondFactorUnavailable } from './second-factor-provider';
 import { connectVerified, parseThumbprint, SecondFactorTrust } from './second-factor-tls';
 
@@ -27,7 +27,7 @@ export class HttpSecondFactorProvider extends SecondFactorProvider implements On
   private readonly trust: SecondFactorTrust;
 
   constructor(
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(SECOND_FACTOR_SETTINGS.token) private readonly settings: SecondFactorSettings,
     private readonly adapterHost: HttpAdapterHost,
   ) {
     super();

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Public } from '@app/common';
-import { SETTINGS, Settings, SHIPPED_MFA_CLIENT_KEY } from '@app/config';
+import { SHIPPED_MFA_CLIENT_KEY, SECOND_FACTOR_SETTINGS, type SecondFactorSettings } from '@app/config';
 import { MockSecondFactorAnswerDto, MockSecondFactorRequestDto } from '../dto/second-factor.dto';
 
 /** The one passcode the bundled mock accepts (README: second factor). */
@@ -23,7 +23,7 @@ function sameText(a: string, b: string): boolean {
 @ApiTags('Authentication')
 @Controller('api')
 export class MockSecondFactorController {
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(SECOND_FACTOR_SETTINGS.token) private readonly settings: SecondFactorSettings) {}
 
   @Post('mfa')
   @Public()

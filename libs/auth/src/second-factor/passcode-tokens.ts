@@ -9,7 +9,7 @@ import {
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { Clock } from '@app/common';
 import { AuthenticationType } from '@app/audit';
 
@@ -62,7 +62,7 @@ export class PasscodeTokens {
   private readonly sealKey: Buffer;
 
   constructor(
-    @Inject(SETTINGS) settings: Settings,
+    @Inject(SESSION_TOKEN_SETTINGS.token) settings: SessionTokenSettings,
     private readonly clock: Clock,
   ) {
     if (!settings.JwtKey) throw new Error('JwtKey is not set');

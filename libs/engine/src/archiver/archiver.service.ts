@@ -6,7 +6,7 @@ import {
   OnModuleDestroy,
   OnModuleInit,
 } from '@nestjs/common';
-import { SETTINGS, Settings, SHUTDOWN_FLUSH_MS } from '@app/config';
+import { SHUTDOWN_FLUSH_MS, ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { Clock, isDatabaseUnavailable, TimeoutError, withTimeout } from '@app/common';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
@@ -83,7 +83,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     private readonly rollups: StageRollupService,
     private readonly telemetry: PipelineTelemetry,
     private readonly clock: Clock,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(ENGINE_SETTINGS.token) private readonly settings: EngineSettings,
   ) {}
 
   onModuleInit(): void {

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { SETTINGS, Settings } from '@app/config';
+import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { Clock, isUniqueViolation } from '@app/common';
-import { ConfigurationRepository } from '../configuration/configuration.repository';
+import { ConfigurationRepository } from '../model/configuration.repository';
 import { CaseRecord, CaseWorkflowStatus } from '../entities';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
@@ -51,7 +51,7 @@ export class CaseCreationService implements OnModuleDestroy {
     private readonly rollups: StageRollupService,
     private readonly telemetry: PipelineTelemetry,
     private readonly clock: Clock,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(ENGINE_SETTINGS.token) private readonly settings: EngineSettings,
   ) {}
 
   onModuleDestroy(): void {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createTransport, Transporter } from 'nodemailer';
-import { SETTINGS, Settings } from '@app/config';
+import { CASE_NOTIFICATION_SETTINGS, type CaseNotificationSettings } from '@app/config';
 
 export interface Mail {
   to: string;
@@ -13,7 +13,7 @@ export interface Mail {
 export class CaseNotifier {
   private transport?: Transporter;
 
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(CASE_NOTIFICATION_SETTINGS.token) private readonly settings: CaseNotificationSettings) {}
 
   async sendMail(mail: Mail): Promise<void> {
     if (!this.settings.SmtpHost) throw new Error('SmtpHost is not set');

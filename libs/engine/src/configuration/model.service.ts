@@ -20,10 +20,10 @@ import {
   EntityAnalysisModelRequestXPath,
   FieldDataType,
 } from '../entities';
-import { parseJsonPath } from '../invoke/json-path';
-import { parseRuleCondition } from '../invoke/rule-condition';
-import { ConfigurationRepository } from './configuration.repository';
-import { ModelCatalog } from './model-catalog';
+import { parseJsonPath } from '../model/json-path';
+import { parseRuleCondition } from '../model/rule-condition';
+import { ConfigurationRepository } from '../model/configuration.repository';
+import { ModelCatalog } from '../model/model-catalog';
 
 const TYPE_BY_NAME: Readonly<Record<DataTypeName, FieldDataType>> = {
   String: FieldDataType.String,

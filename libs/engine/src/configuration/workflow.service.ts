@@ -10,8 +10,8 @@ import {
   UpdateCaseWorkflowStatusDto,
 } from '../dto/configuration.dto';
 import { CaseWorkflow, CaseWorkflowStatus } from '../entities';
-import { ConfigurationRepository } from './configuration.repository';
-import { ModelCatalog } from './model-catalog';
+import { ConfigurationRepository } from '../model/configuration.repository';
+import { ModelCatalog } from '../model/model-catalog';
 import { auditFields } from './model.service';
 
 function toWorkflowDto(w: CaseWorkflow): CaseWorkflowDto {

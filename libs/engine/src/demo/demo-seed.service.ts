@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { SETTINGS, Settings } from '@app/config';
+import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { Actor } from '@app/common';
 import { TenantRegistry } from '@app/identity';
-import { ConfigurationRepository } from '../configuration/configuration.repository';
+import { ConfigurationRepository } from '../model/configuration.repository';
 import { ModelService } from '../configuration/model.service';
 import { WorkflowService } from '../configuration/workflow.service';
 import { DEMO_MODEL_GUID } from './demo-model';
@@ -23,7 +23,7 @@ export class DemoSeedService implements OnApplicationBootstrap {
     private readonly models: ModelService,
     private readonly workflows: WorkflowService,
     @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(ENGINE_SETTINGS.token) private readonly settings: EngineSettings,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

@@ -4,12 +4,12 @@ import { Actor, Clock, Problems } from '@app/common';
 import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
 import { ArchiveRepository } from '../archiver/archive.repository';
 import { CaseActivation, CaseOutcome } from '../case-creation/case-creation.service';
-import { CompiledModel, ModelCatalog } from '../configuration/model-catalog';
+import { CompiledModel, ModelCatalog } from '../model/model-catalog';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { InvokeStage } from '../telemetry/stages';
-import { convertField, FIELD_DATA_TYPE_NAMES, FieldValue } from './field-types';
-import { readJsonPath } from './json-path';
-import { evaluateRuleCondition } from './rule-condition';
+import { convertField, FIELD_DATA_TYPE_NAMES, FieldValue } from '../model/field-types';
+import { readJsonPath } from '../model/json-path';
+import { evaluateRuleCondition } from '../model/rule-condition';
 
 export interface TracePoint {
   message: InvokeStage;

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { SETTINGS, Settings } from '@app/config';
+import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { Clock } from '@app/common';
 import {
   ARCHIVER_STAGE_NAMES,
@@ -59,7 +59,7 @@ export class StageRollupService implements OnModuleInit, OnModuleDestroy {
   constructor(
     private readonly repo: StageRollupRepository,
     private readonly clock: Clock,
-    @Inject(SETTINGS) private readonly settings: Settings,
+    @Inject(ENGINE_SETTINGS.token) private readonly settings: EngineSettings,
   ) {}
 
   onModuleInit(): void {

@@ -17,7 +17,7 @@ import {
 } from '@nestjs/throttler';
 import type { Request } from 'express';
 import Redis from 'ioredis';
-import { SETTINGS, Settings } from '@app/config';
+import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
 import {
   ApiProblemResponses,
   CheckInputAfterRouteGuards,
@@ -115,7 +115,7 @@ export class SignInRateLimitGuard extends ThrottlerGuard {
 }
 
 /** Options of the throttler module: both buckets, one key per bucket and address, no X-RateLimit headers. */
-export function signInRateLimits(settings: Settings, storage: SignInRateLimitStorage) {
+export function signInRateLimits(settings: SignInSettings, storage: SignInRateLimitStorage) {
   return {
     throttlers: BUCKETS.map((name) => ({
       name,
@@ -145,7 +145,7 @@ function header(req: Request, name: string): string | undefined {
  */
 @Injectable()
 export class SignInRequestGuard implements CanActivate {
-  constructor(@Inject(SETTINGS) private readonly settings: Settings) {}
+  constructor(@Inject(SIGN_IN_SETTINGS.token) private readonly settings: SignInSettings) {}
 
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();

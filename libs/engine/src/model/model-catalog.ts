@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@app/common';
 import { FieldDataType } from '../entities';
-import { JsonPath, parseJsonPath } from '../invoke/json-path';
-import { parseRuleCondition, RuleCondition } from '../invoke/rule-condition';
+import { JsonPath, parseJsonPath } from './json-path';
+import { parseRuleCondition, RuleCondition } from './rule-condition';
 import { ConfigurationRepository } from './configuration.repository';
 
 export interface CompiledField {

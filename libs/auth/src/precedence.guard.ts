@@ -1,0 +1,85 @@
+import { CanActivate, ExecutionContext, Inject, Injectable, OnModuleInit } from '@nestjs/common';
+import { ModuleRef, Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import type { Strategy } from 'passport-strategy';
+import { Actor, Problems, RequestWithActor, ROUTE_ACCESS, RouteAccess } from '@app/common';
+import { authorize } from './authorize';
+import { writeCookies } from './http/session-response';
+import { SessionCookies } from './session-cookies';
+import { authenticateWith } from './strategies/authenticate-with';
+import { CREDENTIAL_CARRIERS, CredentialCarrier } from './strategies/credential-carriers';
+import type { ResolvedCredential } from './strategies/session-jwt.strategies';
+
+export interface ResolveOptions {
+  /** Refresh the cookie of a cookie-authenticated request (default true; false on the Invoke routes). */
+  maintainCookie?: boolean;
+}
+
+/**
+ * The one global guard (APP_GUARD). Every route needs a credential unless it is explicitly @Public(); a
+ * route with no access metadata at all is treated as authenticated (deny by default).
+ *
+ * Credential precedence (spec: Credentials and precedence 1) is the ordered carrier list
+ * (CREDENTIAL_CARRIERS): the FIRST carrier the request presents picks the ONE Passport strategy that runs. A
+ * refusal is that carrier's 401 (or the strategy's own problem: 403 CSRF, 503 database) and never falls
+ * through to the next carrier: no `AuthGuard(['a', 'b'])` chain, which would try the next on failure.
+ */
+@Injectable()
+export class PrecedenceGuard implements CanActivate, OnModuleInit {
+  private chain: { carrier: CredentialCarrier; strategy: Strategy }[] = [];
+
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly moduleRef: ModuleRef,
+    @Inject(CREDENTIAL_CARRIERS) private readonly carriers: readonly CredentialCarrier[],
+    private readonly cookies: SessionCookies,
+  ) {}
+
+  /** Each carrier's strategy: this application's own instance (whatever module registered it). */
+  onModuleInit(): void {
+    this.chain = this.carriers.map((carrier) => ({
+      carrier,
+      strategy: this.moduleRef.get(carrier.strategy, { strict: false }),
+    }));
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
+      context.getHandler(),
+      context.getClass(),
+    ]) ?? { kind: 'authenticated' as const };
+    if (access.kind === 'public') return true;
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request & RequestWithActor>();
+    const response = http.getResponse<Response>();
+    if (access.kind === 'optional') {
+      // A credential that cannot be accepted, for whatever reason (a database that is down included),
+      // makes the caller anonymous.
+      request.actor = await this.resolve(request, response).catch(() => undefined);
+      return true;
+    }
+    const actor = await this.resolve(request, response, { maintainCookie: access.maintainCookie !== false });
+    request.actor = actor;
+    authorize(actor, access);
+    return true;
+  }
+
+  /**
+   * The request's credential as an Actor, or the problem that refuses it. Also the API explorer's gate
+   * (create-app). A cookie-authenticated request is answered with the session's next token (spec: Session
+   * (JWT)), unless `maintainCookie` is false (spec: Credentials 5, the Invoke routes).
+   */
+  async resolve(request: Request, response: Response, options: ResolveOptions = {}): Promise<Actor> {
+    const link = this.chain.find((l) => l.carrier.present(request));
+    if (!link) throw Problems.unauthenticated();
+    const outcome = await authenticateWith<ResolvedCredential>(link.strategy, request, response);
+    if (outcome.kind !== 'success') throw link.carrier.refusal();
+    const { actor, renew } = outcome.user;
+    if (renew && options.maintainCookie !== false) {
+      const fresh = renew();
+      writeCookies(response, this.cookies.forSession(fresh, request.secure));
+      actor.tokenExpiresAt = fresh.expiresAt;
+    }
+    return actor;
+  }
+}
