@@ -143,9 +143,21 @@ export class AuditGridsController {
       res.status(200).type('text/csv; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
       if (!first.done) res.write(first.value);
-      for await (const chunk of chunks)
-        if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-      res.end();
+      for await (const chunk of chunks) {
+        // a client that left never drains: stop reading batches then (the generator is closed by the break)
+        if (res.destroyed) break;
+        if (!res.write(chunk))
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              res.off('drain', done);
+              res.off('close', done);
+              resolve();
+            };
+            res.once('drain', done);
+            res.once('close', done);
+          });
+      }
+      if (!res.destroyed) res.end();
       return undefined;
     }
     return this.grids.query(def, query, scope);
