@@ -206,9 +206,14 @@ async function main(step: string | undefined, file?: string): Promise<void> {
   switch (step) {
     case 'types':
       if (!file) throw new Error('usage: scripts/console.ts types <document.json>');
-      process.stdout.write(
-        await schemaTypes(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>),
-      );
+      {
+        const types = await schemaTypes(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>);
+        // A pipe takes a quarter of a megabyte in several writes: exit only once all of it is out (the
+        // process.exit below would otherwise cut it, as a loaded machine showed).
+        await new Promise<void>((resolve, reject) =>
+          process.stdout.write(types, (err) => (err ? reject(err) : resolve())),
+        );
+      }
       return;
     case 'api':
       return api();

@@ -6,7 +6,7 @@ import {
   ApiOperation,
   ApiTags,
 } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
 
@@ -19,6 +19,7 @@ export class ApiKeyController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The raw key is in this answer only.' })
+  @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({
     operationId: 'createApiKey',
     summary: 'Create an API key for a user (the key is shown once)',
@@ -30,6 +31,7 @@ export class ApiKeyController {
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOkResponse({ type: [ApiKeyDto] })
+  @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List the API keys of a user' })
   list(@CurrentActor() actor: Actor, @Query() query: ListApiKeysQuery): Promise<ApiKeyDto[]> {
     return this.keys.list(actor, query.userRegistryGuid);
