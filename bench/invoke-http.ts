@@ -8,7 +8,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import type { ServerRequest } from './invoke-http-server';
-import { firstSignIn, load, rate } from './support';
+import { asker, firstSignIn, load, rate } from './support';
 
 const ROOT = join(__dirname, '..');
 
@@ -34,15 +34,7 @@ async function spawnServer(): Promise<Server> {
     });
     child.once('exit', (code) => reject(new Error(`the bench server exited with ${code}`)));
   });
-  let next = 0;
-  const waiting = new Map<number, (value: unknown) => void>();
-  child.on('message', (m: { id: number; value: unknown }) => waiting.get(m.id)?.(m.value));
-  const ask = <T>(kind: ServerRequest['kind']) =>
-    new Promise<T>((resolve) => {
-      const id = next++;
-      waiting.set(id, (v) => (waiting.delete(id), resolve(v as T)));
-      child.send({ id, kind });
-    });
+  const ask = asker<ServerRequest['kind']>(child);
   return { url, key: await apiKey(url), ask, child };
 }
 

@@ -51,6 +51,19 @@ export interface RungProcess {
   stop(): Promise<void>;
 }
 
+/** Requests to a child server over IPC (`{ id, kind }`), each resolved by the reply with its id. */
+export function asker<K extends string>(child: ChildProcess): <T>(kind: K) => Promise<T> {
+  let next = 0;
+  const waiting = new Map<number, (value: unknown) => void>();
+  child.on('message', (m: { id: number; value: unknown }) => waiting.get(m.id)?.(m.value));
+  return <T>(kind: K) =>
+    new Promise<T>((resolve) => {
+      const id = next++;
+      waiting.set(id, (v) => (waiting.delete(id), resolve(v as T)));
+      child.send({ id, kind });
+    });
+}
+
 /**
  * One server of the HTTP ladder, or the service, in a process of its own (bench/http-rung.ts), so the process
  * that measures never shares the measured one's JavaScript thread. `settings`: the service's settings beside
@@ -94,15 +107,7 @@ export async function spawnRung(
     child.stdout?.on('data', onData);
     child.once('exit', (code) => reject(new Error(`the ${rung} server exited with ${code}`)));
   });
-  let next = 0;
-  const waiting = new Map<number, (value: unknown) => void>();
-  child.on('message', (m: { id: number; value: unknown }) => waiting.get(m.id)?.(m.value));
-  const ask = <T>(kind: RungRequest['kind']) =>
-    new Promise<T>((resolve) => {
-      const id = next++;
-      waiting.set(id, (v) => (waiting.delete(id), resolve(v as T)));
-      child.send({ id, kind });
-    });
+  const ask = asker<RungRequest['kind']>(child);
   const pid = child.pid!;
   return {
     rung,

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { expectStatisticsClose } from '../../../test/support/statistics';
 import fc from 'fast-check';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, SchemaWriter } from '@app/database';
@@ -12,7 +13,7 @@ import type { GridDefinition } from './grid-definition';
 import { GridEngine } from './grid-engine';
 import { parseGridQuery } from './grid-query';
 import { inSample } from './sampling';
-import { ColumnStatistics, referenceStatistics } from './statistics';
+import { referenceStatistics } from './statistics';
 
 const def: GridDefinition = {
   name: 'GridTest',
@@ -93,21 +94,6 @@ async function insert(ds: DataSource, rows: TestRow[]): Promise<void> {
     .execute();
 }
 
-function expectClose(actual: ColumnStatistics, expected: ColumnStatistics): void {
-  const rel = (a: number | null, b: number | null) => {
-    if (a === null || b === null) return expect(a).toBe(b);
-    const scale = Math.max(1, Math.abs(a), Math.abs(b));
-    expect(Math.abs(a - b) / scale).toBeLessThanOrEqual(1e-9);
-  };
-  expect(actual.count).toBe(expected.count);
-  for (const k of ['min', 'max', 'mean', 'median', 'standardDeviation'] as const) rel(actual[k], expected[k]);
-  expect(actual.histogram.map((b) => b.count)).toEqual(expected.histogram.map((b) => b.count));
-  actual.histogram.forEach((b, i) => {
-    rel(b.lowerBound, expected.histogram[i].lowerBound);
-    rel(b.upperBound, expected.histogram[i].upperBound);
-  });
-}
-
 // SQLite and PostgreSQL only: the test table is written with each dialect's own SQL, and the slow-writer case
 // relies on how they isolate; SQL Server's grid SQL is checked offline (test/sql-server-statements.spec.ts).
 describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
@@ -165,8 +151,8 @@ describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
             })),
           );
           const r = await engine.query(def, q());
-          expectClose(r.statistics.value, referenceStatistics(values.map(([v]) => v)));
-          expectClose(r.statistics.other, referenceStatistics(values.map(([, o]) => o)));
+          expectStatisticsClose(r.statistics.value, referenceStatistics(values.map(([v]) => v)));
+          expectStatisticsClose(r.statistics.other, referenceStatistics(values.map(([, o]) => o)));
         },
       ),
       { numRuns: 25 },
@@ -235,7 +221,7 @@ describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
     expect(a.rows.length).toBe(a.total);
     expect(a.total).toBeGreaterThan(200);
     expect(a.total).toBeLessThan(400);
-    expectClose(a.statistics.value, referenceStatistics(a.rows.map((r) => r.value as number)));
+    expectStatisticsClose(a.statistics.value, referenceStatistics(a.rows.map((r) => r.value as number)));
     // the same predicate in TypeScript picks the same ids
     const expectedIds = a.rows.map((r) => r.id as number).filter((id) => inSample(id, 12345, 10));
     expect(expectedIds).toHaveLength(a.rows.length);

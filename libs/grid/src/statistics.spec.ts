@@ -1,21 +1,7 @@
 import fc from 'fast-check';
+import { expectStatisticsClose } from '../../../test/support/statistics';
 import { numberList } from './dialects/statistics-parsing';
-import { ColumnStatistics, medianOf, referenceStatistics, typedStatistics } from './statistics';
-
-function expectClose(actual: ColumnStatistics, expected: ColumnStatistics): void {
-  const rel = (a: number | null, b: number | null) => {
-    if (a === null || b === null) return expect(a).toBe(b);
-    const scale = Math.max(1, Math.abs(a), Math.abs(b));
-    expect(Math.abs(a - b) / scale).toBeLessThanOrEqual(1e-9);
-  };
-  expect(actual.count).toBe(expected.count);
-  for (const k of ['min', 'max', 'mean', 'median', 'standardDeviation'] as const) rel(actual[k], expected[k]);
-  expect(actual.histogram.map((b) => b.count)).toEqual(expected.histogram.map((b) => b.count));
-  actual.histogram.forEach((b, i) => {
-    rel(b.lowerBound, expected.histogram[i].lowerBound);
-    rel(b.upperBound, expected.histogram[i].upperBound);
-  });
-}
+import { medianOf, referenceStatistics, typedStatistics } from './statistics';
 
 describe('typedStatistics (the compact-fetch path)', () => {
   const value = fc.oneof(
@@ -27,7 +13,7 @@ describe('typedStatistics (the compact-fetch path)', () => {
   it('equals the TypeScript reference on random data (property)', () => {
     fc.assert(
       fc.property(fc.array(value, { minLength: 0, maxLength: 500 }), (values) => {
-        expectClose(typedStatistics(Float64Array.from(values)), referenceStatistics(values));
+        expectStatisticsClose(typedStatistics(Float64Array.from(values)), referenceStatistics(values));
       }),
       { numRuns: 500 },
     );
@@ -43,7 +29,7 @@ describe('typedStatistics (the compact-fetch path)', () => {
       [...sorted, ...sorted],
     ]) {
       const input = Float64Array.from(values);
-      expectClose(typedStatistics(input), referenceStatistics(values));
+      expectStatisticsClose(typedStatistics(input), referenceStatistics(values));
       expect(Array.from(input)).toEqual(values);
     }
   });
