@@ -5,8 +5,8 @@ import type { GridResponse } from './grid-types';
 export type Row = Record<string, unknown>;
 
 /**
- * GET /api/<Grid>?<toolbar> — a plain same-origin fetch rather than the typed client: the OpenAPI document
- * does not declare the grids' answers yet, so their types are mirrored in grid-types.ts (see there).
+ * GET /api/<Grid>?<toolbar> — a plain same-origin fetch: the page's grid is chosen at run time by name and
+ * its toolbar is already a query string; the answer's types are the document's (grid-types.ts).
  */
 export async function fetchGrid(
   grid: GridDeclaration,
