@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
 import { Actor } from '@app/common';
 import { ActorService, IdentityEvents, PrincipalsChanged } from '@app/identity';
-import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
+import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
 import { ApiKeyRepository } from './api-key.repository';
 
 export const API_KEY_CHANNEL = 'decisioning:api-keys';
@@ -220,24 +220,24 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private subscribe(): void {
-    const sub = createRedisClient(this.settings, this.sink, `${this.settings.InstanceName}:api-keys`);
-    this.subscriber = sub;
-    let readyOnce = false;
-    sub.on('ready', () => {
-      void sub
-        .subscribe(API_KEY_CHANNEL)
-        .catch((err: unknown) => this.logger.error({ err }, 'Subscribe failed'));
-      // Messages sent while this node was away are lost: reload everything after a reconnect.
-      if (readyOnce) void this.reload();
-      readyOnce = true;
-    });
-    sub.on('message', (_channel: string, payload: string) => {
-      const msg = parseMessage(payload);
-      if (msg)
-        void this.apply(msg).catch((err: unknown) =>
-          this.logger.error({ err }, 'Applying an API key message failed'),
-        );
-    });
+    this.subscriber = createChannelSubscriber(
+      this.settings,
+      this.sink,
+      `${this.settings.InstanceName}:api-keys`,
+      API_KEY_CHANNEL,
+      {
+        message: (payload) => {
+          const msg = parseMessage(payload);
+          if (msg)
+            void this.apply(msg).catch((err: unknown) =>
+              this.logger.error({ err }, 'Applying an API key message failed'),
+            );
+        },
+        // Messages sent while this node was away are lost: reload everything after a reconnect.
+        reconnected: () => void this.reload(),
+        subscribeFailed: (err) => this.logger.error({ err }, 'Subscribe failed'),
+      },
+    );
   }
 }
 

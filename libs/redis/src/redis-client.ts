@@ -72,6 +72,8 @@ export function createRedisClient(settings: RedisSettings, sink: CacheEventSink,
     enableOfflineQueue: false,
     retryStrategy: cappedBackOff,
     lazyConnect: false,
+    // Off: see createChannelSubscriber, which subscribes again itself.
+    autoResubscribe: false,
   };
   const sentinelMode = settings.redisSentinels.length > 0;
   const client = sentinelMode
@@ -104,5 +106,41 @@ export function createRedisClient(settings: RedisSettings, sink: CacheEventSink,
   client.on('error', (err: Error) => sink.connectionEvent('error', endpoint, err.message));
   // One Sentinel could not be asked (the client goes on to the next one).
   client.on('sentinelError', (err: Error) => sink.connectionEvent('sentinelError', endpoint, err.message));
+  return client;
+}
+
+/** What a channel subscriber does with what arrives; none of these may throw. */
+export interface ChannelHandlers {
+  message(payload: string): void;
+  /** After a reconnect: messages published while this node was away are lost, so catch up another way. */
+  reconnected(): void;
+  /** SUBSCRIBE was refused or could not be sent; the next connection tries again. */
+  subscribeFailed(err: unknown): void;
+}
+
+/**
+ * A client of its own (a subscribed connection takes no other command) that subscribes to `channel` on
+ * every connection. ioredis's own re-subscription after a reconnect is off: it sends SUBSCRIBE without
+ * handling the answer, and when the connection drops again at that moment (the stream already closed, no
+ * offline queue) the rejection is unhandled and ends the process. Here every SUBSCRIBE's failure reaches
+ * `subscribeFailed`.
+ */
+export function createChannelSubscriber(
+  settings: RedisSettings,
+  sink: CacheEventSink,
+  name: string,
+  channel: string,
+  handlers: ChannelHandlers,
+): Redis {
+  const client = createRedisClient(settings, sink, name);
+  let connectedBefore = false;
+  client.on('ready', () => {
+    client.subscribe(channel).catch((err: unknown) => handlers.subscribeFailed(err));
+    if (connectedBefore) handlers.reconnected();
+    connectedBefore = true;
+  });
+  client.on('message', (received: string, payload: string) => {
+    if (received === channel) handlers.message(payload);
+  });
   return client;
 }

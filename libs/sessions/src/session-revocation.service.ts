@@ -5,7 +5,7 @@ import { Actor, ClientContext, Clock } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import { ActorService, IdentityAuthService, IdentityEvents } from '@app/identity';
 import { SessionEvents, SessionsRevoked } from '@app/auth';
-import { CacheEventSink, createRedisClient, REDIS } from '@app/redis';
+import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
 import { StreamRegistry } from './stream-registry';
 
 /** Redis channel of session revocations; every node closes the user's streams at once. */
@@ -141,24 +141,24 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
   }
 
   private subscribe(): void {
-    const sub = createRedisClient(this.settings, this.sink, `${this.settings.InstanceName}:sessions`);
-    this.subscriber = sub;
-    let readyOnce = false;
-    sub.on('ready', () => {
-      void sub
-        .subscribe(SESSION_CHANNEL)
-        .catch((err: unknown) => this.logger.error({ err }, 'Subscribe failed'));
-      // Messages sent while this node was away are lost: re-check every stream after a reconnect.
-      if (readyOnce)
-        void this.streams
-          .check()
-          .catch((err: unknown) => this.logger.error({ err }, 'Stream check after reconnect failed'));
-      readyOnce = true;
-    });
-    sub.on('message', (_channel: string, payload: string) => {
-      const m = parseRevocation(payload);
-      // Also our own messages: closing twice is harmless, and InstanceName may be shared by nodes on one host.
-      if (m) this.streams.closeSessionsOf(m.userGuid, m.validFrom);
-    });
+    this.subscriber = createChannelSubscriber(
+      this.settings,
+      this.sink,
+      `${this.settings.InstanceName}:sessions`,
+      SESSION_CHANNEL,
+      {
+        message: (payload) => {
+          const m = parseRevocation(payload);
+          // Also our own messages: closing twice is harmless, and InstanceName may be shared by nodes on one host.
+          if (m) this.streams.closeSessionsOf(m.userGuid, m.validFrom);
+        },
+        // Messages sent while this node was away are lost: re-check every stream after a reconnect.
+        reconnected: () =>
+          void this.streams
+            .check()
+            .catch((err: unknown) => this.logger.error({ err }, 'Stream check after reconnect failed')),
+        subscribeFailed: (err) => this.logger.error({ err }, 'Subscribe failed'),
+      },
+    );
   }
 }
