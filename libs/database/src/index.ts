@@ -7,3 +7,4 @@ export * from './audited-record';
 export * from './parameter-limits';
 export * from './sql-server';
 export * from './sqlite-files';
+export * from './prepared-read';

@@ -1,29 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
-import { findInChunks } from '@app/database';
+import type { DatabaseProvider } from '@app/config';
+import { findInChunks, preparedRead, providerOf, type PreparedRead } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
-const SESSION_USER_SQL = `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
+/**
+ * The session check's statement: the user, the tenant, and the role's permissions aggregated into one text
+ * column by a correlated subquery (one row; on SQLite about half the time of a join answering a row per
+ * permission). The aggregate is the only dialect-specific part.
+ */
+function sessionUserSql(provider: DatabaseProvider): string {
+  const list = {
+    sqlite: `group_concat(p."PermissionId", ',')`,
+    postgres: `string_agg(p."PermissionId"::text, ',')`,
+    mssql: `STRING_AGG(CAST(p."PermissionId" AS varchar(11)), ',')`,
+  }[provider];
+  return `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
   u."TenantRegistryId" AS "tenantId", t."Guid" AS "tenantGuid", t."Landlord" AS "landlord",
   u."Active" AS "active", u."PasswordLocked" AS "passwordLocked", u."TokensValidFrom" AS "tokensValidFrom",
-  p."PermissionId" AS "permissionId"
+  (SELECT ${list} FROM "RoleRegistryPermission" p WHERE p."RoleRegistryId" = u."RoleRegistryId") AS "permissionIds"
 FROM "UserRegistry" u
 INNER JOIN "TenantRegistry" t ON t."Id" = u."TenantRegistryId" AND t."DeletedDate" IS NULL
-LEFT JOIN "RoleRegistryPermission" p ON p."RoleRegistryId" = u."RoleRegistryId"
 WHERE u."Guid" = :userGuid AND u."DeletedDate" IS NULL`;
+}
 
-interface RawSessionRow {
-  id: number | string;
-  guid: string;
-  name: string;
-  tenantId: number | string;
-  tenantGuid: string;
-  landlord: unknown;
-  active: unknown;
-  passwordLocked: unknown;
-  tokensValidFrom: unknown;
-  permissionId: number | string | null;
+/** The columns of sessionUserSql, in its order. */
+const SESSION_USER_COLUMNS = [
+  'id',
+  'guid',
+  'name',
+  'tenantId',
+  'tenantGuid',
+  'landlord',
+  'active',
+  'passwordLocked',
+  'tokensValidFrom',
+  'permissionIds',
+] as const;
+
+/** The aggregated permission list ("1,2,7"; null or empty for a role without permissions). */
+function permissionList(value: unknown): number[] {
+  if (typeof value === 'number') return [value];
+  if (typeof value !== 'string' || value === '') return [];
+  return value.split(',').map(Number);
 }
 
 export interface SessionUserRow {
@@ -122,6 +142,9 @@ export class IdentityRepository {
     private readonly rolePermissions: Repository<RoleRegistryPermission>,
     @InjectRepository(UserRegistry) private readonly users: Repository<UserRegistry>,
   ) {}
+
+  /** The statement of findSessionUser, prepared once (the read of every authenticated JWT request). */
+  private sessionUserRead?: PreparedRead;
 
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager: EntityManager) =>
@@ -461,28 +484,42 @@ export class IdentityRepository {
   }
 
   /**
-   * The session check of EVERY authenticated JWT request, so it is one parameterised statement (user, tenant
-   * and the role's permissions, one row per permission) instead of several ORM queries. Deleted users and
+   * The session check of EVERY authenticated JWT request, so it is one prepared, parameterised statement (user,
+   * tenant and the role's permissions in one row: sessionUserSql) instead of several ORM queries. Deleted users and
    * users of deleted tenants give no rows.
    */
   async findSessionUser(userGuid: string): Promise<SessionUserRow | null> {
-    const [sql, parameters] = this.dataSource.driver.escapeQueryWithParameters(SESSION_USER_SQL, {
-      userGuid,
-    });
-    const rows: RawSessionRow[] = await this.dataSource.query(sql, parameters);
+    this.sessionUserRead ??= preparedRead(
+      this.dataSource,
+      'session-user',
+      sessionUserSql(providerOf(this.dataSource.options.type)),
+      SESSION_USER_COLUMNS,
+    );
+    const rows = await this.sessionUserRead({ userGuid });
     if (!rows.length) return null;
-    const first = rows[0];
+    const [
+      id,
+      guid,
+      name,
+      tenantId,
+      tenantGuid,
+      landlord,
+      active,
+      passwordLocked,
+      tokensValidFrom,
+      permissionIds,
+    ] = rows[0];
     return {
-      id: Number(first.id),
-      guid: first.guid,
-      name: first.name,
-      tenantId: Number(first.tenantId),
-      tenantGuid: first.tenantGuid,
-      landlord: rawBoolean(first.landlord),
-      active: rawBoolean(first.active),
-      passwordLocked: rawBoolean(first.passwordLocked),
-      tokensValidFrom: rawInstant(first.tokensValidFrom),
-      permissionIds: rows.filter((r) => r.permissionId !== null).map((r) => Number(r.permissionId)),
+      id: Number(id),
+      guid: String(guid),
+      name: String(name),
+      tenantId: Number(tenantId),
+      tenantGuid: String(tenantGuid),
+      landlord: rawBoolean(landlord),
+      active: rawBoolean(active),
+      passwordLocked: rawBoolean(passwordLocked),
+      tokensValidFrom: rawInstant(tokensValidFrom),
+      permissionIds: permissionList(permissionIds),
     };
   }
 }
