@@ -48,7 +48,9 @@ export function contentSecurityPolicy(directives: Directives, secure: boolean): 
   ].join('; ');
 }
 
-function helmetFor(secure: boolean): RequestHandler {
+// Static directives only: securityHeaders takes helmet's headers once per kind of answer, so a directive
+// computed per request (a nonce) would need helmet to run per request again.
+export function helmetFor(secure: boolean): RequestHandler {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -61,15 +63,52 @@ function helmetFor(secure: boolean): RequestHandler {
   });
 }
 
+/** What helmet does to an answer's headers for one configuration: the headers it sets, and those it removes. */
+export interface HeaderEdits {
+  set: readonly (readonly [string, string])[];
+  removed: readonly string[];
+}
+
 /**
- * helmet, chosen per request: a browser that reached the service over plain HTTP (a LAN host such as
- * http://ops-host:5001/) must not be told to upgrade its requests to HTTPS or to remember HSTS, or it would
+ * helmet's edits for one kind of answer, taken once from helmet itself: with static directives they depend
+ * only on the configuration and on whether the answer goes out over HTTPS, so replaying them costs a loop of
+ * setHeader instead of helmet's dozen nested middleware per request (about 5 µs against 8-12 µs here).
+ */
+export function headerEditsOf(middleware: RequestHandler, secure: boolean): HeaderEdits {
+  const set = new Map<string, string>();
+  const removed: string[] = [];
+  let finished = false;
+  const response = {
+    setHeader(name: string, value: unknown) {
+      set.set(name, String(value));
+      return response;
+    },
+    removeHeader(name: string) {
+      set.delete(name);
+      removed.push(name);
+    },
+  };
+  void middleware({ secure } as Request, response as unknown as Response, (err?: unknown) => {
+    if (err) throw err instanceof Error ? err : new Error('helmet failed');
+    finished = true;
+  });
+  if (!finished) throw new Error('helmet did not finish synchronously: its edits cannot be taken once');
+  return { set: [...set], removed };
+}
+
+/**
+ * helmet's headers, chosen per request: a browser that reached the service over plain HTTP (a LAN host such
+ * as http://ops-host:5001/) must not be told to upgrade its requests to HTTPS or to remember HSTS, or it would
  * fetch the console's scripts over HTTPS and fail. `req.secure` honours X-Forwarded-Proto only with
- * TrustProxy.
+ * TrustProxy. Both sets are helmet's own, taken at start (headerEditsOf).
  */
 export function securityHeaders(): RequestHandler {
-  const overHttps = helmetFor(true);
-  const overHttp = helmetFor(false);
-  return (req: Request, res: Response, next: NextFunction) =>
-    (req.secure ? overHttps : overHttp)(req, res, next);
+  const overHttps = headerEditsOf(helmetFor(true), true);
+  const overHttp = headerEditsOf(helmetFor(false), false);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const { set, removed } = req.secure ? overHttps : overHttp;
+    for (const name of removed) res.removeHeader(name);
+    for (const [name, value] of set) res.setHeader(name, value);
+    next();
+  };
 }

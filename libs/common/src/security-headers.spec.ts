@@ -1,0 +1,44 @@
+import type { Request, Response } from 'express';
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import { helmetFor, securityHeaders } from './security-headers.middleware';
+
+/** A real response of node:http, with a header helmet removes already set. */
+function answer(secure: boolean): { req: Request; res: Response } {
+  const req = new IncomingMessage(new Socket()) as unknown as Request;
+  Object.defineProperty(req, 'secure', { value: secure });
+  const res = new ServerResponse(req) as unknown as Response;
+  res.setHeader('X-Powered-By', 'Express');
+  res.setHeader('Content-Type', 'application/json');
+  return { req, res };
+}
+
+describe('securityHeaders', () => {
+  it.each([true, false])('leaves exactly the headers helmet itself leaves (over HTTPS: %s)', (secure) => {
+    const byHelmet = answer(secure);
+    let next = 0;
+    void helmetFor(secure)(byHelmet.req, byHelmet.res, () => next++);
+    const byUs = answer(secure);
+    securityHeaders()(byUs.req, byUs.res, () => next++);
+    expect(next).toBe(2);
+    expect(byUs.res.getHeaders()).toEqual(byHelmet.res.getHeaders());
+    expect(byUs.res.getHeader('x-powered-by')).toBeUndefined();
+    expect(byUs.res.getHeader('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(byUs.res.getHeader('content-type')).toBe('application/json');
+    // HSTS and upgrade-insecure-requests only for an answer that went out over HTTPS
+    expect(byUs.res.getHeader('strict-transport-security') !== undefined).toBe(secure);
+    expect(String(byUs.res.getHeader('content-security-policy')).includes('upgrade-insecure-requests')).toBe(
+      secure,
+    );
+  });
+
+  it('gives each request its own answer: a plain request after a secure one gets no HSTS', () => {
+    const middleware = securityHeaders();
+    const first = answer(true);
+    middleware(first.req, first.res, () => undefined);
+    const second = answer(false);
+    middleware(second.req, second.res, () => undefined);
+    expect(first.res.getHeader('strict-transport-security')).toBeDefined();
+    expect(second.res.getHeader('strict-transport-security')).toBeUndefined();
+  });
+});
