@@ -7,7 +7,6 @@ import { Strategy } from 'passport-strategy';
 import request from 'supertest';
 import type { Actor, HttpRequestLike } from '@app/common';
 import { Problems } from '@app/common';
-import { loadSettings } from '@app/config';
 import {
   CREDENTIAL_CARRIERS,
   CredentialCarrier,
@@ -19,8 +18,7 @@ import { AppModule } from '../../apps/server/src/app.module';
 import { APPLICATION_OPTIONS, configureApp } from '../../apps/server/src/create-app';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';
 import { signIn, SignedIn } from '../support/auth';
-import { createSqliteDirectory } from '../support/databases';
-import { TEST_ADMIN_PASSWORD, TEST_API_HMAC_KEY, TEST_JWT_KEY } from '../support/test-app';
+import { testSettings } from '../support/test-app';
 
 /*
  * A new credential scheme plugs in through ONE place: the ordered carrier list (CREDENTIAL_CARRIERS). Here a
@@ -88,17 +86,7 @@ interface Started {
 
 /** The whole app with the throwaway module, and the carrier list replaced when `carriers` is given. */
 async function start(carriers?: readonly CredentialCarrier[]): Promise<Started> {
-  const settings = loadSettings({
-    DatabaseProvider: 'sqlite',
-    DataDirectory: createSqliteDirectory(),
-    JwtKey: TEST_JWT_KEY,
-    ApiHmacKey: TEST_API_HMAC_KEY,
-    BootstrapAdministratorPassword: TEST_ADMIN_PASSWORD,
-    LogLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
-    Argon2MemoryKiB: '19456',
-    Argon2Iterations: '2',
-    SignInRateLimitPerMinute: '1000000',
-  });
+  const settings = testSettings({ DatabaseProvider: 'sqlite' });
   let builder = Test.createTestingModule({
     imports: [AppModule.forRoot(settings, { imports: [ThrowawaySchemeModule] })],
   });
@@ -231,7 +219,9 @@ describe('an extra credential strategy', () => {
       expect(first.body.userName).toBe(scheme.actor?.userName);
       const landlord = await landlordActor(t.app);
       const key = (
-        await t.app.get(ApiKeyService).create(landlord, { userRegistryGuid: landlord.userGuid, name: 'later' })
+        await t.app
+          .get(ApiKeyService)
+          .create(landlord, { userRegistryGuid: landlord.userGuid, name: 'later' })
       ).key;
       const refused = await request(t.url).get(SESSION).set(HEADER, 'wrong').set('X-Api-Key', key);
       expect(refused.status).toBe(401);

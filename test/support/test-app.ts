@@ -30,6 +30,25 @@ export const TEST_API_HMAC_KEY = 'test-api-hmac-key-0123456789abcdefghijklmnopqr
 export const TEST_ADMIN_PASSWORD = 'Bootstrap-Password-123!';
 
 /**
+ * The settings every test application starts from (test keys, fast Argon2, the sign-in rate limit lifted),
+ * with `env` (spec names) over them. A SQLite data directory of its own unless `env` names one.
+ */
+export function testSettings(env: Record<string, string> = {}): Settings {
+  return loadSettings({
+    DataDirectory: createSqliteDirectory(),
+    JwtKey: TEST_JWT_KEY,
+    ApiHmacKey: TEST_API_HMAC_KEY,
+    BootstrapAdministratorPassword: TEST_ADMIN_PASSWORD,
+    LogLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+    Argon2MemoryKiB: '19456',
+    Argon2Iterations: '2',
+    // Every test signs in from 127.0.0.1, many times a minute; the rate-limit tests set their own limit.
+    SignInRateLimitPerMinute: '1000000',
+    ...env,
+  });
+}
+
+/**
  * Boots the whole application on a free port against a fresh database of the given provider.
  * `env` overrides settings by their spec names.
  */
@@ -40,18 +59,10 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const connectionString =
     provider === 'sqlite' ? undefined : (options.connectionString ?? (await createDatabase(provider)));
-  const settings = loadSettings({
+  const settings = testSettings({
     DatabaseProvider: provider,
     ...(connectionString ? { ConnectionString: connectionString } : {}),
     DataDirectory: options.dataDirectory ?? createSqliteDirectory(),
-    JwtKey: TEST_JWT_KEY,
-    ApiHmacKey: TEST_API_HMAC_KEY,
-    BootstrapAdministratorPassword: TEST_ADMIN_PASSWORD,
-    LogLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
-    Argon2MemoryKiB: '19456',
-    Argon2Iterations: '2',
-    // Every test signs in from 127.0.0.1, many times a minute; the rate-limit tests set their own limit.
-    SignInRateLimitPerMinute: '1000000',
     ...env,
   });
   const app = await createApp(settings, { clock: options.clock });
