@@ -7,6 +7,10 @@
  *   process), a bearer JWT, the session cookie and an API key on a cheap authenticated route (/bench/authenticated,
  *   the same answer as Live's behind the credential guard), POST /api/Invoke/... with an API key on the demo
  *   model.
+ * Before every rung each server process is left to go quiet (under a tenth of a core over 300 ms), and a
+ * rung's CPU runs until its server is quiet again: work its answers left behind (Invoke's case creation and
+ * archiving) is counted in that rung, never in the next one; each rung's measured run follows a second of the
+ * same load, not counted (a process that sat idle while others ran starts cold).
  * Prints req/s (median of rounds), p50 and p99 latency, each rung's ratio to bare Express and bare Nest, the
  * service's rungs against its Live, the cost of `info` logging against `warn`, and each process's peak RSS.
  * The service runs with every hardening on; nothing is switched off for the figures. Nothing is asserted.
@@ -42,6 +46,20 @@ interface Sample {
   cpu: number;
   p50: number;
   p99: number;
+}
+
+/**
+ * Waits until the process used under a tenth of a core over 300 ms (at most 30 s): nothing left running from
+ * the previous rung.
+ */
+async function settle(server: RungProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const before = await server.ask<NodeJS.CpuUsage>('cpu');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = await server.ask<NodeJS.CpuUsage>('cpu');
+    if (after.user - before.user + after.system - before.system < 30_000) return;
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -108,9 +126,17 @@ async function main(): Promise<void> {
     const run = async (rung: Rung, seconds: number): Promise<Sample> => {
       const { path, ...rest } = rung.request();
       const server = rung.server();
+      // Work a rung leaves behind (Invoke's case creation and archiving run after the answers) is counted in
+      // that rung's CPU (below), never in the next one's: every process is quiet before a rung starts.
+      await Promise.all(processes.map(settle));
       await rung.before?.();
+      // A second of the same load first, not counted: a process that sat idle while other rungs ran (its heap
+      // shrunk by V8's memory reducer, its caches cold) would otherwise charge its warm-up to this rung.
+      await load({ url: `${server.url}${path}`, connections: 16, duration: 1, ...rest });
       const before = await server.ask<NodeJS.CpuUsage>('cpu');
       const result = await load({ url: `${server.url}${path}`, connections: 16, duration: seconds, ...rest });
+      // the rung's CPU includes what its answers left to do (Invoke: case creation, archiving), up to quiet
+      await settle(server);
       const after = await server.ask<NodeJS.CpuUsage>('cpu');
       await rung.after?.();
       const cpuSeconds = (after.user - before.user + after.system - before.system) / 1e6;

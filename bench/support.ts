@@ -230,22 +230,81 @@ export async function sessionCookie(url: string): Promise<string> {
     .join('; ');
 }
 
+/** One cheap-route figure: answers per wall-clock second, and per CPU second of the serving process. */
+export interface CheapRouteFigure {
+  wall: number;
+  cpu: number;
+}
+
+/** Rounds of the cheap route pair (BENCH_PAIR_ROUNDS). */
+const PAIR_ROUNDS = Number(process.env.BENCH_PAIR_ROUNDS ?? 4);
+
+const middle = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
 /**
- * Requests per second of the cheap route anonymous and with the given headers, alternating rounds so drifting
- * background load hits both sides alike.
+ * The cheap route anonymous and with a credential, served by THIS process (startBenchApp) while the load
+ * generator is another: after an uncounted second of each, BENCH_PAIR_ROUNDS (default 4) rounds of SECONDS/2
+ * each, the order alternating, medians.
+ * Beside wall-clock rates, answers per CPU second of this process (which does nothing else meanwhile): the
+ * steadier figure on a shared machine (docs/performance.md).
  */
 export async function cheapRoutePair(
   url: string,
   headers: Record<string, string>,
-): Promise<{ anonymous: number; authenticated: number }> {
+): Promise<{ anonymous: CheapRouteFigure; authenticated: CheapRouteFigure }> {
   const cheap = { connections: 16, duration: Math.max(1, Math.round(SECONDS / 2)), pipelining: 1 };
-  let anonymous = 0;
-  let authenticated = 0;
-  for (let round = 0; round < 2; round++) {
-    anonymous += rate(await load({ ...cheap, url: `${url}/bench/anonymous` })) / 2;
-    authenticated += rate(await load({ ...cheap, url: `${url}/bench/authenticated`, headers })) / 2;
+  interface Run {
+    url: string;
+    headers: Record<string, string>;
+    wall: number[];
+    cpu: number[];
   }
-  return { anonymous, authenticated };
+  const runs: { anonymous: Run; authenticated: Run } = {
+    anonymous: { url: `${url}/bench/anonymous`, headers: {}, wall: [], cpu: [] },
+    authenticated: { url: `${url}/bench/authenticated`, headers, wall: [], cpu: [] },
+  };
+  // a second of each first, not counted (a cold route would charge its warm-up to the first round)
+  for (const run of [runs.anonymous, runs.authenticated])
+    await load({ ...cheap, duration: 1, url: run.url, headers: run.headers });
+  for (let round = 0; round < PAIR_ROUNDS; round++) {
+    const order = round % 2 ? [runs.authenticated, runs.anonymous] : [runs.anonymous, runs.authenticated];
+    for (const run of order) {
+      const before = process.cpuUsage();
+      const result = await load({ ...cheap, url: run.url, headers: run.headers });
+      const used = process.cpuUsage(before);
+      run.wall.push(rate(result));
+      run.cpu.push(result['2xx'] / ((used.user + used.system) / 1e6));
+    }
+  }
+  const figure = (run: Run) => ({
+    wall: middle(run.wall),
+    cpu: middle(run.cpu),
+  });
+  return { anonymous: figure(runs.anonymous), authenticated: figure(runs.authenticated) };
+}
+
+/** Prints a cheapRoutePair: both rates, the ratio to anonymous against its target, and the credential's cost. */
+export function printCheapPair(
+  number: string,
+  credential: string,
+  target: number,
+  pair: { anonymous: CheapRouteFigure; authenticated: CheapRouteFigure },
+): void {
+  const { anonymous: a, authenticated: b } = pair;
+  const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
+  process.stdout.write(
+    `${number}. cheap route, anonymous and with ${credential} (${PAIR_ROUNDS} rounds alternating, medians):
+` +
+      `   answers per wall-clock second:   anonymous ${a.wall.toFixed(0)}, with ${credential} ${b.wall.toFixed(0)}  ` +
+      `(${pct(b.wall / a.wall)} of anonymous; target >= ${pct(target)})
+` +
+      `   answers per CPU second (server): anonymous ${a.cpu.toFixed(0)}, with ${credential} ${b.cpu.toFixed(0)}  ` +
+      `(${pct(b.cpu / a.cpu)} of anonymous)
+` +
+      `   ${credential} costs ${(1e6 / b.cpu - 1e6 / a.cpu).toFixed(0)} µs of server CPU per answer ` +
+      `(an anonymous answer ${(1e6 / a.cpu).toFixed(0)} µs)
+`,
+  );
 }
 
 export function runBench(main: () => Promise<void>): void {
