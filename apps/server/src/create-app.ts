@@ -2,7 +2,6 @@ import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import cookieParser from 'cookie-parser';
 import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
@@ -16,15 +15,16 @@ import {
   ProblemException,
   ProblemFilter,
   RequestInputGuard,
+  parseCookiesOnRead,
   scanJsonBody,
-  securityHeaders,
+  securityHeaderWriter,
   validationProblem,
 } from '@app/common';
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
 import { createOpenApiDocument } from './openapi';
-import { requestLogLines } from './request-logging.middleware';
+import { requestLines } from './request-logging.middleware';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
 export const BODY_LIMIT = '1mb';
@@ -87,9 +87,10 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
 }
 
 /**
- * The Express middleware every request passes before routing: security headers, the draining `Connection:
- * close`, cookies and the body parsers, after the request's log line is set up. Also what the HTTP
- * benchmark's "bare Nest with the service's middleware" rung runs.
+ * What every request passes before routing, as ONE Express layer (each layer is a step of Express's router
+ * walk for every request): its log line set up, the security headers, the draining `Connection: close`, then
+ * the body parsers. Cookies are parsed when first read (parseCookiesOnRead). Also what the HTTP benchmark's
+ * "bare Nest with the service's middleware" rung runs.
  */
 export function useHttpMiddleware(
   app: NestExpressApplication,
@@ -98,18 +99,30 @@ export function useHttpMiddleware(
 ): void {
   app.disable('x-powered-by');
   app.set('trust proxy', settings.TrustProxy);
-  app.use(requestLogLines(settings));
-  app.use(securityHeaders());
-  // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
-  app.use((_req: Request, res: Response, next: NextFunction) => {
+  parseCookiesOnRead(app.getHttpAdapter().getInstance().request);
+  const startRequestLine = requestLines(settings);
+  const writeSecurityHeaders = securityHeaderWriter();
+  const parseBody = bodyParsers();
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    startRequestLine(req, res);
+    writeSecurityHeaders(req, res);
+    // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
     if (draining()) res.setHeader('Connection', 'close');
-    next();
+    // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read must
+    // not turn it into a 400 or 413.
+    if (isLogout(req)) next();
+    else parseBody(req, res, next);
   });
-  app.use(cookieParser());
-  // Our own parsers, so their errors become problems with our wording before Nest rewraps them. The JSON
-  // body's raw bytes are scanned once before parsing (issue 14): nesting deeper than MAX_JSON_DEPTH and
-  // bytes that are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the request, and
-  // RequestInputInterceptor names the field once the route is known (after the guards).
+}
+
+/**
+ * JSON, then form bodies. Our own parsers, so their errors become problems with our wording before Nest
+ * rewraps them. The JSON body's raw bytes are scanned once before parsing (issue 14): nesting deeper than
+ * MAX_JSON_DEPTH and bytes that are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the
+ * request, and RequestInputInterceptor names the field once the route is known (after the guards). A request
+ * without a body passes both untouched (body-parser's own check).
+ */
+function bodyParsers(): (req: Request, res: Response, next: NextFunction) => void {
   const jsonParser = json({
     limit: BODY_LIMIT,
     verify: (req: Request, _res: Response, body: Buffer, encoding: string) => {
@@ -118,15 +131,12 @@ export function useHttpMiddleware(
       if (scanJsonBody(body)) markSuspectBody(req);
     },
   });
-  for (const parser of [jsonParser, urlencoded({ limit: FORM_BODY_LIMIT, extended: false })]) {
-    app.use((req: Request, res: Response, next: NextFunction) =>
-      // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read
-      // must not turn it into a 400 or 413.
-      isLogout(req)
-        ? next()
-        : parser(req, res, (err?: unknown) => next(err ? (bodyParserProblem(err, true) ?? err) : undefined)),
+  const formParser = urlencoded({ limit: FORM_BODY_LIMIT, extended: false });
+  const problemOf = (err: unknown) => (err ? (bodyParserProblem(err, true) ?? err) : undefined);
+  return (req, res, next) =>
+    jsonParser(req, res, (err?: unknown) =>
+      err ? next(problemOf(err)) : formParser(req, res, (formErr?: unknown) => next(problemOf(formErr))),
     );
-  }
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
@@ -72,7 +72,7 @@ function destinationOf(settings: Settings): Destinations {
 /**
  * The application's logger (nestjs-pino, for Nest's Logger and every service's log lines). Secrets never reach
  * a line: the redaction below guards anything logged by hand. nestjs-pino's per-request middleware (pino-http)
- * is not mounted: request lines are requestLogLines' (below), one per request at a fraction of the cost.
+ * is not mounted: request lines are requestLines' (below), one per request at a fraction of the cost.
  */
 export function requestLogging(settings: Settings): Params {
   const { stream, base } = destinationOf(settings);
@@ -129,42 +129,28 @@ export function requestLineText(
  * One short line per request at `info` when the answer is done (id, method, path without the query, status,
  * time taken in ms; `request aborted` when the client left first; `error` level for a 5xx): built here from
  * plain values, so no header, query or body can reach it. Also sets the request id (X-Request-Id) on every
- * answer, at any level.
+ * answer, at any level. Called synchronously by the front layer (create-app), first of its steps.
  */
-export function requestLogLines(
-  settings: Settings,
-): (req: Request, res: Response, next: NextFunction) => void {
+export function requestLines(settings: Settings): (req: Request, res: Response) => void {
   const { lines: logger, stream, bindings } = destinationOf(settings);
-  return (req, res, next) => {
+  return (req, res) => {
     const id = requestId(req, res);
-    if (logger.isLevelEnabled('info')) {
-      const started = performance.now();
-      const method = req.method;
-      const query = req.originalUrl.indexOf('?');
-      const url = query < 0 ? req.originalUrl : req.originalUrl.slice(0, query);
-      // 'close' comes once for every answer (finished or cut off); the response is never reused
-      res.on('close', () => {
-        const statusCode = res.statusCode;
-        const aborted = !res.writableFinished;
-        const level = aborted ? WARN : statusCode >= 500 ? ERROR : INFO;
-        const message = aborted
-          ? 'request aborted'
-          : level === ERROR
-            ? 'request failed'
-            : 'request completed';
-        const responseTime = Math.round(performance.now() - started);
-        stream.write(
-          requestLineText(
-            bindings,
-            level,
-            Date.now(),
-            { id, method, url, statusCode, responseTime },
-            message,
-          ),
-        );
-      });
-    }
-    next();
+    if (!logger.isLevelEnabled('info')) return;
+    const started = performance.now();
+    const method = req.method;
+    const query = req.originalUrl.indexOf('?');
+    const url = query < 0 ? req.originalUrl : req.originalUrl.slice(0, query);
+    // 'close' comes once for every answer (finished or cut off); the response is never reused
+    res.on('close', () => {
+      const statusCode = res.statusCode;
+      const aborted = !res.writableFinished;
+      const level = aborted ? WARN : statusCode >= 500 ? ERROR : INFO;
+      const message = aborted ? 'request aborted' : level === ERROR ? 'request failed' : 'request completed';
+      const responseTime = Math.round(performance.now() - started);
+      stream.write(
+        requestLineText(bindings, level, Date.now(), { id, method, url, statusCode, responseTime }, message),
+      );
+    });
   };
 }
 

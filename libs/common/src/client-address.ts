@@ -14,7 +14,7 @@ export interface HttpRequestLike {
   /** `http` or `https`, with the same rule (Express's `req.protocol`). */
   protocol?: string;
   socket?: { remoteAddress?: string; localAddress?: string };
-  /** cookie-parser's result. */
+  /** The Cookie header, parsed when first read (parseCookiesOnRead). */
   cookies?: Record<string, unknown>;
 }
 

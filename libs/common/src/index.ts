@@ -14,6 +14,7 @@ export * from './terminal-log';
 export * from './listeners';
 export * from './lifecycle';
 export * from './security-headers.middleware';
+export * from './request-cookies';
 export * from './problem.dto';
 export * from './validation';
 export * from './guid';

@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
 
 type Directives = Record<string, string[]>;
@@ -100,15 +100,15 @@ export function headerEditsOf(middleware: RequestHandler, secure: boolean): Head
  * helmet's headers, chosen per request: a browser that reached the service over plain HTTP (a LAN host such
  * as http://ops-host:5001/) must not be told to upgrade its requests to HTTPS or to remember HSTS, or it would
  * fetch the console's scripts over HTTPS and fail. `req.secure` honours X-Forwarded-Proto only with
- * TrustProxy. Both sets are helmet's own, taken at start (headerEditsOf).
+ * TrustProxy. Both sets are helmet's own, taken at start (headerEditsOf). Applied synchronously: the service's
+ * front layer (create-app) calls it with the other per-request steps.
  */
-export function securityHeaders(): RequestHandler {
+export function securityHeaderWriter(): (req: Request, res: Response) => void {
   const overHttps = headerEditsOf(helmetFor(true), true);
   const overHttp = headerEditsOf(helmetFor(false), false);
-  return (req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response) => {
     const { set, removed } = req.secure ? overHttps : overHttp;
     for (const name of removed) res.removeHeader(name);
     for (const [name, value] of set) res.setHeader(name, value);
-    next();
   };
 }
