@@ -562,6 +562,36 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     expect(rows[0].Priority).toBe(1);
   });
 
+  it("the open-case look-up (a prepared read) finds only the workflow's open case of exactly that key and value", async () => {
+    const { statuses, workflowGuid } = await createEngineModel(t.app, actor, {});
+    const workflow = await ds.getRepository(CaseWorkflow).findOneByOrFail({ Guid: workflowGuid });
+    const status = await ds.getRepository(CaseWorkflowStatus).findOneByOrFail({ Guid: statuses[0].guid });
+    const row = (value: string, priority: number, closed: boolean) => ({
+      Guid: randomUUID(),
+      CaseWorkflowId: workflow.Id,
+      CaseKey: 'AccountId',
+      CaseKeyValue: value,
+      CaseWorkflowStatusId: status.Id,
+      Priority: priority,
+      EntityAnalysisModelInstanceEntryGuid: randomUUID(),
+      CreatedDate: new Date(),
+      UpdatedDate: null,
+      ClosedDate: closed ? new Date() : null,
+    });
+    const cases = ds.getRepository(CaseRecord);
+    await cases.insert(row('ACC-LOOKUP', 9, true));
+    const open = await cases.save(cases.create(row('ACC-LOOKUP', 4, false)));
+    await cases.insert(row('ACC-CLOSED', 2, true));
+    const repo = t.app.get(CaseRepository);
+    expect(await repo.findOpen(workflow.Id, 'AccountId', 'ACC-LOOKUP')).toEqual({ Id: open.Id, Priority: 4 });
+    // closed only, another case of the letters, another key, another workflow, a value shaped as SQL: none
+    expect(await repo.findOpen(workflow.Id, 'AccountId', 'ACC-CLOSED')).toBeNull();
+    expect(await repo.findOpen(workflow.Id, 'AccountId', 'acc-lookup')).toBeNull();
+    expect(await repo.findOpen(workflow.Id, 'accountid', 'ACC-LOOKUP')).toBeNull();
+    expect(await repo.findOpen(workflow.Id + 100_000, 'AccountId', 'ACC-LOOKUP')).toBeNull();
+    expect(await repo.findOpen(workflow.Id, 'AccountId', "ACC-LOOKUP' OR '1'='1")).toBeNull();
+  });
+
   it('reprocessing re-runs an archived entry with synchronous case creation and updates its archive row in place', async () => {
     const { model, rules } = await createEngineModel(t.app, actor, {
       rules: [{ condition: { '>': [{ var: 'Amount' }, 1_000_000] }, status: 0 }],

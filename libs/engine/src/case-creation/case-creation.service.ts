@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { Clock, isUniqueViolation } from '@app/common';
 import { ConfigurationRepository } from '../model/configuration.repository';
-import { CaseRecord, CaseWorkflowStatus } from '../entities';
+import { CaseWorkflowStatus } from '../entities';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { CaseCreationStage } from '../telemetry/stages';
 import { CaseNotifier } from './case-notifier';
-import { CaseRepository } from './case.repository';
+import { CaseRepository, OpenCase } from './case.repository';
 import { fillTemplate, singleLine } from './templates';
 
 /** An activation that raises a case. */
@@ -213,7 +213,7 @@ export class CaseCreationService implements OnModuleDestroy {
    */
   private persist(
     a: CaseActivation,
-    existing: CaseRecord | null,
+    existing: OpenCase | null,
   ): Promise<{ outcome: CaseOutcome; status: CaseWorkflowStatus | null }> {
     return this.timed(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, async () => {
       const status = await this.config.findLiveStatusById(a.caseWorkflowStatusId);

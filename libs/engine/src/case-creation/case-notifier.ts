@@ -13,7 +13,9 @@ export interface Mail {
 export class CaseNotifier {
   private transport?: Transporter;
 
-  constructor(@Inject(CASE_NOTIFICATION_SETTINGS.token) private readonly settings: CaseNotificationSettings) {}
+  constructor(
+    @Inject(CASE_NOTIFICATION_SETTINGS.token) private readonly settings: CaseNotificationSettings,
+  ) {}
 
   async sendMail(mail: Mail): Promise<void> {
     if (!this.settings.SmtpHost) throw new Error('SmtpHost is not set');
