@@ -22,6 +22,7 @@ import { startTestApp, TestApp } from '../../../test/support/test-app';
 import { ArchiverService } from './archiver/archiver.service';
 import { CaseCreationService } from './case-creation/case-creation.service';
 import { CaseRepository } from './case-creation/case.repository';
+import { ConfigurationRepository } from './model/configuration.repository';
 import { ModelService } from './configuration/model.service';
 import { DEMO_MODEL_GUID } from './demo/demo-model';
 import {
@@ -590,6 +591,50 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     expect(await repo.findOpen(workflow.Id, 'accountid', 'ACC-LOOKUP')).toBeNull();
     expect(await repo.findOpen(workflow.Id + 100_000, 'AccountId', 'ACC-LOOKUP')).toBeNull();
     expect(await repo.findOpen(workflow.Id, 'AccountId', "ACC-LOOKUP' OR '1'='1")).toBeNull();
+  });
+
+  it("the status look-up of every activation (a prepared read) gives the status's own values, and nothing once it is deleted", async () => {
+    const { statuses } = await createEngineModel(t.app, actor, {
+      statuses: [
+        {
+          name: 'Mailed and called',
+          priority: 3,
+          enableNotification: true,
+          notificationDestination: 'ops@example.test',
+          notificationSubject: 'Case {CaseKeyValue}',
+          enableHttpEndpoint: true,
+          httpEndpointUrl: 'http://127.0.0.1:9/hook',
+          httpEndpointMethod: 'GET',
+        },
+        { name: 'Quiet', priority: 7 },
+      ],
+    });
+    const rows = ds.getRepository(CaseWorkflowStatus);
+    const [loud, quiet] = await Promise.all(statuses.map((st) => rows.findOneByOrFail({ Guid: st.guid })));
+    const config = t.app.get(ConfigurationRepository);
+    expect(await config.findLiveStatusById(loud.Id)).toEqual({
+      Id: loud.Id,
+      Guid: loud.Guid,
+      Name: 'Mailed and called',
+      Priority: 3,
+      EnableNotification: true,
+      NotificationDestination: 'ops@example.test',
+      NotificationSubject: 'Case {CaseKeyValue}',
+      NotificationBody: loud.NotificationBody,
+      EnableHttpEndpoint: true,
+      HttpEndpointUrl: 'http://127.0.0.1:9/hook',
+      HttpEndpointMethod: 'GET',
+    });
+    expect(await config.findLiveStatusById(quiet.Id)).toMatchObject({
+      Priority: 7,
+      EnableNotification: false,
+      NotificationDestination: null,
+      EnableHttpEndpoint: false,
+      HttpEndpointUrl: null,
+    });
+    await rows.update({ Id: quiet.Id }, { DeletedDate: new Date() });
+    expect(await config.findLiveStatusById(quiet.Id)).toBeNull();
+    expect(await config.findLiveStatusById(quiet.Id + 1_000_000)).toBeNull();
   });
 
   it('reprocessing re-runs an archived entry with synchronous case creation and updates its archive row in place', async () => {

@@ -2,8 +2,7 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { Clock, isUniqueViolation } from '@app/common';
-import { ConfigurationRepository } from '../model/configuration.repository';
-import { CaseWorkflowStatus } from '../entities';
+import { ConfigurationRepository, type LiveStatus } from '../model/configuration.repository';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { CaseCreationStage } from '../telemetry/stages';
@@ -214,7 +213,7 @@ export class CaseCreationService implements OnModuleDestroy {
   private persist(
     a: CaseActivation,
     existing: OpenCase | null,
-  ): Promise<{ outcome: CaseOutcome; status: CaseWorkflowStatus | null }> {
+  ): Promise<{ outcome: CaseOutcome; status: LiveStatus | null }> {
     return this.timed(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, async () => {
       const status = await this.config.findLiveStatusById(a.caseWorkflowStatusId);
       if (!status) {
@@ -260,11 +259,7 @@ export class CaseCreationService implements OnModuleDestroy {
     );
   }
 
-  private templateValues(
-    a: CaseActivation,
-    status: CaseWorkflowStatus,
-    outcome: string,
-  ): Record<string, unknown> {
+  private templateValues(a: CaseActivation, status: LiveStatus, outcome: string): Record<string, unknown> {
     return {
       ...a.fields,
       CaseKey: a.caseKey,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { FindOptionsWhere, In, IsNull, Repository } from 'typeorm';
-import { findInChunks } from '@app/database';
+import { In, IsNull, Repository } from 'typeorm';
+import { findInChunks, preparedRead, type PreparedRead } from '@app/database';
 import {
   CaseWorkflow,
   CaseWorkflowStatus,
@@ -10,9 +10,51 @@ import {
   EntityAnalysisModelRequestXPath,
 } from '../entities';
 
+/** The columns of a status that case creation reads per activation, in the order of LIVE_STATUS_SQL. */
+const LIVE_STATUS_COLUMNS = [
+  'Id',
+  'Guid',
+  'Name',
+  'Priority',
+  'EnableNotification',
+  'NotificationDestination',
+  'NotificationSubject',
+  'NotificationBody',
+  'EnableHttpEndpoint',
+  'HttpEndpointUrl',
+  'HttpEndpointMethod',
+] as const;
+
+/** What case creation needs of a status: its priority, and what to notify and call. */
+export type LiveStatus = Pick<CaseWorkflowStatus, (typeof LIVE_STATUS_COLUMNS)[number]>;
+
+const LIVE_STATUS_SQL = `SELECT ${LIVE_STATUS_COLUMNS.map((c) => `"${c}"`).join(', ')}
+FROM "CaseWorkflowStatus" WHERE "Id" = :id AND "DeletedDate" IS NULL`;
+
+/** A row of LIVE_STATUS_SQL as the driver gave it (booleans are 0/1 on SQLite). */
+function liveStatusOf(row: unknown[]): LiveStatus {
+  const [id, guid, name, priority, notify, destination, subject, body, call, url, method] = row;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    Id: Number(id),
+    Guid: guid as string,
+    Name: name as string,
+    Priority: Number(priority),
+    EnableNotification: Boolean(notify),
+    NotificationDestination: text(destination),
+    NotificationSubject: text(subject),
+    NotificationBody: text(body),
+    EnableHttpEndpoint: Boolean(call),
+    HttpEndpointUrl: text(url),
+    HttpEndpointMethod: text(method) as LiveStatus['HttpEndpointMethod'],
+  };
+}
+
 /** Every query on the configuration records. Soft-deleted rows are invisible. */
 @Injectable()
 export class ConfigurationRepository {
+  private liveStatusRead?: PreparedRead;
+
   constructor(
     @InjectRepository(EntityAnalysisModel) private readonly models: Repository<EntityAnalysisModel>,
     @InjectRepository(EntityAnalysisModelRequestXPath)
@@ -122,10 +164,19 @@ export class ConfigurationRepository {
   findStatusesByIds(ids: number[]): Promise<CaseWorkflowStatus[]> {
     return findInChunks(ids, (chunk) => this.statuses.find({ where: { Id: In(chunk) } }));
   }
-  /** A live (not deleted) status by id; the case creation pipeline reads it per activation. */
-  findLiveStatusById(id: number): Promise<CaseWorkflowStatus | null> {
-    const where: FindOptionsWhere<CaseWorkflowStatus> = { Id: id, DeletedDate: IsNull() };
-    return this.statuses.findOne({ where });
+  /**
+   * A live (not deleted) status by id. The case creation pipeline reads it per activation, so a prepared
+   * statement (preparedRead) rather than the ORM's query building, which cost more than the read itself.
+   */
+  async findLiveStatusById(id: number): Promise<LiveStatus | null> {
+    this.liveStatusRead ??= preparedRead(
+      this.statuses.manager.connection,
+      'live-status',
+      LIVE_STATUS_SQL,
+      LIVE_STATUS_COLUMNS,
+    );
+    const [row] = await this.liveStatusRead({ id });
+    return row ? liveStatusOf(row) : null;
   }
   saveStatus(s: CaseWorkflowStatus): Promise<CaseWorkflowStatus> {
     return this.statuses.save(s);
