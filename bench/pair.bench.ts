@@ -1,0 +1,96 @@
+/*
+ * npm run bench:pair — one route of the HTTP ladder, on this checkout and on another one (BENCH_BASELINE: the
+ * path of a git worktree of the commit to compare with, its node_modules linked or installed), both servers
+ * alive at once, in alternating 3-second runs after an uncounted second each, so the drift of a shared
+ * machine hits both alike. Prints µs of server CPU per answer (median of the runs, and every run).
+ *   BENCH_BASELINE=/work/wt-old npm run bench:pair -- [rung] [route]
+ *   rung: service (default), nest-middleware, nest, express, node
+ *   route (the service's): live (default), bearer, cookie, api-key, invoke
+ * BENCH_PAIR_RUNS (default 8) runs each. Figures only; nothing is asserted.
+ */
+import type autocannon from 'autocannon';
+import { join } from 'node:path';
+import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
+import type { RungName } from './http-rung';
+import * as here from './support';
+
+type Request = Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
+
+const RUNS = Number(process.env.BENCH_PAIR_RUNS ?? 8);
+
+/** The route's request on one server (a key or a cookie of that server's own). */
+async function requestFor(server: here.RungProcess, route: string): Promise<Request> {
+  if (server.rung !== 'service') return { path: '/' };
+  switch (route) {
+    case 'live':
+      return { path: '/api/Live' };
+    case 'bearer':
+      return { path: '/bench/authenticated', headers: { authorization: `Bearer ${server.token}` } };
+    case 'cookie':
+      return { path: '/bench/authenticated', headers: { cookie: await here.sessionCookie(server.url) } };
+    case 'api-key':
+      return {
+        path: '/bench/authenticated',
+        headers: { 'x-api-key': await here.createApiKey(server.url, server.token) },
+      };
+    case 'invoke':
+      return {
+        path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
+        method: 'POST',
+        headers: {
+          'x-api-key': await here.createApiKey(server.url, server.token),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(demoTransaction(1)),
+      };
+    default:
+      throw new Error(`unknown route ${route}: live, bearer, cookie, api-key or invoke`);
+  }
+}
+
+async function main(): Promise<void> {
+  const baseline = process.env.BENCH_BASELINE;
+  if (!baseline)
+    throw new Error('set BENCH_BASELINE to the path of a worktree of the commit to compare with');
+  const rung = (process.argv[2] ?? 'service') as RungName;
+  const route = process.argv[3] ?? 'live';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the other checkout's own spawner
+  const there = require(join(baseline, 'bench', 'support')) as typeof here;
+  const sides = [
+    { label: 'baseline', server: await there.spawnRung(rung, { LogLevel: 'info' }), runs: [] as number[] },
+    {
+      label: 'this checkout',
+      server: await here.spawnRung(rung, { LogLevel: 'info' }),
+      runs: [] as number[],
+    },
+  ];
+  try {
+    const requests = await Promise.all(sides.map((s) => requestFor(s.server, route)));
+    for (let run = 0; run < RUNS; run++) {
+      for (const i of run % 2 ? [1, 0] : [0, 1]) {
+        const { server, runs } = sides[i];
+        const { path, ...rest } = requests[i];
+        const options = { url: `${server.url}${path}`, connections: 16, ...rest };
+        await here.load({ ...options, duration: 1 });
+        const before = await server.ask<NodeJS.CpuUsage>('cpu');
+        const result = await here.load({ ...options, duration: 3 });
+        const after = await server.ask<NodeJS.CpuUsage>('cpu');
+        if (result.non2xx > 0) throw new Error(`${sides[i].label}: ${result.non2xx} answers were not 2xx`);
+        runs.push((after.user - before.user + after.system - before.system) / result.requests.total);
+      }
+    }
+    process.stdout.write(
+      `${rung} ${route}: µs of server CPU per answer, ${RUNS} alternating runs of 3 s each\n`,
+    );
+    for (const { label, runs } of sides) {
+      const sorted = [...runs].sort((a, b) => a - b);
+      process.stdout.write(
+        `  ${label.padEnd(14)} median ${sorted[Math.floor(sorted.length / 2)].toFixed(1).padStart(7)}   runs ${runs.map((r) => r.toFixed(0)).join(' ')}\n`,
+      );
+    }
+  } finally {
+    await Promise.all(sides.map((s) => s.server.stop()));
+  }
+}
+
+here.runBench(main);
