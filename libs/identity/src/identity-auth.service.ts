@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
-import { isPermission, Permission } from '@app/common';
+import { Permission } from '@app/common';
 import { IdentityRepository, SignInRaceError } from './identity.repository';
 import { normalizeUserName } from './names';
 import type { UserRegistry } from './entities';
@@ -141,11 +141,8 @@ export class IdentityAuthService {
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
-  async sessionUser(userGuid: string): Promise<SessionUser | null> {
-    const row = await this.repo.findSessionUser(userGuid);
-    if (!row) return null;
-    const { permissionIds, ...rest } = row;
-    return { ...rest, permissions: new Set(permissionIds.filter(isPermission)) };
+  sessionUser(userGuid: string): Promise<SessionUser | null> {
+    return this.repo.findSessionUser(userGuid);
   }
 
   /** The name of a (not deleted) tenant, for the signed-in user's header. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
+import { isPermission, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import { findInChunks, preparedRead, providerOf, type PreparedRead } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
@@ -40,10 +41,27 @@ const SESSION_USER_COLUMNS = [
 ] as const;
 
 /** The aggregated permission list ("1,2,7"; null or empty for a role without permissions). */
-function permissionList(value: unknown): number[] {
-  if (typeof value === 'number') return [value];
-  if (typeof value !== 'string' || value === '') return [];
-  return value.split(',').map(Number);
+function permissionList(value: string): number[] {
+  return value === '' ? [] : value.split(',').map(Number);
+}
+
+/**
+ * The permission sets of the session check, one per aggregated list seen: roles are few, so a set is built
+ * once and shared by every request of every user whose role has that list (Actor.permissions is read-only).
+ * Kept up to PERMISSION_SETS_KEPT lists, then started again.
+ */
+const permissionSets = new Map<string, ReadonlySet<Permission>>();
+const PERMISSION_SETS_KEPT = 1000;
+
+function permissionSetOf(value: unknown): ReadonlySet<Permission> {
+  const list = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+  let set = permissionSets.get(list);
+  if (!set) {
+    if (permissionSets.size >= PERMISSION_SETS_KEPT) permissionSets.clear();
+    set = new Set(permissionList(list).filter(isPermission));
+    permissionSets.set(list, set);
+  }
+  return set;
 }
 
 export interface SessionUserRow {
@@ -57,7 +75,8 @@ export interface SessionUserRow {
   passwordLocked: boolean;
   /** ms since epoch */
   tokensValidFrom: number | null;
-  permissionIds: number[];
+  /** The role's permissions (unknown ids left out). */
+  permissions: ReadonlySet<Permission>;
 }
 
 /**
@@ -519,7 +538,7 @@ export class IdentityRepository {
       active: rawBoolean(active),
       passwordLocked: rawBoolean(passwordLocked),
       tokensValidFrom: rawInstant(tokensValidFrom),
-      permissionIds: permissionList(permissionIds),
+      permissions: permissionSetOf(permissionIds),
     };
   }
 }

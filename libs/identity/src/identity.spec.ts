@@ -10,6 +10,7 @@ import { RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities
 import { RoleService } from './role.service';
 import { TenantService } from './tenant.service';
 import { UserService } from './user.service';
+import { IdentityAuthService } from './identity-auth.service';
 
 async function problemOf(p: Promise<unknown>): Promise<{ status: number; detail?: string }> {
   try {
@@ -141,6 +142,25 @@ describe.each(TEST_PROVIDERS)('identity on %s', (provider) => {
         authorize({ ...actor, landlord: true }, { kind: 'authenticated', landlordOnly: true }),
       ).not.toThrow();
     });
+  });
+
+  it("the session check's permission sets: one shared set per role list, a new one when the list changes", async () => {
+    const auth = t.app.get(IdentityAuthService);
+    const permissions = [Permission.Invoke, Permission.ReadWriteSecurityUser];
+    const a = await createUser(t.app, { permissions });
+    const b = await createUser(t.app, { permissions });
+    const none = await createUser(t.app);
+    const ofA = (await auth.sessionUser(a.guid))!.permissions;
+    expect([...ofA].sort()).toEqual([...permissions].sort());
+    expect((await auth.sessionUser(b.guid))!.permissions).toBe(ofA);
+    expect((await auth.sessionUser(none.guid))!.permissions.size).toBe(0);
+    const ds = t.app.get(DataSource);
+    const roleOfA = (await ds.getRepository(UserRegistry).findOneByOrFail({ Guid: a.guid })).RoleRegistryId;
+    await ds
+      .getRepository(RoleRegistryPermission)
+      .delete({ RoleRegistryId: roleOfA, PermissionId: Permission.Invoke });
+    expect([...(await auth.sessionUser(a.guid))!.permissions]).toEqual([Permission.ReadWriteSecurityUser]);
+    expect([...(await auth.sessionUser(b.guid))!.permissions].sort()).toEqual([...permissions].sort());
   });
 
   describe('users', () => {
