@@ -43,11 +43,29 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
     }));
   }
 
+  /**
+   * Each route's access, read from its metadata once (it is fixed when the application is built), per class
+   * and handler: an inherited handler may serve two controllers with different class metadata.
+   */
+  private readonly routeAccess = new WeakMap<object, WeakMap<object, RouteAccess>>();
+
+  private accessOf(context: ExecutionContext): RouteAccess {
+    const [controller, handler] = [context.getClass(), context.getHandler()];
+    let ofClass = this.routeAccess.get(controller);
+    if (!ofClass) this.routeAccess.set(controller, (ofClass = new WeakMap()));
+    let access = ofClass.get(handler);
+    if (!access) {
+      access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
+        handler,
+        controller,
+      ]) ?? { kind: 'authenticated' as const };
+      ofClass.set(handler, access);
+    }
+    return access;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
-    const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
-      context.getHandler(),
-      context.getClass(),
-    ]) ?? { kind: 'authenticated' as const };
+    const access = this.accessOf(context);
     if (access.kind === 'public') return true;
     const http = context.switchToHttp();
     const request = http.getRequest<Request & RequestWithActor>();
