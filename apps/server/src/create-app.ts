@@ -119,7 +119,7 @@ export function useHttpMiddleware(
  * JSON, then form bodies. Our own parsers, so their errors become problems with our wording before Nest
  * rewraps them. The JSON body's raw bytes are scanned once before parsing (issue 14): nesting deeper than
  * MAX_JSON_DEPTH and bytes that are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the
- * request, and RequestInputInterceptor names the field once the route is known (after the guards). A request
+ * request, and RequestInputGuard names the field once the route is known (after the credential guard). A request
  * without a body passes both untouched (body-parser's own check).
  */
 function bodyParsers(): (req: Request, res: Response, next: NextFunction) => void {
