@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Inject, Injectable, OnModuleInit } from 
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Strategy } from 'passport-strategy';
-import { Actor, Problems, RequestWithActor, ROUTE_ACCESS, RouteAccess } from '@app/common';
+import { Actor, perRoute, Problems, RequestWithActor, ROUTE_ACCESS, RouteAccess } from '@app/common';
 import { authorize } from './authorize';
 import { writeCookies } from './http/session-response';
 import { SessionCookies } from './session-cookies';
@@ -43,26 +43,13 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
     }));
   }
 
-  /**
-   * Each route's access, read from its metadata once (it is fixed when the application is built), per class
-   * and handler: an inherited handler may serve two controllers with different class metadata.
-   */
-  private readonly routeAccess = new WeakMap<object, WeakMap<object, RouteAccess>>();
-
-  private accessOf(context: ExecutionContext): RouteAccess {
-    const [controller, handler] = [context.getClass(), context.getHandler()];
-    let ofClass = this.routeAccess.get(controller);
-    if (!ofClass) this.routeAccess.set(controller, (ofClass = new WeakMap()));
-    let access = ofClass.get(handler);
-    if (!access) {
-      access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
-        handler,
-        controller,
-      ]) ?? { kind: 'authenticated' as const };
-      ofClass.set(handler, access);
-    }
-    return access;
-  }
+  /** Each route's access, read from its metadata once. */
+  private readonly accessOf = perRoute(
+    (controller, handler): RouteAccess =>
+      this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [handler, controller]) ?? {
+        kind: 'authenticated' as const,
+      },
+  );
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const access = this.accessOf(context);

@@ -15,6 +15,7 @@ export * from './listeners';
 export * from './lifecycle';
 export * from './security-headers.middleware';
 export * from './request-cookies';
+export * from './route-memo';
 export * from './problem.dto';
 export * from './validation';
 export * from './guid';

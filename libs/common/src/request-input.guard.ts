@@ -10,6 +10,7 @@ import {
   unexpectedBodyMember,
 } from './request-input';
 import { RequestRefusal } from './problem';
+import { perRoute } from './route-memo';
 
 const RAW_INPUT = 'raw-input';
 const LATE_INPUT_CHECK = 'late-input-check';
@@ -55,37 +56,33 @@ interface RouteInput {
  */
 @Injectable()
 export class RequestInputRules {
-  private readonly routes = new WeakMap<object, RouteInput>();
+  /** Each route's input rules, read from its metadata once. */
+  private readonly route = perRoute((controller, handler): RouteInput => {
+    const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler.name) ?? {}) as Record<
+      string,
+      { data?: unknown }
+    >;
+    let takesBody = false;
+    let query: RouteInput['query'] = [];
+    for (const [key, arg] of Object.entries(args)) {
+      const type = Number(key.split(':')[0]);
+      if (type === (RouteParamtypes.BODY as number)) takesBody = true;
+      if (type === (RouteParamtypes.QUERY as number) && query !== 'all')
+        query = typeof arg.data === 'string' ? [...query, arg.data] : 'all';
+    }
+    const targets = [handler, controller];
+    return {
+      raw: this.reflector.getAllAndOverride<boolean | undefined>(RAW_INPUT, targets) ?? false,
+      late: this.reflector.getAllAndOverride<boolean | undefined>(LATE_INPUT_CHECK, targets) ?? false,
+      takesBody,
+      query,
+    };
+  });
 
   constructor(private readonly reflector: Reflector) {}
 
   isLate(context: ExecutionContext): boolean {
     return this.route(context).late;
-  }
-  private route(context: ExecutionContext): RouteInput {
-    const handler = context.getHandler();
-    let route = this.routes.get(handler);
-    if (!route) {
-      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, context.getClass(), handler.name) ??
-        {}) as Record<string, { data?: unknown }>;
-      let takesBody = false;
-      let query: RouteInput['query'] = [];
-      for (const [key, arg] of Object.entries(args)) {
-        const type = Number(key.split(':')[0]);
-        if (type === (RouteParamtypes.BODY as number)) takesBody = true;
-        if (type === (RouteParamtypes.QUERY as number) && query !== 'all')
-          query = typeof arg.data === 'string' ? [...query, arg.data] : 'all';
-      }
-      const targets = [handler, context.getClass()];
-      route = {
-        raw: this.reflector.getAllAndOverride<boolean | undefined>(RAW_INPUT, targets) ?? false,
-        late: this.reflector.getAllAndOverride<boolean | undefined>(LATE_INPUT_CHECK, targets) ?? false,
-        takesBody,
-        query,
-      };
-      this.routes.set(handler, route);
-    }
-    return route;
   }
 
   check(context: ExecutionContext): void {
