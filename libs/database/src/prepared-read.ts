@@ -88,3 +88,22 @@ export function preparedRead(
       };
   }
 }
+
+/** A prepared read's boolean: booleans come back as true/false (PostgreSQL, SQL Server) or 1/0 (SQLite). */
+export function rawBoolean(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
+/**
+ * A prepared read's instant (ms): instants come back as Date (PostgreSQL, SQL Server) or as TypeORM's UTC text
+ * (SQLite).
+ */
+export function rawInstant(value: unknown): number | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.getTime();
+  if (typeof value === 'string') {
+    const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
+    return Number.isNaN(ms) ? null : ms;
+  }
+  return null;
+}

@@ -3,7 +3,14 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
 import { isPermission, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
-import { findInChunks, preparedRead, providerOf, type PreparedRead } from '@app/database';
+import {
+  findInChunks,
+  preparedRead,
+  providerOf,
+  rawBoolean,
+  rawInstant,
+  type PreparedRead,
+} from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
 /**
@@ -132,22 +139,6 @@ export class SignInRaceError extends Error {
 
 function affected(result: { affected?: number | null }): boolean {
   return (result.affected ?? 0) > 0;
-}
-
-/** Booleans come back as true/false (PostgreSQL, SQL Server) or 1/0 (SQLite). */
-function rawBoolean(value: unknown): boolean {
-  return value === true || value === 1 || value === '1';
-}
-
-/** Instants come back as Date (PostgreSQL, SQL Server) or as TypeORM's UTC text (SQLite). */
-function rawInstant(value: unknown): number | null {
-  if (value === null || value === undefined) return null;
-  if (value instanceof Date) return value.getTime();
-  if (typeof value === 'string') {
-    const ms = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
-    return Number.isNaN(ms) ? null : ms;
-  }
-  return null;
 }
 
 /** Every query of the identity feature. Soft-deleted rows are invisible unless asked for. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
-import { findInChunks, preparedRead, type PreparedRead } from '@app/database';
+import { findInChunks, preparedRead, rawBoolean, type PreparedRead } from '@app/database';
 import {
   CaseWorkflow,
   CaseWorkflowStatus,
@@ -40,11 +40,11 @@ function liveStatusOf(row: unknown[]): LiveStatus {
     Guid: guid as string,
     Name: name as string,
     Priority: Number(priority),
-    EnableNotification: Boolean(notify),
+    EnableNotification: rawBoolean(notify),
     NotificationDestination: text(destination),
     NotificationSubject: text(subject),
     NotificationBody: text(body),
-    EnableHttpEndpoint: Boolean(call),
+    EnableHttpEndpoint: rawBoolean(call),
     HttpEndpointUrl: text(url),
     HttpEndpointMethod: text(method) as LiveStatus['HttpEndpointMethod'],
   };
