@@ -61,7 +61,6 @@ describe('a channel subscriber across Redis restarts (a real redis-server)', () 
       await deliver(`after restart ${round}`);
     }
     expect(reconnects).toBe(3);
-    expect(received.filter((p) => p === 'before')).not.toHaveLength(0);
     expect(unhandled).toEqual([]);
     expect(failures).toEqual([]);
   });
