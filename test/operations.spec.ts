@@ -72,6 +72,17 @@ describe.each(TEST_PROVIDERS)('operations on %s', (provider) => {
     expect(res.headers['x-powered-by']).toBeUndefined();
   });
 
+  it('answers the API without an ETag, so a conditional request still gets the live answer', async () => {
+    const res = await request(t.url).get('/api/Ready').expect(200);
+    expect(res.headers.etag).toBeUndefined();
+    const again = await request(t.url)
+      .get('/api/Ready')
+      .set('if-none-match', 'W/"anything"')
+      .set('if-modified-since', new Date().toUTCString());
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(res.body);
+  });
+
   it('serves the API explorer only to authenticated callers', async () => {
     const res = await request(t.url).get('/swagger/index.html').expect(401);
     expect(res.body).toMatchObject({ status: 401 });

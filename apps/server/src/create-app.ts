@@ -98,6 +98,10 @@ export function useHttpMiddleware(
   draining: () => boolean,
 ): void {
   app.disable('x-powered-by');
+  // No ETag on the API's answers: they are live figures and session state, never cached (the console's
+  // fetches say no-store), so Express's SHA-1 of every body (a whole grid page included) bought nothing;
+  // an If-None-Match could only have turned a live answer into a 304. The console's files keep theirs.
+  app.set('etag', false);
   app.set('trust proxy', settings.TrustProxy);
   parseCookiesOnRead(app.getHttpAdapter().getInstance().request);
   const startRequestLine = requestLines(settings);
