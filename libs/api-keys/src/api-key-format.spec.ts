@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_KEY_LENGTH, generateApiKey, hashApiKey, verifyApiKey } from './api-key-format';
+import { API_KEY_LENGTH, checksumKey, generateApiKey, hashApiKey, verifyApiKey } from './api-key-format';
 
 const SECRET = 'an-hmac-secret-of-at-least-32-characters!';
 
@@ -40,5 +40,25 @@ describe('API key format', () => {
     expect(verifyApiKey(old.key, next, SECRET)).toEqual({ userGuid: user });
     expect(verifyApiKey(generateApiKey(user, next).key, next, SECRET)).toEqual({ userGuid: user });
     expect(verifyApiKey(old.key, next, `${SECRET}-other`)).toBeNull();
+  });
+
+  it('a key object of the secret (built once by the service) decides exactly as the secret itself', () => {
+    const current = checksumKey(SECRET);
+    const other = checksumKey(`${SECRET}x`);
+    expect(verifyApiKey(k.key, current)).toEqual({ userGuid: user });
+    expect(verifyApiKey(k.key, other)).toBeNull();
+    expect(verifyApiKey(k.key, other, current)).toEqual({ userGuid: user });
+    const made = generateApiKey(user, current);
+    expect(verifyApiKey(made.key, SECRET)).toEqual({ userGuid: user });
+    // every one-character change of the key made with the key object is refused by both forms
+    for (let i = 0; i < made.key.length; i += 5) {
+      const changed = made.key.slice(0, i) + (made.key[i] === '_' ? '-' : '_') + made.key.slice(i + 1);
+      expect(verifyApiKey(changed, current)).toBeNull();
+      expect(verifyApiKey(changed, SECRET)).toBeNull();
+    }
+  });
+
+  it('the key list hash is SHA-256 of the key text in hex', () => {
+    expect(hashApiKey('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hash, KeyObject, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * API key format, version 1 (see docs/api-keys.md):
@@ -30,12 +30,21 @@ function bytesToGuid(b: Buffer): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-function mac(hmacKey: string, body: Buffer): Buffer {
+/**
+ * The checksum secret as a KeyObject, built once by whoever holds the setting (ApiKeyService): a string
+ * secret is converted and imported on every HMAC, which the validation of every API-key request pays.
+ */
+export function checksumKey(hmacKey: string): KeyObject {
+  return createSecretKey(Buffer.from(hmacKey, 'utf8'));
+}
+
+function mac(hmacKey: string | KeyObject, body: Buffer): Buffer {
   return createHmac('sha256', hmacKey).update(body).digest();
 }
 
+/** SHA-256 of the key in hex: what the key list stores and is looked up by (one-shot, no hash object). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export interface NewApiKey {
@@ -44,7 +53,7 @@ export interface NewApiKey {
   hash: string;
 }
 
-export function generateApiKey(userGuid: string, hmacKey: string): NewApiKey {
+export function generateApiKey(userGuid: string, hmacKey: string | KeyObject): NewApiKey {
   const body = Buffer.concat([randomBytes(RANDOM), guidToBytes(userGuid), Buffer.from([API_KEY_VERSION])]);
   const key = Buffer.concat([body, mac(hmacKey, body)]).toString('base64url');
   return { key, displayIdentifier: key.slice(0, DISPLAY_IDENTIFIER_LENGTH), hash: hashApiKey(key) };
@@ -56,12 +65,14 @@ export function generateApiKey(userGuid: string, hmacKey: string): NewApiKey {
  */
 export function verifyApiKey(
   key: string,
-  hmacKey: string,
-  previousHmacKey?: string,
+  hmacKey: string | KeyObject,
+  previousHmacKey?: string | KeyObject,
 ): { userGuid: string } | null {
   if (key.length !== API_KEY_LENGTH || !KEY_SHAPE.test(key)) return null;
+  // 108 characters of the alphabet are 648 bits, exactly 81 bytes: no leftover bits, so this shape is always
+  // the one (canonical) encoding of what it decodes to, and no second spelling of a key can pass.
   const raw = Buffer.from(key, 'base64url');
-  if (raw.length !== TOTAL || raw.toString('base64url') !== key) return null;
+  if (raw.length !== TOTAL) return null;
   const body = raw.subarray(0, BODY);
   if (body[BODY - 1] !== API_KEY_VERSION) return null;
   const checksum = raw.subarray(BODY);

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { KeyObject, randomUUID } from 'node:crypto';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
 import { Actor, Clock, Problems } from '@app/common';
 import { ActorService } from '@app/identity';
 import { ApiKeyCache } from './api-key-cache';
-import { generateApiKey, hashApiKey, verifyApiKey } from './api-key-format';
+import { checksumKey, generateApiKey, hashApiKey, verifyApiKey } from './api-key-format';
 import { ApiKeyRepository } from './api-key.repository';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
@@ -15,21 +15,29 @@ export const KEY_NOT_FOUND = 'Key Not Found';
 @Injectable()
 export class ApiKeyService {
   private readonly logger = new Logger('ApiKeys');
+  /** The checksum secrets as key objects, imported once (ApiHmacKey, and ApiHmacKeyPrevious when set). */
+  private readonly checksumKeys: { current: KeyObject; previous?: KeyObject };
 
   constructor(
     private readonly repo: ApiKeyRepository,
     private readonly cache: ApiKeyCache,
     private readonly actors: ActorService,
     private readonly clock: Clock,
-    @Inject(API_KEY_SETTINGS.token) private readonly settings: ApiKeySettings,
-  ) {}
+    @Inject(API_KEY_SETTINGS.token) settings: ApiKeySettings,
+  ) {
+    this.checksumKeys = {
+      current: checksumKey(settings.ApiHmacKey ?? ''),
+      previous:
+        settings.ApiHmacKeyPrevious === undefined ? undefined : checksumKey(settings.ApiHmacKeyPrevious),
+    };
+  }
 
   /**
    * Validates an x-api-key value in memory: shape and HMAC checksum first (constant time; a bad checksum
    * never reaches the cache or the database), then the active-key set. Every failure is the same 401.
    */
   validate(key: string): Actor {
-    const claimed = verifyApiKey(key, this.settings.ApiHmacKey ?? '', this.settings.ApiHmacKeyPrevious);
+    const claimed = verifyApiKey(key, this.checksumKeys.current, this.checksumKeys.previous);
     const entry = claimed ? this.cache.lookup(hashApiKey(key)) : undefined;
     if (!claimed || !entry || entry.actor.userGuid !== claimed.userGuid) {
       throw Problems.unauthenticated('The API key was not accepted.', { reason: KEY_NOT_FOUND });
@@ -41,7 +49,7 @@ export class ApiKeyService {
     // spec: API key record — a Name is required: blank is no name.
     if (!dto.name.trim()) throw Problems.badParameter('name', 'name must not be empty or only spaces.');
     const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid);
-    const generated = generateApiKey(user.guid, this.settings.ApiHmacKey ?? '');
+    const generated = generateApiKey(user.guid, this.checksumKeys.current);
     const row = await this.repo.insert(
       Object.assign(new UserRegistryApiKey(), {
         Guid: randomUUID(),
