@@ -7,7 +7,8 @@ import { createHmac, createSecretKey, hash, KeyObject, randomBytes, timingSafeEq
  *
  * 81 bytes → 108 URL-safe characters (A–Z a–z 0–9 - _), no padding. 256 random bits come first, so the first
  * eight characters (the display identifier stored for audit) differ from key to key. The checksum is verified
- * in constant time before any look-up; the key is stored only as SHA-256(key) in hex.
+ * in constant time (ApiKeyService.validate: once per active-key entry, docs/api-keys.md); the key is stored
+ * only as SHA-256(key) in hex.
  */
 export const API_KEY_VERSION = 1;
 const RANDOM = 32;
@@ -59,15 +60,17 @@ export function generateApiKey(userGuid: string, hmacKey: string | KeyObject): N
   return { key, displayIdentifier: key.slice(0, DISPLAY_IDENTIFIER_LENGTH), hash: hashApiKey(key) };
 }
 
-/**
- * The user GUID a key claims, when its shape, version and checksum are right; otherwise null. The checksum
- * may have been made with `hmacKey` or, during a rotation window, with `previousHmacKey` (ApiHmacKeyPrevious).
- */
-export function verifyApiKey(
-  key: string,
-  hmacKey: string | KeyObject,
-  previousHmacKey?: string | KeyObject,
-): { userGuid: string } | null {
+/** A presented key taken apart, before any cryptography: what it claims, and the checksum it carries. */
+export interface PresentedApiKey {
+  /** random ‖ userGuid ‖ version: what the checksum covers. */
+  body: Buffer;
+  checksum: Buffer;
+  /** The user the key claims to belong to. */
+  userGuid: string;
+}
+
+/** The parts of a key of the right shape and version; otherwise null. No secret is used. */
+export function readApiKey(key: string): PresentedApiKey | null {
   if (key.length !== API_KEY_LENGTH || !KEY_SHAPE.test(key)) return null;
   // 108 characters of the alphabet are 648 bits, exactly 81 bytes: no leftover bits, so this shape is always
   // the one (canonical) encoding of what it decodes to, and no second spelling of a key can pass.
@@ -75,10 +78,33 @@ export function verifyApiKey(
   if (raw.length !== TOTAL) return null;
   const body = raw.subarray(0, BODY);
   if (body[BODY - 1] !== API_KEY_VERSION) return null;
-  const checksum = raw.subarray(BODY);
-  // Both compared, in constant time each, so the time taken does not tell which secret made the key.
-  const current = timingSafeEqual(checksum, mac(hmacKey, body));
-  const previous = previousHmacKey !== undefined && timingSafeEqual(checksum, mac(previousHmacKey, body));
-  if (!current && !previous) return null;
-  return { userGuid: bytesToGuid(body.subarray(RANDOM, RANDOM + GUID)) };
+  return { body, checksum: raw.subarray(BODY), userGuid: bytesToGuid(body.subarray(RANDOM, RANDOM + GUID)) };
+}
+
+/**
+ * Whether the key's checksum was made with `hmacKey` or, during a rotation window, with `previousHmacKey`
+ * (ApiHmacKeyPrevious). Both are compared, in constant time each, so the time taken does not tell which
+ * secret made the key.
+ */
+export function checksumMatches(
+  key: PresentedApiKey,
+  hmacKey: string | KeyObject,
+  previousHmacKey?: string | KeyObject,
+): boolean {
+  const current = timingSafeEqual(key.checksum, mac(hmacKey, key.body));
+  const previous =
+    previousHmacKey !== undefined && timingSafeEqual(key.checksum, mac(previousHmacKey, key.body));
+  return current || previous;
+}
+
+/** The user GUID a key claims, when its shape, version and checksum are right; otherwise null. */
+export function verifyApiKey(
+  key: string,
+  hmacKey: string | KeyObject,
+  previousHmacKey?: string | KeyObject,
+): { userGuid: string } | null {
+  const presented = readApiKey(key);
+  return presented && checksumMatches(presented, hmacKey, previousHmacKey)
+    ? { userGuid: presented.userGuid }
+    : null;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { Permission, ProblemException } from '@app/common';
 import { UserService } from '@app/identity';
@@ -7,7 +8,9 @@ import { startRedisServer, RedisServer } from '../../../test/support/redis-serve
 import { waitFor } from '../../../test/support/spawn-server';
 import { startTestApp, startTwoNodes, TestApp } from '../../../test/support/test-app';
 import { ApiKeyCache } from './api-key-cache';
+import { generateApiKey } from './api-key-format';
 import { ApiKeyService, KEY_NOT_FOUND } from './api-key.service';
+import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 function refused(svc: ApiKeyService, key: string): boolean {
   try {
@@ -109,6 +112,36 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
     await waitFor(() => refused(svc, key), 1000, 'the key of the deactivated user to be refused');
     await t.app.get(ApiKeyCache).reload();
     expect(refused(svc, key)).toBe(true);
+  });
+
+  it('a listed key whose checksum another secret made is refused every time, before and after a reload; a good key passes every time', async () => {
+    const admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const svc = t.app.get(ApiKeyService);
+    const cache = t.app.get(ApiKeyCache);
+    // in the key list as if it had been issued, but its checksum is not this service's
+    const forged = generateApiKey(admin.guid, 'a-secret-this-service-never-had-0123456789');
+    await t.app.get(DataSource).getRepository(UserRegistryApiKey).insert({
+      Guid: randomUUID(),
+      UserRegistryId: admin.actor.userId,
+      Name: 'forged',
+      Description: null,
+      KeyHash: forged.hash,
+      DisplayIdentifier: forged.displayIdentifier,
+      CreatedDate: new Date(),
+      CreatedUser: 'test',
+      RevokedDate: null,
+      RevokedUser: null,
+    });
+    await cache.reload();
+    const { key } = await svc.create(admin.actor, { userRegistryGuid: admin.guid, name: 'good' });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 3; i++) {
+        expect(refused(svc, forged.key)).toBe(true);
+        expect(refused(svc, key)).toBe(false);
+      }
+      await cache.reload(); // new entries: each key's checksum is verified again
+    }
+    expect(cache.lookup(forged.hash)).toBeDefined(); // refused for its checksum, not for being unlisted
   });
 });
 
