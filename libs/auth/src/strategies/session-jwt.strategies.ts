@@ -8,7 +8,12 @@ import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { IssuedToken, SessionTokens } from '../session-tokens';
 import { SessionUserReader } from '../session-user-reader';
-import { BEARER_JWT_STRATEGY, bearerTokenOf, COOKIE_JWT_STRATEGY, cookieTokenOf } from './credential-carriers';
+import {
+  BEARER_JWT_STRATEGY,
+  bearerTokenOf,
+  COOKIE_JWT_STRATEGY,
+  cookieTokenOf,
+} from './credential-carriers';
 
 /** What a credential strategy proves: the caller, and for the cookie the session's next token. */
 export interface ResolvedCredential {
@@ -70,17 +75,45 @@ export class SessionJwtValidation {
   }
 }
 
-/** `Authorization: Bearer <session JWT>`. Never refreshed: API clients manage their token. */
+/**
+ * `Authorization: Bearer <session JWT>`. Never refreshed: API clients manage their token, and send the same
+ * one for up to 15 minutes. So a token whose signature this process already verified skips passport-jwt's
+ * verification and goes straight to `accept` with the payload remembered for it (SessionTokens.remember: by
+ * SHA-256 of the token, so only the very same token finds it). Every other token is passport-jwt's, as
+ * before: `validate`, its verify callback (reached only with a good signature), remembers it and accepts.
+ * The claims and the user (TokensValidFrom, state, permissions) are judged on every request either way.
+ */
 @Injectable()
 export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_STRATEGY) {
   constructor(
-    tokens: SessionTokens,
+    private readonly tokens: SessionTokens,
     private readonly sessions: SessionJwtValidation,
   ) {
     super(sessionJwtOptions(tokens, bearerTokenOf));
   }
 
-  async validate(_request: HttpRequestLike, payload: unknown): Promise<ResolvedCredential> {
+  override authenticate(request: HttpRequestLike, options?: object): void {
+    const token = bearerTokenOf(request);
+    const payload = token ? this.tokens.rememberedPayload(token) : undefined;
+    if (payload === undefined) {
+      super.authenticate(request as never, options);
+      return;
+    }
+    // as passport-jwt ends its own verify callback: a problem is an error, a credential a success
+    this.accept(payload).then(
+      (credential) => this.success(credential),
+      (err: unknown) => this.error(err as Error),
+    );
+  }
+
+  /** passport-jwt's verify callback: the signature was good. */
+  async validate(request: HttpRequestLike, payload: unknown): Promise<ResolvedCredential> {
+    const token = bearerTokenOf(request);
+    if (token && typeof payload === 'object' && payload !== null) this.tokens.remember(token, payload);
+    return this.accept(payload);
+  }
+
+  private async accept(payload: unknown): Promise<ResolvedCredential> {
     return { actor: await this.sessions.actorOf(payload, 'bearer') };
   }
 }
