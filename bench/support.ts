@@ -130,24 +130,37 @@ export async function spawnRung(
   };
 }
 
-/**
- * One autocannon run, in a process of its own (bench/load-generator.ts), never in the process of the server
- * it measures. Options must be plain data (no setupRequest/onResponse functions).
- */
-export function load(options: autocannon.Options): Promise<autocannon.Result> {
+/** Sends one message to a load-generator process of its own (bench/load-generator.ts) and awaits its result. */
+function generator<T>(message: object, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = fork(join(__dirname, 'load-generator.ts'), [], {
       execArgv: ['-r', join(__dirname, '..', 'scripts', 'ts-register.js')],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
-    child.once('message', (m: { result?: autocannon.Result; error?: string }) =>
-      m.result ? resolve(m.result) : reject(new Error(m.error ?? 'autocannon failed')),
+    child.once('message', (m: { result?: T; error?: string }) =>
+      m.result ? resolve(m.result) : reject(new Error(m.error ?? `${what} failed`)),
     );
     child.once('exit', (code) => {
       if (code !== 0) reject(new Error(`the load generator exited with ${code}`));
     });
-    child.send(options);
+    child.send(message);
   });
+}
+
+/**
+ * One autocannon run, in a process of its own (bench/load-generator.ts), never in the process of the server
+ * it measures. Options must be plain data (no setupRequest/onResponse functions).
+ */
+export function load(options: autocannon.Options): Promise<autocannon.Result> {
+  return generator<autocannon.Result>(options, 'autocannon');
+}
+
+/**
+ * `count` GETs one after another (after one untimed), from a process of its own (bench/load-generator.ts):
+ * each one's ms until its body's last byte, free of the bench process's own pauses.
+ */
+export function timedCalls(url: string, headers: Record<string, string>, count: number): Promise<number[]> {
+  return generator<number[]>({ timedCalls: { url, headers, count } }, 'the timed calls');
 }
 
 /** Successful answers per second; warns when some were not 2xx. */
