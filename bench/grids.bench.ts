@@ -10,7 +10,7 @@
  *   over HTTP, against the service in a process of its own (bench/http-rung.ts):
  *     1. the grid call with statistics (each call a fresh answer: no cache hit);
  *     2. the naive way (docs/grids.md): up to 100 000 whole rows through the ORM, statistics in the application;
- *     3. the repeated identical call while no new rows arrive (the change-checked cache), 200 calls so that its
+ *     3. the repeated identical call while no new rows arrive (the change-checked cache), 1 000 calls so that its
  *        p99 is not just the slowest call, made and timed by a process of its own (timedCalls);
  *   and the service process's peak heap and RSS during grid calls and during a 100 000-row CSV export.
  * PostgreSQL: DATABASE_URL when set, else a throwaway cluster. Figures only; nothing is asserted.
@@ -36,7 +36,7 @@ const ROWS = Number(process.env.BENCH_GRID_ROWS ?? 1_000_000);
 const IN_WINDOW = Math.round(ROWS / 10);
 const CSV_ROWS = Number(process.env.BENCH_CSV_ROWS ?? 100_000);
 const RUNS = Number(process.env.BENCH_GRID_RUNS ?? 15);
-const REPEATED_RUNS = 200;
+const REPEATED_RUNS = 1000;
 
 function percentile(samples: number[], q: number): number {
   const s = [...samples].sort((a, b) => a - b);
