@@ -97,7 +97,10 @@ export function checksumMatches(
   return current || previous;
 }
 
-/** The user GUID a key claims, when its shape, version and checksum are right; otherwise null. */
+/**
+ * The user GUID a key claims, when its shape, version and checksum are right; otherwise null: the whole check
+ * in one call (the format's tests). The service runs its two halves apart, the checksum once per active key.
+ */
 export function verifyApiKey(
   key: string,
   hmacKey: string | KeyObject,

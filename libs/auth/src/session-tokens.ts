@@ -11,7 +11,7 @@ export const CLOCK_TOLERANCE_S = 30;
 /** The only algorithm accepted: `none`, RS*, ES* and every other are refused before the signature is looked at. */
 const ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** How many verified tokens a process remembers (about 3 MB at most); the oldest is forgotten first. */
+/** How many verified tokens a process remembers at most (about 3 MB); the older half is forgotten whole. */
 export const REMEMBERED_TOKENS = 10_000;
 
 /** Claims of a session token. `sub` is the user's Guid, `sst` the session start (ms since epoch). */
@@ -40,7 +40,7 @@ export class SessionTokens {
   private readonly key: KeyObject;
   readonly absoluteLifetimeMs: number;
   /**
-   * Payloads of tokens whose signature this process verified or made, by SHA-256 of the token (remember), in
+   * Payloads of bearer tokens whose signature passport-jwt verified, by SHA-256 of the token (remember), in
    * two generations of at most REMEMBERED_TOKENS / 2 each: when the newer is full it becomes the older and the
    * older is dropped whole. (Deleting a Map's oldest entry one at a time leaves holes that every later
    * "oldest" look-up walks over: it made the cookie route slower, not faster.)
@@ -83,7 +83,7 @@ export class SessionTokens {
    * them (spec), and keeping one per request cost the garbage collector more than it saved. Only the signature is
    * remembered: the claims (expiry, absolute lifetime) and the user (TokensValidFrom, state) are still
    * judged on every request. Kept by SHA-256 of the token, so only the very same token finds it and the
-   * look-up compares no secret; at most REMEMBERED_TOKENS, the oldest forgotten first.
+   * look-up compares no secret; at most REMEMBERED_TOKENS (keep).
    */
   remember(token: string, payload: object): void {
     const digest = hash('sha256', token, 'hex');
