@@ -69,9 +69,14 @@ export interface PresentedApiKey {
   userGuid: string;
 }
 
+/** Whether `key` has a key's shape (its length and alphabet), before it is decoded. */
+export function hasApiKeyShape(key: string): boolean {
+  return key.length === API_KEY_LENGTH && KEY_SHAPE.test(key);
+}
+
 /** The parts of a key of the right shape and version; otherwise null. No secret is used. */
 export function readApiKey(key: string): PresentedApiKey | null {
-  if (key.length !== API_KEY_LENGTH || !KEY_SHAPE.test(key)) return null;
+  if (!hasApiKeyShape(key)) return null;
   // 108 characters of the alphabet are 648 bits, exactly 81 bytes: no leftover bits, so this shape is always
   // the one (canonical) encoding of what it decodes to, and no second spelling of a key can pass.
   const raw = Buffer.from(key, 'base64url');

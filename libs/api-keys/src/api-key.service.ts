@@ -9,8 +9,8 @@ import {
   checksumMatches,
   generateApiKey,
   hashApiKey,
+  hasApiKeyShape,
   readApiKey,
-  type PresentedApiKey,
 } from './api-key-format';
 import { ApiKeyRepository } from './api-key.repository';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
@@ -43,35 +43,35 @@ export class ApiKeyService {
 
   /**
    * Validates an x-api-key value in memory (spec: API keys 3): its shape; SHA-256 of it found in the
-   * active-key set (non-revocation) with the user the key names; and its embedded checksum (HMAC, constant
-   * time), verified the first time that active key is presented after the set was loaded and remembered with
-   * its entry (checkedEntries). The entry is found by the key's SHA-256, so only the key itself reaches it:
-   * the remembered verdict is that key's own, and a failed check is never remembered. Every failure is the
-   * same 401.
+   * active-key set (non-revocation); the user the key names being that entry's user; and its embedded checksum
+   * (HMAC, constant time). The last two are decided the first time that active key is presented after the set
+   * was loaded, and the verdict is remembered with its entry (checkedEntries): the entry is found by the key's
+   * SHA-256, so only the key itself reaches it, and a remembered entry needs no decoding of the key again. A
+   * failed check is never remembered. Every failure is the same 401.
    */
   validate(key: string): Actor {
-    const presented = readApiKey(key);
-    const entry = presented ? this.cache.lookup(hashApiKey(key)) : undefined;
-    if (
-      !presented ||
-      !entry ||
-      entry.actor.userGuid !== presented.userGuid ||
-      !this.checksumVerified(entry, presented)
-    ) {
+    const entry = hasApiKeyShape(key) ? this.cache.lookup(hashApiKey(key)) : undefined;
+    if (!entry || !this.verified(entry, key)) {
       throw Problems.unauthenticated('The API key was not accepted.', { reason: KEY_NOT_FOUND });
     }
     return entry.actor;
   }
 
   /**
-   * The checksum of the key behind `entry`, verified once per entry: under load an HMAC's set-up cost about
-   * 15 µs of every API-key request (docs/performance.md). The cache makes entries anew whenever it reads their
-   * keys again (every reload and every change), so each key is verified again at least once per refresh
-   * interval; entries are held weakly.
+   * Whether the key behind `entry` names the entry's user and carries a good checksum, decided once per entry:
+   * under load an HMAC's set-up cost about 15 µs of every API-key request, and taking the key apart a few more
+   * (docs/performance.md). The cache makes entries anew whenever it reads their keys again (every reload and
+   * every change), so each key is verified again at least once per refresh interval; entries are held weakly.
    */
-  private checksumVerified(entry: object, presented: PresentedApiKey): boolean {
+  private verified(entry: { actor: Actor }, key: string): boolean {
     if (this.checkedEntries.has(entry)) return true;
-    if (!checksumMatches(presented, this.checksumKeys.current, this.checksumKeys.previous)) return false;
+    const presented = readApiKey(key);
+    if (
+      !presented ||
+      entry.actor.userGuid !== presented.userGuid ||
+      !checksumMatches(presented, this.checksumKeys.current, this.checksumKeys.previous)
+    )
+      return false;
     this.checkedEntries.add(entry);
     return true;
   }

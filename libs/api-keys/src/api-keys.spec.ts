@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { API_KEY_SETTINGS } from '@app/config';
 import { Permission, ProblemException } from '@app/common';
 import { UserService } from '@app/identity';
 import { createUser, landlordActor } from '../../../test/factories/identity.factory';
@@ -142,6 +143,37 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
       await cache.reload(); // new entries: each key's checksum is verified again
     }
     expect(cache.lookup(forged.hash)).toBeDefined(); // refused for its checksum, not for being unlisted
+  });
+
+  it("a listed key with this service's checksum that names another user than its owner is refused every time, before and after a reload", async () => {
+    const owner = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const named = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const svc = t.app.get(ApiKeyService);
+    const cache = t.app.get(ApiKeyCache);
+    // a genuine checksum, for `named`, stored on `owner`'s row: the key list and the key disagree on the user
+    const crossed = generateApiKey(named.guid, t.app.get(API_KEY_SETTINGS.token).ApiHmacKey ?? '');
+    await t.app.get(DataSource).getRepository(UserRegistryApiKey).insert({
+      Guid: randomUUID(),
+      UserRegistryId: owner.actor.userId,
+      Name: 'crossed',
+      Description: null,
+      KeyHash: crossed.hash,
+      DisplayIdentifier: crossed.displayIdentifier,
+      CreatedDate: new Date(),
+      CreatedUser: 'test',
+      RevokedDate: null,
+      RevokedUser: null,
+    });
+    await cache.reload();
+    const { key } = await svc.create(owner.actor, { userRegistryGuid: owner.guid, name: 'good' });
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 3; i++) {
+        expect(refused(svc, crossed.key)).toBe(true);
+        expect(svc.validate(key).userGuid).toBe(owner.guid);
+      }
+      await cache.reload();
+    }
+    expect(cache.lookup(crossed.hash)?.actor.userGuid).toBe(owner.guid); // listed, refused for the user it names
   });
 });
 
