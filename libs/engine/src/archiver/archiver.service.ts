@@ -164,7 +164,9 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
           this.head = 0;
         }
         try {
-          await this.process(item);
+          // synchronous unless the entry's cases go straight to case creation (no archive row)
+          const dispatching = this.process(item);
+          if (dispatching) await dispatching;
         } catch (err) {
           this.telemetry.backgroundFailure('archiver', ArchiverStage.CaseCreationDispatch);
           this.logger.error({ err, entryGuid: item.entryGuid }, 'Archiving an invocation failed');
@@ -199,14 +201,16 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     }
   }
 
-  /** Stage 1, then stage 3 (the buffered insert); stage 2 follows the bulk copy (dispatchCommitted). */
-  private async process(item: ArchiveItem): Promise<void> {
+  /**
+   * Stage 1, then stage 3 (the buffered insert); stage 2 follows the bulk copy (copy). Synchronous for an
+   * archived entry: the per-invocation path awaits nothing it need not (docs/performance.md).
+   */
+  private process(item: ArchiveItem): Promise<void> | undefined {
     const json = this.buildJson(item);
 
     if (!item.enableRdbmsArchive) {
       // No archive row to wait for (such entries cannot be reprocessed): the cases go at once.
-      await this.dispatch(item.modelGuid, item.entryGuid, item.cases);
-      return;
+      return this.dispatch(item.modelGuid, item.entryGuid, item.cases);
     }
     const start = process.hrtime.bigint();
     let entries = this.buffer.get(item.modelGuid);
@@ -226,6 +230,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     this.buffered++;
     this.measure(ArchiverStage.RdbmsArchiveWrite, item.modelGuid, item.entryGuid, start);
     if (this.buffered >= this.settings.ArchiveBulkCopyBatchSize) void this.bulkCopy();
+    return undefined;
   }
 
   /**
@@ -268,11 +273,20 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     }
   }
 
-  /** 2 CaseCreationDispatch: the invocation's case-raising activations into the case creation queue. */
-  private async dispatch(modelGuid: string, entryGuid: string, cases: CaseActivation[]): Promise<void> {
+  /**
+   * 2 CaseCreationDispatch: the invocation's case-raising activations into the case creation queue. Most
+   * invocations raise none: their stage is measured at once, with no promise to await.
+   */
+  private dispatch(modelGuid: string, entryGuid: string, cases: CaseActivation[]): Promise<void> | undefined {
     const start = process.hrtime.bigint();
-    for (const activation of cases) await this.caseCreation.enqueue(activation);
-    this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
+    if (!cases.length) {
+      this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
+      return undefined;
+    }
+    return (async () => {
+      for (const activation of cases) await this.caseCreation.enqueue(activation);
+      this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
+    })();
   }
 
   /**
@@ -400,8 +414,14 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
         }
         committed = await this.copyRowByRow(modelGuid, entries);
       }
-      for (const entry of committed)
-        await this.dispatch(modelGuid, entry.row.EntityAnalysisModelInstanceEntryGuid, entry.cases);
+      for (const entry of committed) {
+        const dispatching = this.dispatch(
+          modelGuid,
+          entry.row.EntityAnalysisModelInstanceEntryGuid,
+          entry.cases,
+        );
+        if (dispatching) await dispatching;
+      }
     }
   }
 }

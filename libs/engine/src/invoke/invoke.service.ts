@@ -242,7 +242,9 @@ export class InvokeService {
       entityAnalysisModelGuid: model.guid,
       entryReference,
       referenceDate: referenceDate.toISOString(),
-      fields: { ...fields },
+      // the extracted fields themselves (a copy of this dictionary-mode object cost ~3 µs an invocation);
+      // nothing after this stage changes them
+      fields,
       activations,
     };
     tracer.point(InvokeStage.BuildResponse);
