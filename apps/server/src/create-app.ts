@@ -4,13 +4,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
 import {
   bodyParserProblem,
   contentSecurityPolicy,
   EXPLORER_CSP_DIRECTIVES,
+  isForm,
+  isJson,
   Lifecycle,
   markSuspectBody,
   ProblemException,
@@ -129,7 +130,7 @@ export function useHttpMiddleware(
  */
 function bodyParsers(): (req: Request, res: Response, next: NextFunction) => void {
   const jsonParser = json({
-    type: mediaTypeIs('application/json'),
+    type: (req) => isJson(req as Request),
     limit: BODY_LIMIT,
     verify: (req: Request, _res: Response, body: Buffer, encoding: string) => {
       // RFC 8259 8.1: JSON exchanged between systems is UTF-8 (body-parser would also take UTF-16 and 32).
@@ -138,7 +139,7 @@ function bodyParsers(): (req: Request, res: Response, next: NextFunction) => voi
     },
   });
   const formParser = urlencoded({
-    type: mediaTypeIs('application/x-www-form-urlencoded'),
+    type: (req) => isForm(req as Request),
     limit: FORM_BODY_LIMIT,
     extended: false,
   });
@@ -147,30 +148,6 @@ function bodyParsers(): (req: Request, res: Response, next: NextFunction) => voi
     jsonParser(req, res, (err?: unknown) =>
       err ? next(problemOf(err)) : formParser(req, res, (formErr?: unknown) => next(problemOf(formErr))),
     );
-}
-
-/** Distinct Content-Type values whose verdict mediaTypeIs keeps (all forgotten when one more comes). */
-const MEDIA_TYPE_VERDICTS = 64;
-
-/**
- * A body parser's `type` check, exactly its default one (`req.is(type)`: type-is) remembered per Content-Type
- * value: the parser asks only for a request with a body, whose verdict depends on that header alone, and
- * type-is parsing and matching it cost a few µs of every request with a body. At most MEDIA_TYPE_VERDICTS
- * values are kept, so a client sending endless distinct ones costs memory for none of them.
- */
-export function mediaTypeIs(type: string): (req: IncomingMessage) => boolean {
-  const verdicts = new Map<string | undefined, boolean>();
-  return (req) => {
-    const value = req.headers['content-type'];
-    let verdict = verdicts.get(value);
-    if (verdict === undefined) {
-      // the parsers run in Express's router (useHttpMiddleware), on its requests
-      verdict = Boolean((req as Request).is(type));
-      if (verdicts.size >= MEDIA_TYPE_VERDICTS) verdicts.clear();
-      verdicts.set(value, verdict);
-    }
-    return verdict;
-  };
 }
 
 /**

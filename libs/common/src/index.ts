@@ -19,5 +19,6 @@ export * from './route-memo';
 export * from './problem.dto';
 export * from './validation';
 export * from './guid';
+export * from './media-type';
 export * from './request-input';
 export * from './request-input.guard';

@@ -9,6 +9,7 @@ import {
   undecodableQueryParameter,
   unexpectedBodyMember,
 } from './request-input';
+import { isForm } from './media-type';
 import { RequestRefusal } from './problem';
 import { perRoute } from './route-memo';
 
@@ -92,11 +93,11 @@ export class RequestInputRules {
     const body: unknown = request.body;
     if (route.takesBody) {
       // Form bodies are small and rare (no route of the API takes one): always searched.
-      if (suspectBodies.has(request) || request.is('application/x-www-form-urlencoded')) {
-        if (body !== null && typeof body === 'object' && !Array.isArray(body))
+      const form = isForm(request);
+      if (form || suspectBodies.has(request)) {
+        if (form && body !== null && typeof body === 'object' && !Array.isArray(body))
           for (const [name, value] of Object.entries(body))
-            if (Array.isArray(value) && request.is('application/x-www-form-urlencoded'))
-              throw repeatedParameter(name);
+            if (Array.isArray(value)) throw repeatedParameter(name);
         const refused = refusedText(body);
         if (refused) throw refused;
       }

@@ -1,11 +1,14 @@
 import { request as expressRequest, type Request } from 'express';
-import { mediaTypeIs } from './create-app';
+import { mediaTypeIs } from './media-type';
 
-/** An Express request with a body (as the body parsers see it) and this Content-Type. */
-function withBody(contentType: string | undefined): Request {
+/** An Express request with this Content-Type, with a body (a Content-Length) unless told otherwise. */
+function withBody(contentType: string | undefined, body = true): Request {
   const req = Object.create(expressRequest) as Request;
   Object.defineProperty(req, 'headers', {
-    value: { 'content-length': '2', ...(contentType === undefined ? {} : { 'content-type': contentType }) },
+    value: {
+      ...(body ? { 'content-length': '2' } : {}),
+      ...(contentType === undefined ? {} : { 'content-type': contentType }),
+    },
   });
   return req;
 }
@@ -34,17 +37,19 @@ const CONTENT_TYPES = [
   'json',
 ];
 
-describe('mediaTypeIs: the body parsers’ type check, remembered per Content-Type', () => {
+describe('mediaTypeIs: type-is’s verdict on a request with a body, remembered per Content-Type', () => {
   it.each(['application/json', 'application/x-www-form-urlencoded'])(
     'decides %s exactly as req.is does, asked again and again',
     (type) => {
       const check = mediaTypeIs(type);
       for (let round = 0; round < 3; round++)
         for (const contentType of CONTENT_TYPES)
-          expect([contentType, check(withBody(contentType))]).toEqual([
-            contentType,
-            Boolean(withBody(contentType).is(type)),
-          ]);
+          for (const body of [true, false])
+            expect([contentType, body, check(withBody(contentType, body))]).toEqual([
+              contentType,
+              body,
+              Boolean(withBody(contentType, body).is(type)),
+            ]);
     },
   );
 
@@ -54,6 +59,14 @@ describe('mediaTypeIs: the body parsers’ type check, remembered per Content-Ty
       expect(check(withBody(`application/json; v=${i}`))).toBe(true);
       expect(check(withBody(`text/plain; v=${i}`))).toBe(false);
       expect(check(withBody(i % 2 ? 'application/json' : 'text/json'))).toBe(i % 2 === 1);
+    }
+  });
+
+  it('answers false for a request without a body, and that teaches it nothing about the type', () => {
+    const check = mediaTypeIs('application/x-www-form-urlencoded');
+    for (let i = 0; i < 3; i++) {
+      expect(check(withBody('application/x-www-form-urlencoded', false))).toBe(false);
+      expect(check(withBody('application/x-www-form-urlencoded'))).toBe(true);
     }
   });
 });
