@@ -51,9 +51,13 @@ export interface ArchivePayload {
   reprocessedDate?: string;
 }
 
-/** Records trace points: µs since start and since the previous point, from process.hrtime.bigint(). */
+/**
+ * Times the stages: µs since start and since the previous point, from process.hrtime.bigint(). Every point
+ * feeds the stage histogram and, over the model's threshold, a warning; the points themselves are kept only
+ * when the caller asked for them (`?trace=true`).
+ */
 class Tracer {
-  readonly points: TracePoint[] = [];
+  readonly points: TracePoint[] | undefined;
   private readonly start = process.hrtime.bigint();
   private last = this.start;
 
@@ -62,29 +66,31 @@ class Tracer {
     private readonly entryGuid: string,
     private readonly telemetry: PipelineTelemetry,
     private readonly clock: Clock,
-  ) {}
+    keep: boolean,
+  ) {
+    this.points = keep ? [] : undefined;
+  }
 
   point(message: InvokeStage): void {
     const now = process.hrtime.bigint();
     const gap = now - this.last;
-    const point: TracePoint = {
-      message,
-      elapsedMicroseconds: Number(now - this.start) / 1000,
-      sinceLastEntryMicroseconds: Number(gap) / 1000,
-    };
     this.last = now;
-    this.points.push(point);
-    this.telemetry.invokeTracePoint(message, point.sinceLastEntryMicroseconds);
+    const sinceLastEntryMicroseconds = Number(gap) / 1000;
+    this.telemetry.invokeTracePoint(message, sinceLastEntryMicroseconds);
     const threshold = this.model.logsWarnThresholdNanoseconds;
-    if (threshold !== null && gap > threshold) {
+    const slow = threshold !== null && gap > threshold;
+    if (!slow && !this.points) return;
+    const elapsedMicroseconds = Number(now - this.start) / 1000;
+    this.points?.push({ message, elapsedMicroseconds, sinceLastEntryMicroseconds });
+    if (slow) {
       // ONE call both enqueues the ModelInvokeWarning and counts service.engine.logs.warn.count.
       this.telemetry.modelInvokeWarning({
         entityAnalysisModelGuid: this.model.guid,
         entityAnalysisModelName: this.model.name,
         entityAnalysisModelInstanceEntryGuid: this.entryGuid,
         message,
-        elapsedMicroseconds: Math.round(point.elapsedMicroseconds),
-        sinceLastEntryMicroseconds: Math.round(point.sinceLastEntryMicroseconds),
+        elapsedMicroseconds: Math.round(elapsedMicroseconds),
+        sinceLastEntryMicroseconds: Math.round(sinceLastEntryMicroseconds),
         occurredDate: new Date(this.clock.now()),
       });
     }
@@ -161,7 +167,7 @@ export class InvokeService {
 
   /** The five stages, synchronous. Throws a 400 problem for a body the model cannot read. */
   private run(model: CompiledModel, body: unknown, entryGuid: string, trace: boolean): PipelineResult {
-    const tracer = new Tracer(model, entryGuid, this.telemetry, this.clock);
+    const tracer = new Tracer(model, entryGuid, this.telemetry, this.clock, trace);
 
     // Parse
     let request: unknown = body;
@@ -261,7 +267,7 @@ export class InvokeService {
     };
     tracer.point(InvokeStage.BuildArchivePayload);
 
-    if (trace) response.trace = tracer.points;
+    if (tracer.points) response.trace = tracer.points;
     return {
       response,
       item: {
