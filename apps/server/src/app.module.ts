@@ -32,15 +32,19 @@ export class AppModule {
         CommonModule.forRoot(overrides.clock),
         LoggerModule.forRoot(requestLogging(settings)),
         DatabaseModule.forRoot(),
+        // Routes are registered in this order, and Express tries them in turn for every request (a path match
+        // per route before the one that answers): the probes, then the invocation routes, ahead of the
+        // configuration, security and console routes (docs/performance.md). Extra modules of tests and
+        // benchmarks sit beside the probes.
+        HealthModule,
+        ...(overrides.imports ?? []),
+        EngineModule,
         RedisModule,
         AuthModule,
         SessionsModule,
         IdentityModule,
-        HealthModule,
         TelemetryModule,
         GridModule,
-        ...(overrides.imports ?? []),
-        EngineModule,
         ConsoleModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],

@@ -39,10 +39,11 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
   // IdentityModule first: the landlord exists before the demo seed runs (deeper modules bootstrap first).
   imports: [TypeOrmModule.forFeature(ENGINE_ENTITIES), IdentityModule, TelemetryModule],
   controllers: [
+    // first: its routes are the service's busiest (AppModule: route order)
+    InvokeController,
     EntityAnalysisModelController,
     CaseWorkflowController,
     CaseWorkflowStatusController,
-    InvokeController,
   ],
   providers: [
     { provide: PipelineTelemetry, useClass: CapturePipelineTelemetry },
