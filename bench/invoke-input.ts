@@ -42,6 +42,7 @@ export function inputChecksBench(): void {
   const request = {
     body: JSON.parse(body.toString()) as unknown,
     url: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
+    headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
     is: () => false,
     query: {},
   };
