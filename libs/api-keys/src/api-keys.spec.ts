@@ -24,6 +24,27 @@ function refused(svc: ApiKeyService, key: string): boolean {
   }
 }
 
+/** Puts a key in the key list of `userId` directly, as if it had been issued (whatever made it). */
+async function listKey(
+  t: TestApp,
+  userId: number,
+  name: string,
+  key: { hash: string; displayIdentifier: string },
+): Promise<void> {
+  await t.app.get(DataSource).getRepository(UserRegistryApiKey).insert({
+    Guid: randomUUID(),
+    UserRegistryId: userId,
+    Name: name,
+    Description: null,
+    KeyHash: key.hash,
+    DisplayIdentifier: key.displayIdentifier,
+    CreatedDate: new Date(),
+    CreatedUser: 'test',
+    RevokedDate: null,
+    RevokedUser: null,
+  });
+}
+
 describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
   let t: TestApp;
   beforeAll(async () => {
@@ -121,18 +142,7 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
     const cache = t.app.get(ApiKeyCache);
     // in the key list as if it had been issued, but its checksum is not this service's
     const forged = generateApiKey(admin.guid, 'a-secret-this-service-never-had-0123456789');
-    await t.app.get(DataSource).getRepository(UserRegistryApiKey).insert({
-      Guid: randomUUID(),
-      UserRegistryId: admin.actor.userId,
-      Name: 'forged',
-      Description: null,
-      KeyHash: forged.hash,
-      DisplayIdentifier: forged.displayIdentifier,
-      CreatedDate: new Date(),
-      CreatedUser: 'test',
-      RevokedDate: null,
-      RevokedUser: null,
-    });
+    await listKey(t, admin.actor.userId, 'forged', forged);
     await cache.reload();
     const { key } = await svc.create(admin.actor, { userRegistryGuid: admin.guid, name: 'good' });
     for (let round = 0; round < 2; round++) {
@@ -152,18 +162,7 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
     const cache = t.app.get(ApiKeyCache);
     // a genuine checksum, for `named`, stored on `owner`'s row: the key list and the key disagree on the user
     const crossed = generateApiKey(named.guid, t.app.get(API_KEY_SETTINGS.token).ApiHmacKey ?? '');
-    await t.app.get(DataSource).getRepository(UserRegistryApiKey).insert({
-      Guid: randomUUID(),
-      UserRegistryId: owner.actor.userId,
-      Name: 'crossed',
-      Description: null,
-      KeyHash: crossed.hash,
-      DisplayIdentifier: crossed.displayIdentifier,
-      CreatedDate: new Date(),
-      CreatedUser: 'test',
-      RevokedDate: null,
-      RevokedUser: null,
-    });
+    await listKey(t, owner.actor.userId, 'crossed', crossed);
     await cache.reload();
     const { key } = await svc.create(owner.actor, { userRegistryGuid: owner.guid, name: 'good' });
     for (let round = 0; round < 2; round++) {
