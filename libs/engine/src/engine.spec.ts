@@ -49,6 +49,10 @@ interface ReceivedCall {
 }
 
 const SLOW_MS = 600;
+/** A version 7 GUID (RFC 9562): the version digit 7, the variant 10. */
+const GUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** The Unix milliseconds a version 7 GUID carries in its first 48 bits. */
+const instantOfGuid = (guid: string) => parseInt(guid.replace(/-/g, '').slice(0, 12), 16);
 const CASE_WARN_MS = 300;
 const ARCHIVER_CAPACITY = 3;
 
@@ -287,6 +291,7 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
         { condition: { '<': [{ var: 'Amount' }, 0] } },
       ],
     });
+    const before = Date.now();
     const res = await http()
       .post(`/api/Invoke/EntityAnalysisModel/${model.guid}?trace=true`)
       .set('x-api-key', keys.get('engineer')!)
@@ -298,7 +303,10 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       activations: { entityAnalysisModelActivationRuleGuid: string }[];
       trace: { message: string; elapsedMicroseconds: number; sinceLastEntryMicroseconds: number }[];
     };
-    expect(body.entityAnalysisModelInstanceEntryGuid).toMatch(/^[0-9a-f-]{36}$/);
+    // a version 7 GUID carrying the invocation's instant (archive inserts stay at the index's right edge)
+    expect(body.entityAnalysisModelInstanceEntryGuid).toMatch(GUID_V7);
+    expect(instantOfGuid(body.entityAnalysisModelInstanceEntryGuid)).toBeGreaterThanOrEqual(before);
+    expect(instantOfGuid(body.entityAnalysisModelInstanceEntryGuid)).toBeLessThanOrEqual(Date.now());
     expect(body.fields).toEqual({
       AccountId: 'ACC-1',
       Email: 'acc-1@example.test',
@@ -498,6 +506,7 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     await invoker.invoke(actor, model.guid, transaction('ACC-PRIO', 10));
     const inserted = await caseOf();
     expect(inserted.Priority).toBe(5);
+    expect(inserted.Guid).toMatch(GUID_V7);
     await invoker.invoke(actor, model.guid, transaction('ACC-PRIO', 5000));
     const upgraded = await caseOf();
     expect(upgraded.Id).toBe(inserted.Id);

@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock, isUniqueViolation } from '@app/common';
+import { Clock, isUniqueViolation, timeOrderedGuid } from '@app/common';
 import { ConfigurationRepository, type LiveStatus } from '../model/configuration.repository';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
@@ -236,7 +235,7 @@ export class CaseCreationService implements OnModuleDestroy {
         return { outcome: 'upgraded' as const, status };
       }
       await this.cases.insert({
-        Guid: randomUUID(),
+        Guid: timeOrderedGuid(now.getTime()),
         CaseWorkflowId: a.caseWorkflow.id,
         CaseKey: a.caseKey,
         CaseKeyValue: a.caseKeyValue,

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, Problems, timeOrderedGuid } from '@app/common';
 import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
 import { ArchiveRepository } from '../archiver/archive.repository';
 import { CaseActivation, CaseOutcome } from '../case-creation/case-creation.service';
@@ -134,7 +133,12 @@ export class InvokeService {
     // full queue is answered before any side effect (no trace warning, no archive row, no case).
     if (!this.archiver.hasCapacity())
       throw Problems.unavailable('The Archiver queue is full; retry shortly.', 1);
-    const { response, item } = this.run(model, body, randomUUID(), options.trace ?? false);
+    const { response, item } = this.run(
+      model,
+      body,
+      timeOrderedGuid(this.clock.now()),
+      options.trace ?? false,
+    );
     this.archiver.enqueue(item);
     return response;
   }
