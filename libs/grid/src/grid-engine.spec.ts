@@ -159,6 +159,50 @@ describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
     );
   });
 
+  it('over the cap, statistics cover the newest rows by time then id, ties included (property)', async () => {
+    const CAP = 30;
+    const capped = new GridEngine(ds, CAP);
+    await fc.assert(
+      fc.asyncProperty(
+        // [ms after BASE (few values: many rows share an instant), value, other], inserted in this order
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: 0, max: 12 }),
+            fc.integer({ min: -1_000_000, max: 1_000_000 }),
+            fc.integer({ min: -1_000_000_000, max: 1_000_000_000 }).map((i) => i / 1024),
+          ),
+          { minLength: 1, maxLength: 80, size: 'max' },
+        ),
+        async (rows) => {
+          await ds.query('DELETE FROM "GridTest"');
+          capped.clearCache();
+          await insert(
+            ds,
+            rows.map(([ms, v, o]) => ({
+              createdDate: new Date(BASE + ms),
+              stageId: 1,
+              name: 'n',
+              value: v,
+              other: o,
+            })),
+          );
+          // ids follow the insert order: the newest rows are the latest instants, then the highest ids
+          const newest = rows
+            .map((row, id) => ({ row, id }))
+            .sort((a, b) => b.row[0] - a.row[0] || b.id - a.id)
+            .slice(0, CAP)
+            .map(({ row }) => row);
+          const r = await capped.query(def, q());
+          expect(r.total).toBe(rows.length);
+          expect(r.statistics.value.count).toBe(Math.min(CAP, rows.length));
+          expectStatisticsClose(r.statistics.value, referenceStatistics(newest.map(([, v]) => v)));
+          expectStatisticsClose(r.statistics.other, referenceStatistics(newest.map(([, , o]) => o)));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
   it('one value: deviation 0 and the value in the last bucket', async () => {
     await insert(ds, [{ createdDate: new Date(BASE), stageId: 1, name: 'a', value: 7, other: 7 }]);
     const s = (await engine.query(def, q())).statistics.value;

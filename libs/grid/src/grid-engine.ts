@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueQuery } from './dialects';
+import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueQuery, ValuePieces } from './dialects';
 import type { GridDefinition } from './grid-definition';
 import type { GridQuery } from './grid-query';
 import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
@@ -45,7 +45,11 @@ export class GridEngine {
   private readonly cache = new Map<string, CacheEntry>();
   private prepared: Promise<void> | null = null;
 
-  constructor(private readonly dataSource: DataSource) {
+  /** `statisticsCap`: the newest rows of a window the statistics cover (STATISTICS_CAP; smaller in tests). */
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly statisticsCap = STATISTICS_CAP,
+  ) {
     this.dialect = dialectFor(providerOf(dataSource.options.type));
   }
 
@@ -121,14 +125,14 @@ export class GridEngine {
       return `${d.quote(col!.column)} AS v${i}`;
     });
     const capped = (p: Params) =>
-      d.selectLimited(statColumns.join(', '), t, where(p), `${time} DESC, ${id} DESC`, STATISTICS_CAP);
+      d.selectLimited(statColumns.join(', '), t, where(p), `${time} DESC, ${id} DESC`, this.statisticsCap);
 
     const rowsParams = d.params();
     const rows = d.selectLimited(columns, t, where(rowsParams), order, q.take);
 
     // total and the cache markers ride in the statistics statement: one statement, one snapshot.
-    const extrasOf = (p: Params) => [
-      `(SELECT COUNT(*) FROM ${t} WHERE ${where(p)}) AS total`,
+    const extrasOf = (p: Params, withTotal = true) => [
+      ...(withTotal ? [`(SELECT COUNT(*) FROM ${t} WHERE ${where(p)}) AS total`] : []),
       `(SELECT MAX(${id}) FROM ${t}) AS mx`,
       `(SELECT MIN(${id}) FROM ${t}) AS mn`,
       ...(d.quietSnapshot ? [`CASE WHEN ${d.quietSnapshot} THEN 1 ELSE 0 END AS quiet`] : []),
@@ -153,8 +157,14 @@ export class GridEngine {
       windowOnly,
       /** The WHERE clause of the filtered window, with its parameters added to `p`. */
       where,
-      /** The pieces of the dialect's compact path (readValues): the capped inner query and the extras. */
-      pieces: (pi: Params, pe: Params) => ({ inner: capped(pi), extras: extrasOf(pe) }),
+      /** The pieces of the dialect's compact path (readValues). */
+      pieces: {
+        capped,
+        window: (p: Params) => `SELECT ${statColumns.join(', ')} FROM ${t} WHERE ${where(p)}`,
+        count: (p: Params) => `SELECT COUNT(*) AS n FROM ${t} WHERE ${where(p)}`,
+        extras: extrasOf,
+        cap: this.statisticsCap,
+      } satisfies ValuePieces,
       statisticsCount: statColumns.length,
     };
   }
@@ -213,7 +223,7 @@ export class GridEngine {
 
   /** The window's values fetched compactly from one snapshot, the statistics computed here over typed arrays. */
   private async compactSummary(
-    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    pieces: ValuePieces,
     count: number,
   ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
     const query: ValueQuery = (sql, params) => this.dataSource.query<Record<string, unknown>[]>(sql, params);

@@ -1,6 +1,6 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, ValueQuery } from './sql-dialect';
+import { Params, SqlDialect, textOf, ValueQuery, ValuePieces } from './sql-dialect';
 import { parseAggregateRow } from './statistics-parsing';
 
 export class PostgresDialect implements SqlDialect {
@@ -58,19 +58,29 @@ export class PostgresDialect implements SqlDialect {
   /**
    * Each column's values as one bytea of big-endian float8s (float8send, concatenated by string_agg): no number
    * is formatted as text or parsed back, and the whole window arrives in one row beside the extras.
+   * The newest `cap` rows need ORDER BY time DESC, id DESC: PostgreSQL's index on the time column does not
+   * order by id within one instant, so it sorts them (on disk past work_mem). When the window holds at most
+   * `cap` rows they are all of it and no order is needed: the window's count (needed for `total` anyway)
+   * decides, in the statement, which of the two branches runs (a one-time filter: the other is never
+   * executed). The statistics do not depend on the values' order.
    */
   async readValues(
     query: ValueQuery,
-    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    pieces: ValuePieces,
     count: number,
   ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
     const p = this.params();
-    const { inner, extras } = pieces(p, p);
     const packed = Array.from(
       { length: count },
       (_, i) => `string_agg(float8send(v${i}::float8), ''::bytea) AS a${i}`,
     );
-    const [row] = await query(`SELECT ${[...packed, ...extras].join(', ')} FROM (${inner}) s`, p.values);
+    const cap = Math.trunc(pieces.cap);
+    const sql =
+      `WITH c AS MATERIALIZED (${pieces.count(p)}) ` +
+      `SELECT ${[...packed, '(SELECT n FROM c) AS total', ...pieces.extras(p, false)].join(', ')} FROM (` +
+      `SELECT * FROM (${pieces.window(p)}) w WHERE (SELECT n FROM c) <= ${cap} ` +
+      `UNION ALL SELECT * FROM (${pieces.capped(p)}) newest WHERE (SELECT n FROM c) > ${cap}) s`;
+    const [row] = await query(sql, p.values);
     return { columns: packed.map((_, i) => float8s(row[`a${i}`])), extras: row };
   }
 

@@ -15,6 +15,23 @@ export class Params {
 export type ValueQuery = (sql: string, params: unknown[]) => Promise<Record<string, unknown>[]>;
 
 /**
+ * The SQL of the compact path's statement, each rendered with its values added to the Params given (rendering
+ * twice adds them twice: placeholders cannot be reused). The statistics columns are v0…vN-1 throughout.
+ */
+export interface ValuePieces {
+  /** The newest `cap` rows of the filtered window, newest first (ORDER BY time DESC, id DESC, LIMIT cap). */
+  capped(p: Params): string;
+  /** Every row of the filtered window, in no particular order. */
+  window(p: Params): string;
+  /** `SELECT COUNT(*) AS n` over the filtered window. */
+  count(p: Params): string;
+  /** The extras (cache markers), with the window's total as `total` first when `withTotal`. */
+  extras(p: Params, withTotal: boolean): string[];
+  /** How many rows the statistics cover at most (the newest of the window). */
+  readonly cap: number;
+}
+
+/**
  * The SQL that differs between databases, for the grid engine. Every identifier passed in was checked
  * against the grid definition's allow-list; every value goes through Params.
  */
@@ -42,14 +59,13 @@ export interface SqlDialect {
   statistics(inner: string, count: number, extras: readonly string[]): string;
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[];
   /**
-   * The compact path, where the dialect has one (it then replaces `statistics`): the capped window's values of
-   * v0…vN-1 read as typed arrays, and the `extras` row, from one snapshot; the engine computes the statistics
-   * in JavaScript (typedStatistics). `pieces` renders the capped inner query and the extras, their values
-   * added to the Params given (the same one twice where placeholders are numbered).
+   * The compact path, where the dialect has one (it then replaces `statistics`): the values of v0…vN-1 of the
+   * newest `cap` rows of the window read as typed arrays, and the extras row with `total`, from one
+   * statement (one snapshot); the engine computes the statistics in JavaScript (typedStatistics).
    */
   readValues?(
     query: ValueQuery,
-    pieces: (inner: Params, extras: Params) => { inner: string; extras: string[] },
+    pieces: ValuePieces,
     count: number,
   ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }>;
   /**
