@@ -18,7 +18,7 @@
  * PostgreSQL: DATABASE_URL when set, else a throwaway cluster. Figures only; nothing is asserted.
  */
 import 'reflect-metadata';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -220,6 +220,8 @@ async function benchOne(
   } finally {
     await ds.destroy();
     await server.stop();
+    // the SQLite file alone is about 240 MB
+    rmSync(target.dataDirectory, { recursive: true, force: true });
   }
 }
 

@@ -120,12 +120,16 @@ export class GridEngine {
     const order = q.sort
       ? `${d.quote(q.sort.column)} ${q.sort.direction}, ${id} ${q.sort.direction}`
       : `${time} DESC, ${id} DESC`;
-    const statColumns = def.statistics.map((name, i) => {
-      const col = def.columns.find((c) => c.name === name);
-      return `${d.quote(col!.column)} AS v${i}`;
-    });
-    const capped = (p: Params) =>
-      d.selectLimited(statColumns.join(', '), t, where(p), `${time} DESC, ${id} DESC`, this.statisticsCap);
+    const statNames = def.statistics.map((name) => d.quote(def.columns.find((c) => c.name === name)!.column));
+    const statColumns = statNames.map((column, i) => `${column} AS v${i}`);
+    const capped = (p: Params, also?: string) =>
+      d.selectLimited(
+        statColumns.join(', '),
+        t,
+        also ? `${where(p)} AND ${also}` : where(p),
+        `${time} DESC, ${id} DESC`,
+        this.statisticsCap,
+      );
 
     const rowsParams = d.params();
     const rows = d.selectLimited(columns, t, where(rowsParams), order, q.take);
@@ -161,6 +165,9 @@ export class GridEngine {
       pieces: {
         capped,
         window: (p: Params) => `SELECT ${statColumns.join(', ')} FROM ${t} WHERE ${where(p)}`,
+        table: t,
+        where: (p: Params) => `(${where(p)})`,
+        columns: statNames,
         count: (p: Params) => `SELECT COUNT(*) AS n FROM ${t} WHERE ${where(p)}`,
         extras: extrasOf,
         cap: this.statisticsCap,

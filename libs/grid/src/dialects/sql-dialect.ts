@@ -19,10 +19,19 @@ export type ValueQuery = (sql: string, params: unknown[]) => Promise<Record<stri
  * twice adds them twice: placeholders cannot be reused). The statistics columns are v0…vN-1 throughout.
  */
 export interface ValuePieces {
-  /** The newest `cap` rows of the filtered window, newest first (ORDER BY time DESC, id DESC, LIMIT cap). */
-  capped(p: Params): string;
+  /**
+   * The newest `cap` rows of the filtered window, newest first (ORDER BY time DESC, id DESC, LIMIT cap);
+   * `also`, a condition of the dialect's own (never input), is added to its WHERE.
+   */
+  capped(p: Params, also?: string): string;
   /** Every row of the filtered window, in no particular order. */
   window(p: Params): string;
+  /** The table, quoted. */
+  readonly table: string;
+  /** The filtered window's condition (parenthesised: it can be joined with AND). */
+  where(p: Params): string;
+  /** The statistics columns v0…vN-1 as quoted column names of the table. */
+  readonly columns: readonly string[];
   /** `SELECT COUNT(*) AS n` over the filtered window. */
   count(p: Params): string;
   /** The extras (cache markers), with the window's total as `total` first when `withTotal`. */

@@ -66,29 +66,37 @@ export class SqliteDialect implements SqlDialect {
    * Each column's values as one comma-separated text (group_concat, built in SQLite's C with no call into
    * JavaScript per row), parsed by a tight loop: integers as they are, any other number written with 17
    * significant digits, so every double reads back exactly. One statement, so one snapshot with the extras.
+   * SQLite's index on the time column ends with the rowid (the id), so the newest `cap` rows come in index
+   * order with no sort; but reading them through the capped subquery (a co-routine) costs twice the plain
+   * scan. So, as on PostgreSQL, the window's count decides: within the cap, the values are aggregated
+   * straight from the table; past it, from the capped subquery. Both branches are aggregates (one row
+   * each, the other's empty): `branch` says which one ran.
    */
   async readValues(
     query: ValueQuery,
     pieces: ValuePieces,
     count: number,
   ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
-    const pi = this.params();
-    const pe = this.params();
-    // SQLite's index on the time column ends with the rowid (the id), so the capped query reads it in order:
-    // no sort to avoid
-    const inner = pieces.capped(pi);
-    const extras = pieces.extras(pe, true);
-    const packed = Array.from(
-      { length: count },
-      (_, i) =>
-        `group_concat(CASE WHEN typeof(v${i}) = 'integer' THEN v${i} ELSE printf('%!.17g', v${i}) END) AS a${i}`,
-    );
-    // `?` placeholders number in textual order: the select list (the extras) comes before FROM (the values)
-    const [row] = await query(`SELECT ${[...packed, ...extras].join(', ')} FROM (${inner}) s`, [
-      ...pe.values,
-      ...pi.values,
-    ]);
-    return { columns: packed.map((_, i) => numberList(row[`a${i}`])), extras: row };
+    const p = this.params();
+    const packed = (column: (i: number) => string) =>
+      Array.from(
+        { length: count },
+        (_, i) =>
+          `group_concat(CASE WHEN typeof(${column(i)}) = 'integer' THEN ${column(i)} ELSE printf('%!.17g', ${column(i)}) END) AS a${i}`,
+      );
+    const cap = Math.trunc(pieces.cap);
+    // `?` placeholders number in textual order: each piece is rendered where it stands in the statement
+    let sql = `WITH c AS MATERIALIZED (${pieces.count(p)}) `;
+    sql += `SELECT 0 AS branch, ${[...packed((i) => pieces.columns[i]), '(SELECT n FROM c) AS total', ...pieces.extras(p, false)].join(', ')}`;
+    sql += ` FROM ${pieces.table} WHERE ${pieces.where(p)} AND (SELECT n FROM c) <= ${cap}`;
+    sql += ` UNION ALL SELECT 1 AS branch, ${[...packed((i) => `v${i}`), '(SELECT n FROM c) AS total', ...pieces.extras(p, false)].join(', ')}`;
+    // the gate inside the capped query: outside it, SQLite would read the newest rows first and then drop them
+    sql += ` FROM (${pieces.capped(p, `(SELECT n FROM c) > ${cap}`)}) s`;
+    const rows = await query(sql, p.values);
+    const within = Number(rows[0]?.total ?? 0) <= cap;
+    const row = rows.find((r) => Number(r.branch) === (within ? 0 : 1));
+    if (!row) throw new Error('the statistics statement answered no row for its branch');
+    return { columns: Array.from({ length: count }, (_, i) => numberList(row[`a${i}`])), extras: row };
   }
 
   readDate(value: unknown): string | null {
