@@ -2,15 +2,18 @@
  * port. Prints `LISTENING <url>` once ready and answers the parent's IPC (`cpu`, `memory`, `close`).
  *   node             bare node:http, one JSON answer
  *   express          bare Express 5, one route
+ *   express-born     the same on the service's HTTP server (requests born with Express's prototypes: expressServer)
  *   nest             bare Nest 11 on Express: one controller, no middleware, no logger
- *   nest-middleware  the same with the service's middleware and request logging (useHttpMiddleware, nestjs-pino)
+ *   nest-born        the same on the service's adapter (ServiceExpressAdapter)
+ *   nest-middleware  nest-born with the service's middleware and request logging (useHttpMiddleware, nestjs-pino)
  *   service          the service (createApp) with the bench routes; settings from BENCH_SETTINGS (JSON)
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type RungName = 'node' | 'express' | 'nest' | 'nest-middleware' | 'service';
+export type RungName =
+  'node' | 'express' | 'express-born' | 'nest' | 'nest-born' | 'nest-middleware' | 'service';
 export type RungRequest = {
   id: number;
   kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close' | 'log-info' | 'log-warn';
@@ -60,9 +63,30 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       });
       return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
     }
-    case 'nest': {
+    case 'express-born': {
+      // the same, its requests and responses born with Express's prototypes (the service's HTTP server)
+      const { default: express } = await import('express');
+      const { expressServer } = await import('../apps/server/src/express-adapter');
+      const app = express();
+      app.get('/', (_req, res) => void res.json({ ok: true }));
+      const server = expressServer(app);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+    }
+    case 'nest':
+    case 'nest-born': {
       const { NestFactory } = await import('@nestjs/core');
-      const app = await NestFactory.create<NestExpressApplication>(await helloModule(), { logger: false });
+      const { ServiceExpressAdapter } = await import('../apps/server/src/express-adapter');
+      const app =
+        rung === 'nest'
+          ? await NestFactory.create<NestExpressApplication>(await helloModule(), { logger: false })
+          : await NestFactory.create<NestExpressApplication>(
+              await helloModule(),
+              new ServiceExpressAdapter(),
+              {
+                logger: false,
+              },
+            );
       await app.listen(0, '127.0.0.1');
       return { server: app.getHttpServer(), close: () => app.close() };
     }
@@ -76,7 +100,13 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       const HelloModule = await helloModule();
       @Module({ imports: [LoggerModule.forRoot(requestLogging(s)), HelloModule] })
       class WithMiddleware {}
-      const app = await NestFactory.create<NestExpressApplication>(WithMiddleware, APPLICATION_OPTIONS);
+      const { ServiceExpressAdapter } = await import('../apps/server/src/express-adapter');
+      // on the service's HTTP server, as the service
+      const app = await NestFactory.create<NestExpressApplication>(
+        WithMiddleware,
+        new ServiceExpressAdapter(),
+        APPLICATION_OPTIONS,
+      );
       app.useLogger(app.get(Logger));
       useHttpMiddleware(app, s, () => false);
       await app.listen(0, '127.0.0.1');

@@ -2,8 +2,9 @@
  * npm run bench:http — the HTTP ladder, in one run: every rung a server process of its own
  * (bench/http-rung.ts), the load generator another (autocannon, 16 connections), rounds alternating the rungs'
  * order so drift on a shared machine hits every rung alike.
- *   bare node:http · bare Express 5 · bare Nest 11 · bare Nest with the service's middleware and request
- *   logging · the service: GET /api/Live (at `info`, and with its request lines switched to `warn` in the same
+ *   bare node:http · bare Express 5 · the same on the service's HTTP server (its requests born with Express's
+ *   prototypes) · bare Nest 11 · the same on the service's adapter · that with the service's middleware and
+ *   request logging · the service: GET /api/Live (at `info`, and with its request lines switched to `warn` in the same
  *   process), a bearer JWT, the session cookie and an API key on a cheap authenticated route (/bench/authenticated,
  *   the same answer as Live's behind the credential guard), POST /api/Invoke/... with an API key on the demo
  *   model.
@@ -71,7 +72,9 @@ async function main(): Promise<void> {
   const bare = {
     node: await spawnRung('node'),
     express: await spawnRung('express'),
+    expressBorn: await spawnRung('express-born'),
     nest: await spawnRung('nest'),
+    nestBorn: await spawnRung('nest-born'),
     middleware: await spawnRung('nest-middleware', { LogLevel: 'info' }),
   };
   const service = await spawnRung('service', { LogLevel: 'info' });
@@ -83,7 +86,9 @@ async function main(): Promise<void> {
     const rungs: Rung[] = [
       { label: 'bare node:http', server: () => bare.node, request: () => ({ path: '/' }) },
       { label: 'bare Express 5', server: () => bare.express, request: () => ({ path: '/' }) },
+      { label: 'Express, objects born', server: () => bare.expressBorn, request: () => ({ path: '/' }) },
       { label: 'bare Nest 11', server: () => bare.nest, request: () => ({ path: '/' }) },
+      { label: 'Nest, service adapter', server: () => bare.nestBorn, request: () => ({ path: '/' }) },
       { label: 'Nest + service middleware', server: () => bare.middleware, request: () => ({ path: '/' }) },
       { label: 'service Live (info)', server: () => service, request: () => ({ path: '/api/Live' }) },
       {
@@ -187,7 +192,11 @@ async function main(): Promise<void> {
         `Live: ${(live / express).toFixed(2)}× bare Express (target >= 0.55), ${pct(live / nest)} of bare Nest (about 75 %)\n` +
           `bearer JWT ${of('bearer JWT (cheap route)')} of Live (target >= 80 %); cookie ${of('cookie JWT (cheap route)')}; ` +
           `API key ${of('API key (cheap route)')} (target >= 90 %); Invoke ${of('Invoke (API key, demo)')} (target >= 70 %)\n` +
-          `info logging costs ${pct(1 - live / warn)} against warn on Live (target <= 10 %)\n`,
+          `info logging costs ${pct(1 - live / warn)} against warn on Live (target <= 10 %)\n` +
+          `against the frameworks on the service's HTTP server: Live ${(live / byLabel('Express, objects born')[k]).toFixed(2)}× ` +
+          `Express (objects born), ${pct(live / byLabel('Nest, service adapter')[k])} of Nest (service adapter); ` +
+          `against bare Express: bearer ${(byLabel('bearer JWT (cheap route)')[k] / express).toFixed(2)}×, ` +
+          `API key ${(byLabel('API key (cheap route)')[k] / express).toFixed(2)}×, Invoke ${(byLabel('Invoke (API key, demo)')[k] / express).toFixed(2)}×\n`,
       );
     };
     table('rate', 'Answers per wall-clock second (medians of the rounds):');
@@ -196,7 +205,15 @@ async function main(): Promise<void> {
       'Answers per CPU second of the server process (medians; the steadier figure on a shared machine):',
     );
     const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
-    const names = ['node:http', 'Express', 'Nest', 'Nest + middleware', 'service'];
+    const names = [
+      'node:http',
+      'Express',
+      'Express, objects born',
+      'Nest',
+      'Nest, service adapter',
+      'Nest + middleware',
+      'service',
+    ];
     const peaks = await Promise.all(processes.map((p) => p.ask<{ maxRss: number }>('memory')));
     process.stdout.write(`peak RSS: ${names.map((n, i) => `${n} ${mb(peaks[i].maxRss)}`).join(', ')}\n`);
   } finally {

@@ -16,6 +16,7 @@ import {
 import { EngineMetrics, WarningRecorder } from '@app/telemetry';
 import { AppModule } from '../apps/server/src/app.module';
 import { APPLICATION_OPTIONS, configureApp } from '../apps/server/src/create-app';
+import { ServiceExpressAdapter } from '../apps/server/src/express-adapter';
 import { benchSettings } from './support';
 import { SwitchableTelemetry } from './switchable-telemetry';
 
@@ -29,7 +30,11 @@ async function main(): Promise<void> {
     .overrideProvider(PipelineTelemetry)
     .useValue(telemetry)
     .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>(APPLICATION_OPTIONS);
+  // the service's own HTTP server (apps/server/src/express-adapter.ts), as createApp builds it
+  const app = moduleRef.createNestApplication<NestExpressApplication>(
+    new ServiceExpressAdapter(),
+    APPLICATION_OPTIONS,
+  );
   configureApp(app, settings);
   await app.listen(0, '127.0.0.1');
   const on = new CapturePipelineTelemetry(app.get(EngineMetrics), app.get(WarningRecorder));

@@ -25,6 +25,7 @@ import {
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { AppModule, AppOverrides } from './app.module';
 import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
+import { ServiceExpressAdapter } from './express-adapter';
 import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
 
@@ -71,6 +72,7 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(settings, overrides),
+    new ServiceExpressAdapter(),
     APPLICATION_OPTIONS,
   );
   configureApp(app, settings);
