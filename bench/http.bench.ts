@@ -15,7 +15,9 @@
  * Prints req/s (median of rounds), p50 and p99 latency, each rung's ratio to bare Express and bare Nest, the
  * service's rungs against its Live, the cost of `info` logging against `warn`, and each process's peak RSS.
  * The service runs with every hardening on; nothing is switched off for the figures. Nothing is asserted.
- * BENCH_SECONDS (default 10) is split over the rounds: BENCH_HTTP_ROUNDS (default 3) runs of SECONDS/2 each.
+ * BENCH_SECONDS (default 10) is split over the rounds: BENCH_HTTP_ROUNDS (default 5) runs of 1.5 × SECONDS / ROUNDS
+ * (at least 2 s) each. A service rung's ratio to Live is the median of each round's own ratio (the two measured
+ * minutes apart at most), which drift on a shared machine moves far less than a ratio of two medians.
  */
 import type autocannon from 'autocannon';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
@@ -30,8 +32,8 @@ import {
   spawnRung,
 } from './support';
 
-const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
-const RUN_SECONDS = Math.max(2, Math.round(SECONDS / 2));
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 5);
+const RUN_SECONDS = Math.max(2, Math.round((1.5 * SECONDS) / ROUNDS));
 
 interface Rung {
   label: string;
@@ -169,30 +171,36 @@ async function main(): Promise<void> {
         p99: median(s.map((x) => x.p99)),
       };
     };
-    const byLabel = (label: string) => fig(rungs.find((r) => r.label === label)!);
+    const rungOf = (label: string) => rungs.find((r) => r.label === label)!;
+    const byLabel = (label: string) => fig(rungOf(label));
+    /** The median of each round's ratio of `label` to `against` (both measured in the same round). */
+    const paired = (label: string, against: string, k: 'rate' | 'cpu') => {
+      const theirs = samples.get(rungOf(against))!;
+      return median(samples.get(rungOf(label))!.map((x, round) => x[k] / theirs[round][k]));
+    };
     const table = (k: 'rate' | 'cpu', title: string) => {
       const express = byLabel('bare Express 5')[k];
       const nest = byLabel('bare Nest 11')[k];
       const live = byLabel('service Live (info)')[k];
-      const warn = byLabel('service Live (warn)')[k];
+      const ofLive = (label: string) => paired(label, 'service Live (info)', k);
       process.stdout.write(
-        `\n${title}\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}\n`,
+        `\n${title}\n(× Live: the median of each round's ratio)\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}\n`,
       );
       for (const rung of rungs) {
         const f = fig(rung);
         const ofService = rung.server() === service;
         process.stdout.write(
           `${rung.label.padEnd(28)}${f[k].toFixed(0).padStart(8)}${f.p50.toFixed(1).padStart(8)}${f.p99.toFixed(1).padStart(8)}` +
-            `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}${ofService ? (f[k] / live).toFixed(2).padStart(8) : ''}\n`,
+            `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}${ofService ? ofLive(rung.label).toFixed(2).padStart(8) : ''}\n`,
         );
       }
       const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-      const of = (label: string) => pct(byLabel(label)[k] / live);
+      const of = (label: string) => pct(ofLive(label));
       process.stdout.write(
         `Live: ${(live / express).toFixed(2)}× bare Express (target >= 0.55), ${pct(live / nest)} of bare Nest (about 75 %)\n` +
           `bearer JWT ${of('bearer JWT (cheap route)')} of Live (target >= 80 %); cookie ${of('cookie JWT (cheap route)')}; ` +
           `API key ${of('API key (cheap route)')} (target >= 90 %); Invoke ${of('Invoke (API key, demo)')} (target >= 70 %)\n` +
-          `info logging costs ${pct(1 - live / warn)} against warn on Live (target <= 10 %)\n` +
+          `info logging costs ${pct(1 - 1 / ofLive('service Live (warn)'))} against warn on Live (target <= 10 %)\n` +
           `against the frameworks on the service's HTTP server: Live ${(live / byLabel('Express, objects born')[k]).toFixed(2)}× ` +
           `Express (objects born), ${pct(live / byLabel('Nest, service adapter')[k])} of Nest (service adapter); ` +
           `against bare Express: bearer ${(byLabel('bearer JWT (cheap route)')[k] / express).toFixed(2)}×, ` +
