@@ -1,4 +1,6 @@
 import pino from 'pino';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { requestLineText } from './request-logging.middleware';
 
@@ -55,5 +57,34 @@ describe('requestLineText', () => {
     expect(requestLineText(bindings, number, 1764000000123, line, message)).toBe(
       pinoLine(base, level, line, message),
     );
+  });
+});
+
+describe('lineBatcher', () => {
+  const root = join(__dirname, '..', '..', '..');
+  /** A process that hands `count` lines to a batcher over pino's asynchronous destination, then `ending`. */
+  const run = (count: number, ending: string) =>
+    spawnSync(
+      process.execPath,
+      [
+        '-r',
+        join(root, 'scripts', 'ts-register.js'),
+        '-e',
+        `const pino = require('pino');
+         const { lineBatcher } = require('./apps/server/src/request-logging.middleware');
+         const write = lineBatcher(pino.destination({ dest: 1, sync: false, minLength: 4096 }));
+         for (let i = 0; i < ${count}; i++) write('{"line":' + i + '}\\n');
+         ${ending}`,
+      ],
+      { cwd: root, encoding: 'utf8' },
+    );
+
+  it.each([
+    ['an exit in the same turn', 'process.exit(0)'],
+    ['an uncaught error in the same turn', "throw new Error('boom')"],
+    ['the turn ending', ''],
+  ])('writes every line out, in order, after %s', (_what, ending) => {
+    const { stdout } = run(50, ending);
+    expect(stdout.split('\n').filter(Boolean)).toEqual(Array.from({ length: 50 }, (_, i) => `{"line":${i}}`));
   });
 });
