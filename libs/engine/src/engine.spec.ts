@@ -23,6 +23,7 @@ import { ArchiverService } from './archiver/archiver.service';
 import { CaseCreationService } from './case-creation/case-creation.service';
 import { CaseRepository } from './case-creation/case.repository';
 import { ConfigurationRepository } from './model/configuration.repository';
+import { ModelCatalog } from './model/model-catalog';
 import { ModelService } from './configuration/model.service';
 import { DEMO_MODEL_GUID } from './demo/demo-model';
 import {
@@ -377,6 +378,34 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       .send(transaction('ACC-1', 1));
     expect(inactive.status).toBe(404);
     await archiver.drain();
+  });
+
+  it('a change made on this node reaches the next invocation, even when one compiled the model during the write', async () => {
+    const { model } = await createEngineModel(t.app, actor);
+    const repo = t.app.get(ConfigurationRepository);
+    const catalog = t.app.get(ModelCatalog);
+    const save = repo.saveModel.bind(repo);
+    let during: boolean | undefined;
+    // an invocation arriving while the write is in flight compiles (and caches) the model as it still is
+    const spy = jest.spyOn(repo, 'saveModel').mockImplementation(async (m) => {
+      during = (await catalog.get(model.guid))?.active;
+      return save(m);
+    });
+    try {
+      await http()
+        .put(`/api/EntityAnalysisModel/${model.guid}`)
+        .set('x-api-key', keys.get('engineer')!)
+        .send({ active: false })
+        .expect(200);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(during).toBe(true);
+    const after = await http()
+      .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)
+      .set('x-api-key', keys.get('engineer')!)
+      .send(transaction('ACC-1', 1));
+    expect(after.status).toBe(404);
   });
 
   it('a 0 ms threshold produces ModelInvokeWarnings equal in number to the logs.warn.count increments', async () => {

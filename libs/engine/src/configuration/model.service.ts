@@ -99,7 +99,6 @@ export class ModelService {
   private touched(actor: Actor, record: { UpdatedDate: Date | null; UpdatedUser: string | null }): void {
     record.UpdatedDate = this.now();
     record.UpdatedUser = actor.userName;
-    this.catalog.invalidate();
   }
 
   // ---- models
@@ -140,14 +139,14 @@ export class ModelService {
     if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
     if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
     this.touched(actor, m);
-    return toModelDto(await this.repo.saveModel(m));
+    return toModelDto(await this.catalog.changed(this.repo.saveModel(m)));
   }
   async delete(actor: Actor, guid: string): Promise<void> {
     const m = await this.model(actor, guid);
     m.DeletedDate = this.now();
     m.DeletedUser = actor.userName;
     this.touched(actor, m);
-    await this.repo.saveModel(m);
+    await this.catalog.changed(this.repo.saveModel(m));
   }
 
   // ---- request XPaths
@@ -193,7 +192,7 @@ export class ModelService {
     if (dto.dataType !== undefined) x.DataTypeId = TYPE_BY_NAME[dto.dataType];
     if (dto.required !== undefined) x.Required = dto.required;
     this.touched(actor, x);
-    return toXPathDto(await this.repo.saveXPath(x));
+    return toXPathDto(await this.catalog.changed(this.repo.saveXPath(x)));
   }
   async deleteXPath(actor: Actor, modelGuid: string, guid: string): Promise<void> {
     const m = await this.model(actor, modelGuid);
@@ -202,7 +201,7 @@ export class ModelService {
     x.DeletedDate = this.now();
     x.DeletedUser = actor.userName;
     this.touched(actor, x);
-    await this.repo.saveXPath(x);
+    await this.catalog.changed(this.repo.saveXPath(x));
   }
 
   // ---- activation rules
@@ -299,7 +298,7 @@ export class ModelService {
     if (r.CaseWorkflowId !== null && !r.CaseKeyFieldName)
       throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     this.touched(actor, r);
-    return this.ruleDto(await this.repo.saveRule(r));
+    return this.ruleDto(await this.catalog.changed(this.repo.saveRule(r)));
   }
   async deleteRule(actor: Actor, modelGuid: string, guid: string): Promise<void> {
     const m = await this.model(actor, modelGuid);
@@ -308,6 +307,6 @@ export class ModelService {
     r.DeletedDate = this.now();
     r.DeletedUser = actor.userName;
     this.touched(actor, r);
-    await this.repo.saveRule(r);
+    await this.catalog.changed(this.repo.saveRule(r));
   }
 }

@@ -89,15 +89,13 @@ export class WorkflowService {
     if (dto.active !== undefined) w.Active = dto.active;
     w.UpdatedDate = this.now();
     w.UpdatedUser = actor.userName;
-    this.catalog.invalidate();
-    return toWorkflowDto(await this.repo.saveWorkflow(w));
+    return toWorkflowDto(await this.catalog.changed(this.repo.saveWorkflow(w)));
   }
   async delete(actor: Actor, guid: string): Promise<void> {
     const w = await this.workflow(actor, guid);
     w.DeletedDate = this.now();
     w.DeletedUser = actor.userName;
-    this.catalog.invalidate();
-    await this.repo.saveWorkflow(w);
+    await this.catalog.changed(this.repo.saveWorkflow(w));
   }
 
   // ---- statuses
@@ -155,15 +153,13 @@ export class WorkflowService {
     this.apply(status, dto);
     status.UpdatedDate = this.now();
     status.UpdatedUser = actor.userName;
-    this.catalog.invalidate();
-    return toStatusDto(await this.repo.saveStatus(status), workflowGuid);
+    return toStatusDto(await this.catalog.changed(this.repo.saveStatus(status)), workflowGuid);
   }
   async deleteStatus(actor: Actor, guid: string): Promise<void> {
     const { status } = await this.status(actor, guid);
     status.DeletedDate = this.now();
     status.DeletedUser = actor.userName;
-    this.catalog.invalidate();
-    await this.repo.saveStatus(status);
+    await this.catalog.changed(this.repo.saveStatus(status));
   }
 
   private apply(s: CaseWorkflowStatus, dto: UpdateCaseWorkflowStatusDto): void {

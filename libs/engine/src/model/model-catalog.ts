@@ -58,6 +58,18 @@ export class ModelCatalog {
     this.cache.clear();
   }
 
+  /**
+   * A configuration write on this node, then the compiled models forgotten: once the write has settled, so an
+   * invocation that compiled a model while the write was in flight cannot keep the old configuration cached.
+   */
+  async changed<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } finally {
+      this.invalidate();
+    }
+  }
+
   get(guid: string): Promise<CompiledModel | null> {
     const now = this.clock.now();
     const hit = this.cache.get(guid);
