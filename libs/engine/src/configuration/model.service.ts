@@ -111,20 +111,21 @@ export class ModelService {
   async create(actor: Actor, dto: CreateModelDto, guid: string = randomUUID()): Promise<ModelDto> {
     checkPath('entryXPath', dto.entryXPath);
     checkPath('referenceDateXPath', dto.referenceDateXPath);
-    const m = await this.repo.saveModel(
-      Object.assign(new EntityAnalysisModel(), {
-        Guid: guid,
-        TenantRegistryId: actor.tenantId,
-        Name: dto.name.trim(),
-        Active: dto.active ?? true,
-        LogsWarnThresholdMilliseconds: dto.logsWarnThresholdMilliseconds ?? null,
-        EnableRdbmsArchive: dto.enableRdbmsArchive ?? true,
-        EntryXPath: dto.entryXPath ?? null,
-        ReferenceDateXPath: dto.referenceDateXPath ?? null,
-        ...auditFields(actor, this.now()),
-      }),
+    const m = await this.catalog.changed(
+      this.repo.saveModel(
+        Object.assign(new EntityAnalysisModel(), {
+          Guid: guid,
+          TenantRegistryId: actor.tenantId,
+          Name: dto.name.trim(),
+          Active: dto.active ?? true,
+          LogsWarnThresholdMilliseconds: dto.logsWarnThresholdMilliseconds ?? null,
+          EnableRdbmsArchive: dto.enableRdbmsArchive ?? true,
+          EntryXPath: dto.entryXPath ?? null,
+          ReferenceDateXPath: dto.referenceDateXPath ?? null,
+          ...auditFields(actor, this.now()),
+        }),
+      ),
     );
-    this.catalog.invalidate();
     return toModelDto(m);
   }
   async update(actor: Actor, guid: string, dto: UpdateModelDto): Promise<ModelDto> {
@@ -159,18 +160,19 @@ export class ModelService {
     checkPath('xPath', dto.xPath);
     if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
       throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
-    const x = await this.repo.saveXPath(
-      Object.assign(new EntityAnalysisModelRequestXPath(), {
-        Guid: randomUUID(),
-        EntityAnalysisModelId: m.Id,
-        Name: dto.name,
-        XPath: dto.xPath.trim(),
-        DataTypeId: TYPE_BY_NAME[dto.dataType],
-        Required: dto.required ?? false,
-        ...auditFields(actor, this.now()),
-      }),
+    const x = await this.catalog.changed(
+      this.repo.saveXPath(
+        Object.assign(new EntityAnalysisModelRequestXPath(), {
+          Guid: randomUUID(),
+          EntityAnalysisModelId: m.Id,
+          Name: dto.name,
+          XPath: dto.xPath.trim(),
+          DataTypeId: TYPE_BY_NAME[dto.dataType],
+          Required: dto.required ?? false,
+          ...auditFields(actor, this.now()),
+        }),
+      ),
     );
-    this.catalog.invalidate();
     return toXPathDto(x);
   }
   async updateXPath(
@@ -261,20 +263,21 @@ export class ModelService {
     const target = await this.resolveCaseTarget(actor, dto.caseWorkflowGuid, dto.caseWorkflowStatusGuid);
     if (target.workflowId !== null && !dto.caseKeyFieldName)
       throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
-    const r = await this.repo.saveRule(
-      Object.assign(new EntityAnalysisModelActivationRule(), {
-        Guid: randomUUID(),
-        EntityAnalysisModelId: m.Id,
-        Name: dto.name.trim(),
-        ConditionJson,
-        CaseWorkflowId: target.workflowId,
-        CaseWorkflowStatusId: target.statusId,
-        CaseKeyFieldName: dto.caseKeyFieldName ?? null,
-        Active: dto.active ?? true,
-        ...auditFields(actor, this.now()),
-      }),
+    const r = await this.catalog.changed(
+      this.repo.saveRule(
+        Object.assign(new EntityAnalysisModelActivationRule(), {
+          Guid: randomUUID(),
+          EntityAnalysisModelId: m.Id,
+          Name: dto.name.trim(),
+          ConditionJson,
+          CaseWorkflowId: target.workflowId,
+          CaseWorkflowStatusId: target.statusId,
+          CaseKeyFieldName: dto.caseKeyFieldName ?? null,
+          Active: dto.active ?? true,
+          ...auditFields(actor, this.now()),
+        }),
+      ),
     );
-    this.catalog.invalidate();
     return this.ruleDto(r);
   }
   async updateRule(

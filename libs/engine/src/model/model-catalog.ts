@@ -42,8 +42,8 @@ export interface CompiledModel {
 const TTL_MS = 10_000;
 
 /**
- * Compiled models by guid. A write on this node invalidates at once; writes on other nodes are picked up
- * within TTL_MS. Invocations never wait for more than one load of the same model at a time.
+ * Compiled models by guid. A write on this node (through `changed`) forgets them once it has settled; writes
+ * on other nodes are picked up within TTL_MS. Invocations never wait for more than one load of the same model at a time.
  */
 @Injectable()
 export class ModelCatalog {
@@ -54,10 +54,6 @@ export class ModelCatalog {
     private readonly clock: Clock,
   ) {}
 
-  invalidate(): void {
-    this.cache.clear();
-  }
-
   /**
    * A configuration write on this node, then the compiled models forgotten: once the write has settled, so an
    * invocation that compiled a model while the write was in flight cannot keep the old configuration cached.
@@ -66,7 +62,7 @@ export class ModelCatalog {
     try {
       return await write;
     } finally {
-      this.invalidate();
+      this.cache.clear();
     }
   }
 
