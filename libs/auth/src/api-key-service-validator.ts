@@ -11,7 +11,7 @@ export class ApiKeyServiceValidator extends ApiKeyValidator {
     super();
   }
 
-  async validate(key: string): Promise<Actor> {
+  validate(key: string): Actor {
     try {
       return this.keys.validate(key);
     } catch {

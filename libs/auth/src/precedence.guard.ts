@@ -6,7 +6,7 @@ import { Actor, perRoute, Problems, RequestWithActor, ROUTE_ACCESS, RouteAccess 
 import { authorize } from './authorize';
 import { writeCookies } from './http/session-response';
 import { SessionCookies } from './session-cookies';
-import { authenticateWith } from './strategies/authenticate-with';
+import { authenticateNow, type StrategyOutcome } from './strategies/authenticate-with';
 import { CREDENTIAL_CARRIERS, CredentialCarrier } from './strategies/credential-carriers';
 import type { ResolvedCredential } from './strategies/session-jwt.strategies';
 
@@ -51,7 +51,11 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       },
   );
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
+  /**
+   * Synchronous when the decision is (a public route, an API key: in memory), so Nest awaits nothing; a
+   * Promise when the credential needs the database (a session JWT).
+   */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const access = this.accessOf(context);
     if (access.kind === 'public') return true;
     const http = context.switchToHttp();
@@ -60,13 +64,18 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
     if (access.kind === 'optional') {
       // A credential that cannot be accepted, for whatever reason (a database that is down included),
       // makes the caller anonymous.
-      request.actor = await this.resolve(request, response).catch(() => undefined);
-      return true;
+      return this.resolve(request, response).then(
+        (actor) => ((request.actor = actor), true),
+        () => ((request.actor = undefined), true),
+      );
     }
-    const actor = await this.resolve(request, response, { maintainCookie: access.maintainCookie !== false });
-    request.actor = actor;
-    authorize(actor, access);
-    return true;
+    const actor = this.resolveNow(request, response, { maintainCookie: access.maintainCookie !== false });
+    const admit = (a: Actor) => {
+      request.actor = a;
+      authorize(a, access);
+      return true;
+    };
+    return actor instanceof Promise ? actor.then(admit) : admit(actor);
   }
 
   /**
@@ -75,16 +84,24 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
    * (JWT)), unless `maintainCookie` is false (spec: Credentials 5, the Invoke routes).
    */
   async resolve(request: Request, response: Response, options: ResolveOptions = {}): Promise<Actor> {
+    return this.resolveNow(request, response, options);
+  }
+
+  /** resolve, returning (or throwing) at once when the strategy ended at once (authenticateNow). */
+  private resolveNow(request: Request, response: Response, options: ResolveOptions): Actor | Promise<Actor> {
     const link = this.chain.find((l) => l.carrier.present(request));
     if (!link) throw Problems.unauthenticated();
-    const outcome = await authenticateWith<ResolvedCredential>(link.strategy, request, response);
-    if (outcome.kind !== 'success') throw link.carrier.refusal();
-    const { actor, renew } = outcome.user;
-    if (renew && options.maintainCookie !== false) {
-      const fresh = renew();
-      writeCookies(response, this.cookies.forSession(fresh, request.secure));
-      actor.tokenExpiresAt = fresh.expiresAt;
-    }
-    return actor;
+    const outcome = authenticateNow<ResolvedCredential>(link.strategy, request, response);
+    const accept = (ended: StrategyOutcome<ResolvedCredential>): Actor => {
+      if (ended.kind !== 'success') throw link.carrier.refusal();
+      const { actor, renew } = ended.user;
+      if (renew && options.maintainCookie !== false) {
+        const fresh = renew();
+        writeCookies(response, this.cookies.forSession(fresh, request.secure));
+        actor.tokenExpiresAt = fresh.expiresAt;
+      }
+      return actor;
+    };
+    return outcome instanceof Promise ? outcome.then(accept) : accept(outcome);
   }
 }

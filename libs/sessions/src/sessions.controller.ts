@@ -1,7 +1,17 @@
 import { Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Actor, Authenticated, Client, ClientContext, clientContextOf, CurrentActor, GuidParam, Permission, Public } from '@app/common';
+import {
+  Actor,
+  Authenticated,
+  Client,
+  ClientContext,
+  clientContextOf,
+  CurrentActor,
+  GuidParam,
+  Permission,
+  Public,
+} from '@app/common';
 import { ApiKeyValidator, presentedCredential, SessionCookies, writeCookies } from '@app/auth';
 import { LogoutOutcome } from '@app/audit';
 import { LoggedOutDto } from './dto/sessions.dto';
@@ -42,7 +52,8 @@ export class LogoutController {
     writeCookies(response, this.cookies.cleared(request.secure));
     response.setHeader('Cache-Control', 'no-store');
     const outcome = await this.logouts.logout(presentedCredential(request), clientContextOf(request));
-    if (outcome === LogoutOutcome.RevocationFailed) response.setHeader(LOGOUT_WARNING_HEADER, REVOCATION_FAILED);
+    if (outcome === LogoutOutcome.RevocationFailed)
+      response.setHeader(LOGOUT_WARNING_HEADER, REVOCATION_FAILED);
     return { loggedOut: true };
   }
 }
@@ -93,7 +104,7 @@ export class StreamController {
     const key = request.headers['x-api-key'];
     const recheck =
       actor.credential === 'api-key' && typeof key === 'string'
-        ? () => this.apiKeys.validate(key).then(() => true)
+        ? async () => (this.apiKeys.validate(key), true)
         : undefined;
     if (request.socket.destroyed) return; // the client left while the guard was reading the database
     response.status(200);

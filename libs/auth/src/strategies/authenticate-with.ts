@@ -30,20 +30,56 @@ export type StrategyOutcome<U> =
 export function authenticateWith<U>(
   strategy: Strategy,
   request: object,
-  _response: object,
+  response: object,
 ): Promise<StrategyOutcome<U>> {
+  try {
+    return Promise.resolve(authenticateNow<U>(strategy, request, response));
+  } catch (err) {
+    return Promise.reject(asError(err));
+  }
+}
+
+/**
+ * authenticateWith, without a Promise when the strategy ends in the call itself (the API key: an in-memory
+ * check): then its outcome is returned, or its error thrown, at once; a strategy that ends later (a database
+ * read, a provider) gives a Promise as before. The guard of every request uses this: each Promise it does
+ * not create is a turn of the microtask queue the request does not wait for (docs/performance.md).
+ */
+export function authenticateNow<U>(
+  strategy: Strategy,
+  request: object,
+  _response: object,
+): StrategyOutcome<U> | Promise<StrategyOutcome<U>> {
+  let ended: { outcome: StrategyOutcome<U> } | { error: Error } | undefined;
+  let later: { resolve: (outcome: StrategyOutcome<U>) => void; reject: (err: Error) => void } | undefined;
+  const end = (how: { outcome: StrategyOutcome<U> } | { error: Error }) => {
+    if (ended) return; // the first action counts, as with a Promise
+    ended = how;
+    if (!later) return;
+    if ('error' in how) later.reject(how.error);
+    else later.resolve(how.outcome);
+  };
+  const run = Object.create(strategy) as Strategy & Record<string, unknown>;
+  run.success = (user: unknown) =>
+    end({
+      outcome: user
+        ? { kind: 'success', user: user as U }
+        : { kind: 'fail', challenge: undefined, status: undefined },
+    });
+  run.fail = (challenge: unknown, status?: number) => end({ outcome: { kind: 'fail', challenge, status } });
+  run.error = (err: unknown) => end({ error: asError(err) });
+  run.pass = () => end({ outcome: { kind: 'pass' } });
+  run.redirect = () => end({ outcome: { kind: 'pass' } });
+  try {
+    run.authenticate(request as never, {});
+  } catch (err) {
+    end({ error: asError(err) });
+  }
+  if (ended) {
+    if ('error' in ended) throw ended.error;
+    return ended.outcome;
+  }
   return new Promise((resolve, reject) => {
-    const run = Object.create(strategy) as Strategy & Record<string, unknown>;
-    run.success = (user: unknown) =>
-      resolve(user ? { kind: 'success', user: user as U } : { kind: 'fail', challenge: undefined, status: undefined });
-    run.fail = (challenge: unknown, status?: number) => resolve({ kind: 'fail', challenge, status });
-    run.error = (err: unknown) => reject(asError(err));
-    run.pass = () => resolve({ kind: 'pass' });
-    run.redirect = () => resolve({ kind: 'pass' });
-    try {
-      run.authenticate(request as never, {});
-    } catch (err) {
-      reject(asError(err));
-    }
+    later = { resolve, reject };
   });
 }
