@@ -7,8 +7,8 @@
  * Alternating runs, medians printed; nothing is asserted.
  */
 import { spawn } from 'node:child_process';
-import pino from 'pino';
 import {
+  batchedStdout,
   lineBatcher,
   LOG_FLUSH_MILLISECONDS,
   REQUEST_LINE_BATCH,
@@ -28,14 +28,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 /** The child: TURNS loop turns of PER_TURN lines each, written the given way; prints µs of CPU per line. */
 function writeLines(way: Way): void {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => {
-    try {
-      destination.flush();
-    } catch {
-      // not ready yet
-    }
-  }, LOG_FLUSH_MILLISECONDS).unref();
+  const destination = batchedStdout(); // the service's own destination of its lines
   const write =
     way === 'no write'
       ? (text: string) => void (text.length < 0 && destination.write(text))

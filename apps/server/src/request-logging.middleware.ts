@@ -40,7 +40,7 @@ export const LOG_FLUSH_MILLISECONDS = 250;
  * the process exits (a normal exit, a signal handled by the shutdown, an uncaught error); only a killed
  * process (SIGKILL) can lose the last LOG_FLUSH_MILLISECONDS of lines.
  */
-function batchedStdout(): DestinationStream {
+export function batchedStdout(): DestinationStream {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   setInterval(() => {
     try {
