@@ -100,9 +100,9 @@ export const REQUEST_LINE_BATCH = 16_000;
  * pending buffer on every write (Buffer.byteLength, so a flatten and a copy of up to 16 KiB), and each of its
  * writes to a file or pipe is a round trip through libuv's thread pool.
  * - `batch` > 0: the lines wait until `batch` characters are pending, or LOG_FLUSH_MILLISECONDS after the first
- *   of them (then the destination is asked to write at once): one write for about 80 lines under load, a line
- *   at most LOG_FLUSH_MILLISECONDS late when the service is quiet. (docs/performance.md: about 2.4 µs of CPU
- *   a line with a write per loop turn, 1.3 with these batches.)
+ *   of them (then the destination is asked to write at once): one write for about 70 lines under load, a line
+ *   at most LOG_FLUSH_MILLISECONDS late when the service is quiet. (`npm run bench:request-lines`: writing a
+ *   line cost about 3.0 µs of CPU with a write per loop turn, 1.1–1.2 µs with these batches.)
  * - `batch` 0: the lines of one event-loop turn, in one write at the end of the turn (setImmediate): for a
  *   terminal, where a person reads them as they come.
  * The application's own lines may come before the request lines written around them (each line carries its
