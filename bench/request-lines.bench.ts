@@ -1,18 +1,21 @@
 /*
  * npm run bench:request-lines — what a request line costs on its way to stdout, in a process of its own
  * writing into a pipe that this process drains (as a log collector would): server CPU (all threads) per line,
- * for the same lines (built by requestLineText, two a loop turn, as under load) handed to pino's asynchronous
- * destination one write per line, one write per loop turn (lineBatcher, batch 0), and in batches of
- * REQUEST_LINE_BATCH characters (lineBatcher, as the service does). A run with no write at all is the floor.
- * Alternating runs, medians printed; nothing is asserted.
+ * for the same lines (built by requestLineText, two a loop turn, as under load) handed to the service's destination
+ * (stdoutDestination: pino's, synchronous) one write per line, one write per loop turn (lineBatcher, batch 0), and
+ * in batches of REQUEST_LINE_BATCH characters (lineBatcher, as the service does); and, for comparison, the same
+ * batches into pino's asynchronous destination (4 KiB minimum writes through libuv's thread pool), which the
+ * service used before (its in-flight write could land after the lines written at exit). A run with no write at all
+ * is the floor. Alternating runs, medians printed; nothing is asserted.
  */
 import { spawn } from 'node:child_process';
+import pino from 'pino';
 import {
-  batchedStdout,
   lineBatcher,
   LOG_FLUSH_MILLISECONDS,
   REQUEST_LINE_BATCH,
   requestLineText,
+  stdoutDestination,
 } from '../apps/server/src/request-logging.middleware';
 
 const WAYS = [
@@ -20,6 +23,7 @@ const WAYS = [
   'a write per line',
   'a write per loop turn',
   `batches of ${REQUEST_LINE_BATCH}`,
+  'batches, async destination',
 ] as const;
 type Way = (typeof WAYS)[number];
 const TURNS = 100_000;
@@ -28,13 +32,18 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 /** The child: TURNS loop turns of PER_TURN lines each, written the given way; prints µs of CPU per line. */
 function writeLines(way: Way): void {
-  const destination = batchedStdout(); // the service's own destination of its lines
+  const destination =
+    way === 'batches, async destination'
+      ? pino.destination({ dest: 1, sync: false, minLength: 4096 })
+      : stdoutDestination(); // the service's own destination of its lines
   const write =
     way === 'no write'
       ? (text: string) => void (text.length < 0 && destination.write(text))
       : way === 'a write per line'
         ? (text: string) => void destination.write(text)
         : lineBatcher(destination, way === 'a write per loop turn' ? 0 : REQUEST_LINE_BATCH);
+  if (way === 'batches, async destination')
+    setInterval(() => (destination as { flush?: () => void }).flush?.(), LOG_FLUSH_MILLISECONDS).unref();
   const bindings = `,"pid":${process.pid},"hostname":"bench-host","instance":"bench"`;
   const started = process.cpuUsage();
   let turn = 0;
@@ -88,7 +97,7 @@ async function main(): Promise<void> {
   for (const way of WAYS) {
     const m = median(runs.get(way)!);
     process.stdout.write(
-      `  ${way.padEnd(24)}${m.toFixed(2).padStart(7)}${way === 'no write' ? '   (building the lines)' : `   writing: ${(m - floor).toFixed(2)}`}   runs ${runs
+      `  ${way.padEnd(28)}${m.toFixed(2).padStart(7)}${way === 'no write' ? '   (building the lines)' : `   writing: ${(m - floor).toFixed(2)}`}   runs ${runs
         .get(way)!
         .map((v) => v.toFixed(2))
         .join(' ')}\n`,

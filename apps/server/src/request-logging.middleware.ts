@@ -2,7 +2,6 @@ import type { Request, Response } from 'express';
 import type { Params } from 'nestjs-pino';
 import pino, { DestinationStream, Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
-import { writeSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -30,56 +29,18 @@ interface Destinations {
   bindings: string;
 }
 
-/** Longest time a written line waits in the buffer before it reaches stdout. */
+/** Longest time a request line waits in its batch before it is written (on a quiet service). */
 export const LOG_FLUSH_MILLISECONDS = 250;
 
 /**
- * JSON lines to stdout, written asynchronously in batches of at least 4 KiB or every LOG_FLUSH_MILLISECONDS,
- * whichever comes first: one write for many lines instead of one per line (a write per line cost about a
- * tenth of the CPU of a cheap request). pino's destination writes out what is pending, synchronously, when
- * the process exits (a normal exit, a signal handled by the shutdown, an uncaught error); only a killed
- * process (SIGKILL) can lose the last LOG_FLUSH_MILLISECONDS of lines.
+ * JSON lines to stdout through pino's own destination, synchronously (pino's default): each write is one
+ * `write(2)` before it returns, so nothing is ever in flight when the process exits and lines leave in the order
+ * they were written. The request lines reach it in batches (lineBatcher), so a write carries about 70 lines under
+ * load; the application's own lines are rare. A full pipe (EAGAIN) is retried after a short sleep, as pino does.
+ * Only a killed process (SIGKILL) can lose a batch still being collected (at most LOG_FLUSH_MILLISECONDS old).
  */
-export function batchedStdout(): DestinationStream {
-  const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => {
-    try {
-      destination.flush();
-    } catch {
-      // not ready yet, or already ended: the next tick or the exit writes it out
-    }
-  }, LOG_FLUSH_MILLISECONDS).unref();
-  return destination;
-}
-
-/**
- * At exit: what pino's asynchronous destination holds, then `text` after it, both synchronously. `text` is never
- * handed to the destination's write there: a batch of 4 KiB or more would start an asynchronous write that the
- * exiting process never completes (sonic-boom's flushSync leaves a write in flight alone).
- */
-function writeOnExit(stream: DestinationStream, text: string): void {
-  const destination = stream as { flushSync?: () => void; fd?: number };
-  try {
-    destination.flushSync?.();
-  } catch {
-    // nothing open to flush into, or a write still in flight: what follows is written anyway
-  }
-  if (!text) return;
-  if (!destination.flushSync || typeof destination.fd !== 'number' || destination.fd < 0) {
-    stream.write(text); // a synchronous stream (the terminal's)
-    return;
-  }
-  const bytes = Buffer.from(text);
-  let busy = 0;
-  for (let offset = 0; offset < bytes.length;) {
-    try {
-      offset += writeSync(destination.fd, bytes, offset);
-    } catch (err) {
-      // a full pipe (EAGAIN): the reader gets up to a second, in 10 ms waits, before the rest is given up
-      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || ++busy > 100) return;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-    }
-  }
+export function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: true });
 }
 
 /** What every line batcher still holds, written out when the process exits (the exit listener: once). */
@@ -90,24 +51,22 @@ function writePendingBatches(): void {
 }
 
 /**
- * Characters of request lines a batcher collects before it hands them to pino's asynchronous destination in one
- * write: just under sonic-boom's largest write (16 KiB), so a batch leaves in one write of the thread pool.
+ * Characters of request lines a batcher collects before it hands them to the destination in one write: just under
+ * sonic-boom's largest write (16 KiB), so a batch leaves in one `write(2)`.
  */
 export const REQUEST_LINE_BATCH = 16_000;
 
 /**
- * Request lines handed to `stream` in batches, never one write per line: pino's destination measures its whole
- * pending buffer on every write (Buffer.byteLength, so a flatten and a copy of up to 16 KiB), and each of its
- * writes to a file or pipe is a round trip through libuv's thread pool.
+ * Request lines handed to `stream` in batches, never one write per line: each write is a system call, and pino's
+ * destination measures what it is given (Buffer.byteLength) on every write.
  * - `batch` > 0: the lines wait until `batch` characters are pending, or LOG_FLUSH_MILLISECONDS after the first
- *   of them (then the destination is asked to write at once): one write for about 70 lines under load, a line
- *   at most LOG_FLUSH_MILLISECONDS late when the service is quiet. (`npm run bench:request-lines`: writing a
- *   line cost about 3.0 µs of CPU with a write per loop turn, 1.1–1.2 µs with these batches.)
+ *   of them: one write for about 70 lines under load, a line at most LOG_FLUSH_MILLISECONDS late when the service
+ *   is quiet. (`npm run bench:request-lines` prints what a line costs each way.)
  * - `batch` 0: the lines of one event-loop turn, in one write at the end of the turn (setImmediate): for a
  *   terminal, where a person reads them as they come.
  * The application's own lines may come before the request lines written around them (each line carries its
- * time). On exit whatever a batch holds is written and, for pino's asynchronous destination, flushed
- * synchronously (pino's own exit flush may have run first).
+ * time). When the process exits (normally, on a handled signal, on an uncaught error) what a batch holds is
+ * written before it ends; with a synchronous destination it leaves after every line written earlier.
  */
 export function lineBatcher(stream: DestinationStream, batch = 0): (text: string) => void {
   let pending = '';
@@ -121,19 +80,9 @@ export function lineBatcher(stream: DestinationStream, batch = 0): (text: string
   const late = () => {
     timer = undefined;
     flush();
-    try {
-      (stream as { flush?: () => void }).flush?.();
-    } catch {
-      // not ready yet, or already ended: the destination's own flush or the exit writes it out
-    }
-  };
-  const flushOnExit = () => {
-    const text = pending;
-    pending = '';
-    writeOnExit(stream, text);
   };
   if (pendingBatches.size === 0) process.on('exit', writePendingBatches);
-  pendingBatches.add(flushOnExit);
+  pendingBatches.add(flush);
   if (batch <= 0)
     return (text) => {
       if (!pending) setImmediate(flush);
@@ -153,7 +102,7 @@ function destinationOf(settings: Settings): Destinations {
   let d = destinations.get(settings);
   if (!d) {
     const terminal = terminalLogStream();
-    const stream = terminal ?? batchedStdout();
+    const stream = terminal ?? stdoutDestination();
     // once, for every line (pid and hostname are pino's defaults, kept)
     const base = { pid: process.pid, hostname: hostname(), instance: settings.InstanceName };
     d = {

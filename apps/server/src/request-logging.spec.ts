@@ -62,16 +62,15 @@ describe('requestLineText', () => {
 
 describe('lineBatcher', () => {
   const root = join(__dirname, '..', '..', '..');
-  /** A child that hands `count` lines to a batcher (`batch`) over pino's asynchronous destination, then `ending`. */
+  /** A child that hands `count` lines to a batcher (`batch`) over the service's own destination, then `ending`. */
   const child = (count: number, batch: number, ending: string): [string, string[]] => [
     process.execPath,
     [
       '-r',
       join(root, 'scripts', 'ts-register.js'),
       '-e',
-      `const pino = require('pino');
-       const { lineBatcher } = require('./apps/server/src/request-logging.middleware');
-       const write = lineBatcher(pino.destination({ dest: 1, sync: false, minLength: 4096 }), ${batch});
+      `const { lineBatcher, stdoutDestination } = require('./apps/server/src/request-logging.middleware');
+       const write = lineBatcher(stdoutDestination(), ${batch});
        for (let i = 0; i < ${count}; i++) write('{"line":' + i + '}\\n');
        ${ending}`,
     ],
