@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
 import { startTestApp, TestApp } from '../support/test-app';
 import { startPostgresServer, PostgresServer } from '../support/postgres-server';
 import { createUser } from '../factories/identity.factory';
@@ -49,5 +50,43 @@ describe('the database cannot answer', () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
     expect(status).toBe(200);
+  });
+});
+
+/**
+ * SQLite answers the session read at once, so a bearer request is judged within the guard's own turn; a database
+ * that cannot answer there must still refuse it (a thrown error, not a rejection), and the service must read again
+ * once the database is back (a new connection, the statement prepared on it).
+ */
+describe('the embedded database cannot answer', () => {
+  let t: TestApp;
+  let s: SignedIn;
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    const u = await createUser(t.app);
+    s = await signIn(t.url, u.name, u.password);
+  });
+  afterAll(() => t.close());
+
+  it('refuses bearer and cookie requests with a 503 problem, and recovers when it is back', async () => {
+    // twice: the second request finds its token's signature remembered and is answered in the guard's turn
+    for (let i = 0; i < 2; i++)
+      await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
+    const dataSource = t.app.get(DataSource);
+    await dataSource.destroy();
+    try {
+      for (const r of [
+        request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`),
+        request(t.url).get(SESSION).set('Cookie', s.cookie),
+      ]) {
+        const res = await r;
+        expect(res.status).toBe(503);
+        expect(res.body).toMatchObject({ status: 503, type: 'urn:problem-type:service-unavailable' });
+        expect(JSON.stringify(res.body)).not.toMatch(/sqlite|SELECT|initialized/i);
+      }
+    } finally {
+      await dataSource.initialize();
+    }
+    await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
   });
 });

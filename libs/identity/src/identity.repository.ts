@@ -5,11 +5,11 @@ import { isPermission, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import {
   findInChunks,
-  preparedRead,
+  preparedReadNow,
   providerOf,
   rawBoolean,
   rawInstant,
-  type PreparedRead,
+  type PreparedReadNow,
 } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
@@ -69,6 +69,35 @@ function permissionSetOf(value: unknown): ReadonlySet<Permission> {
     permissionSets.set(list, set);
   }
   return set;
+}
+
+/** The session check's row (sessionUserSql's columns, in order), or null when there is none. */
+function sessionUserOf(rows: unknown[][]): SessionUserRow | null {
+  if (!rows.length) return null;
+  const [
+    id,
+    guid,
+    name,
+    tenantId,
+    tenantGuid,
+    landlord,
+    active,
+    passwordLocked,
+    tokensValidFrom,
+    permissionIds,
+  ] = rows[0];
+  return {
+    id: Number(id),
+    guid: String(guid),
+    name: String(name),
+    tenantId: Number(tenantId),
+    tenantGuid: String(tenantGuid),
+    landlord: rawBoolean(landlord),
+    active: rawBoolean(active),
+    passwordLocked: rawBoolean(passwordLocked),
+    tokensValidFrom: rawInstant(tokensValidFrom),
+    permissions: permissionSetOf(permissionIds),
+  };
 }
 
 export interface SessionUserRow {
@@ -154,7 +183,7 @@ export class IdentityRepository {
   ) {}
 
   /** The statement of findSessionUser, prepared once (the read of every authenticated JWT request). */
-  private sessionUserRead?: PreparedRead;
+  private sessionUserRead?: PreparedReadNow;
 
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager: EntityManager) =>
@@ -496,40 +525,16 @@ export class IdentityRepository {
   /**
    * The session check of EVERY authenticated JWT request, so it is one prepared, parameterised statement (user,
    * tenant and the role's permissions in one row: sessionUserSql) instead of several ORM queries. Deleted users and
-   * users of deleted tenants give no rows.
+   * users of deleted tenants give no rows. On SQLite it answers at once (or throws), elsewhere with a Promise.
    */
-  async findSessionUser(userGuid: string): Promise<SessionUserRow | null> {
-    this.sessionUserRead ??= preparedRead(
+  findSessionUser(userGuid: string): SessionUserRow | null | Promise<SessionUserRow | null> {
+    this.sessionUserRead ??= preparedReadNow(
       this.dataSource,
       'session-user',
       sessionUserSql(providerOf(this.dataSource.options.type)),
       SESSION_USER_COLUMNS,
     );
-    const rows = await this.sessionUserRead({ userGuid });
-    if (!rows.length) return null;
-    const [
-      id,
-      guid,
-      name,
-      tenantId,
-      tenantGuid,
-      landlord,
-      active,
-      passwordLocked,
-      tokensValidFrom,
-      permissionIds,
-    ] = rows[0];
-    return {
-      id: Number(id),
-      guid: String(guid),
-      name: String(name),
-      tenantId: Number(tenantId),
-      tenantGuid: String(tenantGuid),
-      landlord: rawBoolean(landlord),
-      active: rawBoolean(active),
-      passwordLocked: rawBoolean(passwordLocked),
-      tokensValidFrom: rawInstant(tokensValidFrom),
-      permissions: permissionSetOf(permissionIds),
-    };
+    const rows = this.sessionUserRead({ userGuid });
+    return rows instanceof Promise ? rows.then(sessionUserOf) : sessionUserOf(rows);
   }
 }

@@ -2,12 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } from 'passport-jwt';
 import type { Actor, CredentialKind, HttpRequestLike } from '@app/common';
+import type { SessionUser } from '@app/identity';
 import { Clock } from '@app/common';
 import { AuthProblems } from '../auth-problems';
 import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
-import { IssuedToken, SessionTokens } from '../session-tokens';
+import { IssuedToken, type SessionClaims, SessionTokens } from '../session-tokens';
 import { SessionUserReader } from '../session-user-reader';
+import { asError } from './authenticate-with';
 import {
   BEARER_JWT_STRATEGY,
   bearerTokenOf,
@@ -42,7 +44,8 @@ function sessionJwtOptions(
 /**
  * What the bearer and the cookie strategy both do once the signature is good: the claims (expiry, absolute
  * lifetime), then the user from the database on EVERY request (TokensValidFrom, state, permissions; the
- * single-flight rule of SessionUserReader). A database that cannot answer throws (503), never a pass.
+ * single-flight rule of SessionUserReader). A database that cannot answer throws (503), never a pass. The actor
+ * comes at once when the database answered at once (SQLite), else as a Promise.
  */
 @Injectable()
 export class SessionJwtValidation {
@@ -51,28 +54,34 @@ export class SessionJwtValidation {
     private readonly users: SessionUserReader,
   ) {}
 
-  async actorOf(payload: unknown, credential: CredentialKind): Promise<Actor> {
+  actorOf(payload: unknown, credential: CredentialKind): Actor | Promise<Actor> {
     // validate runs in the same tick as the guard that started the strategy: this is the request's arrival.
     const arrivedAt = this.users.arrival();
     const claims = this.tokens.claimsOf(payload);
     if (!claims) throw AuthProblems.invalidSession();
-    const user = await this.users.read(claims.sub, arrivedAt);
-    if (!user || !user.active || user.passwordLocked) throw AuthProblems.invalidSession();
-    if (user.tokensValidFrom !== null && claims.sst < user.tokensValidFrom)
-      throw AuthProblems.invalidSession();
-    return {
-      userId: user.id,
-      userGuid: user.guid,
-      userName: user.name,
-      tenantId: user.tenantId,
-      tenantGuid: user.tenantGuid,
-      landlord: user.landlord,
-      permissions: user.permissions,
-      credential,
-      sessionStartedAt: claims.sst,
-      tokenExpiresAt: claims.exp * 1000,
-    };
+    const user = this.users.read(claims.sub, arrivedAt);
+    return user instanceof Promise
+      ? user.then((u) => actorFrom(u, claims, credential))
+      : actorFrom(user, claims, credential);
   }
+}
+
+/** The actor of a session whose claims are good, once its user is read; the session's end is a problem. */
+function actorFrom(user: SessionUser | null, claims: SessionClaims, credential: CredentialKind): Actor {
+  if (!user || !user.active || user.passwordLocked) throw AuthProblems.invalidSession();
+  if (user.tokensValidFrom !== null && claims.sst < user.tokensValidFrom) throw AuthProblems.invalidSession();
+  return {
+    userId: user.id,
+    userGuid: user.guid,
+    userName: user.name,
+    tenantId: user.tenantId,
+    tenantGuid: user.tenantGuid,
+    landlord: user.landlord,
+    permissions: user.permissions,
+    credential,
+    sessionStartedAt: claims.sst,
+    tokenExpiresAt: claims.exp * 1000,
+  };
 }
 
 /**
@@ -99,11 +108,21 @@ export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_
       super.authenticate(request as never, options);
       return;
     }
-    // as passport-jwt ends its own verify callback: a problem is an error, a credential a success
-    this.accept(payload).then(
-      (credential) => this.success(credential),
-      (err: unknown) => this.error(err as Error),
-    );
+    // as passport-jwt ends its own verify callback: a problem is an error, a credential a success; within this
+    // call when the user was read at once (SQLite), so the guard admits the request in its own turn
+    let credential: ResolvedCredential | Promise<ResolvedCredential>;
+    try {
+      credential = this.accept(payload);
+    } catch (err) {
+      this.error(asError(err));
+      return;
+    }
+    if (credential instanceof Promise)
+      credential.then(
+        (c) => this.success(c),
+        (err: unknown) => this.error(asError(err)),
+      );
+    else this.success(credential);
   }
 
   /** passport-jwt's verify callback: the signature was good. */
@@ -113,8 +132,9 @@ export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_
     return this.accept(payload);
   }
 
-  private async accept(payload: unknown): Promise<ResolvedCredential> {
-    return { actor: await this.sessions.actorOf(payload, 'bearer') };
+  private accept(payload: unknown): ResolvedCredential | Promise<ResolvedCredential> {
+    const actor = this.sessions.actorOf(payload, 'bearer');
+    return actor instanceof Promise ? actor.then((a) => ({ actor: a })) : { actor };
   }
 }
 
