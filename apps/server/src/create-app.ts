@@ -2,23 +2,16 @@ import { ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
-import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
 import {
-  bodyParserProblem,
   contentSecurityPolicy,
   EXPLORER_CSP_DIRECTIVES,
-  isForm,
-  isJson,
   Lifecycle,
-  markSuspectBody,
-  ProblemException,
   ProblemFilter,
   RequestInputGuard,
   parseCookiesOnRead,
-  scanJsonBody,
   securityHeaderWriter,
   validationProblem,
 } from '@app/common';
@@ -28,19 +21,12 @@ import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
 import { ServiceExpressAdapter } from './express-adapter';
 import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
-
-/** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
-export const BODY_LIMIT = '1mb';
-export const FORM_BODY_LIMIT = '64kb';
+import { bodyParsers } from './body-parsers.middleware';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
 function isLogout(req: Request): boolean {
   return req.method === 'POST' && LOGOUT_PATH.test(req.path);
-}
-
-function jsonCharsetProblem(): ProblemException {
-  return new ProblemException(415, 'Unsupported Media Type', 'A JSON body must be UTF-8 (charset=utf-8).');
 }
 
 /** Options of every Nest application of the service (NestFactory, or a testing module in a benchmark). */
@@ -121,35 +107,6 @@ export function useHttpMiddleware(
     if (isLogout(req)) next();
     else parseBody(req, res, next);
   });
-}
-
-/**
- * JSON, then form bodies. Our own parsers, so their errors become problems with our wording before Nest
- * rewraps them. The JSON body's raw bytes are scanned once before parsing (issue 14): nesting deeper than
- * MAX_JSON_DEPTH and bytes that are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the
- * request, and RequestInputGuard names the field once the route is known (after the credential guard). A request
- * without a body passes both untouched (body-parser's own check).
- */
-function bodyParsers(): (req: Request, res: Response, next: NextFunction) => void {
-  const jsonParser = json({
-    type: (req) => isJson(req as Request),
-    limit: BODY_LIMIT,
-    verify: (req: Request, _res: Response, body: Buffer, encoding: string) => {
-      // RFC 8259 8.1: JSON exchanged between systems is UTF-8 (body-parser would also take UTF-16 and 32).
-      if (!/^utf-?8$/i.test(encoding)) throw jsonCharsetProblem();
-      if (scanJsonBody(body)) markSuspectBody(req);
-    },
-  });
-  const formParser = urlencoded({
-    type: (req) => isForm(req as Request),
-    limit: FORM_BODY_LIMIT,
-    extended: false,
-  });
-  const problemOf = (err: unknown) => (err ? (bodyParserProblem(err, true) ?? err) : undefined);
-  return (req, res, next) =>
-    jsonParser(req, res, (err?: unknown) =>
-      err ? next(problemOf(err)) : formParser(req, res, (formErr?: unknown) => next(problemOf(formErr))),
-    );
 }
 
 /**
