@@ -48,8 +48,8 @@ const FIRST_NON_WHITESPACE = /^[ \t\n\r]*([^ \t\n\r]|$)/;
 /**
  * The common JSON body read directly, with body-parser's outcome: `application/json` (or with `charset=utf-8`),
  * a Content-Length of at most `limit`, no Content-Encoding or Transfer-Encoding, a request stream no one has read.
- * Answers whether it took the request; every other request goes to body-parser, as before, so compressed, chunked, oversized and other
- * charsets are answered exactly as they were. Here the bytes are collected as they come, checked by verifyJson,
+ * Answers whether it took the request; every other request goes to body-parser, as before, so compressed,
+ * chunked, oversized and other charsets are answered exactly as they were. Here the bytes are collected as they come, checked by verifyJson,
  * decoded as UTF-8 with a leading BOM dropped (iconv-lite's decode, which body-parser uses, drops it), held to
  * body-parser's strict rule (an object or an array), and parsed; a failure is reported with body-parser's error
  * type and status, and the caller turns both kinds into the same problems. Why: body-parser's read (type-is, the
@@ -61,20 +61,19 @@ function directJson(limit: number): (req: Request, done: (err?: unknown) => void
     const headers = req.headers;
     const type = headers['content-type'];
     const declared = headers['content-length'];
+    const length = declared !== undefined && CONTENT_LENGTH.test(declared) ? Number(declared) : 0;
     if (
       type === undefined ||
-      declared === undefined ||
+      length === 0 ||
+      length > limit ||
       headers['transfer-encoding'] !== undefined ||
       headers['content-encoding'] !== undefined ||
-      !CONTENT_LENGTH.test(declared) ||
-      Number(declared) > limit ||
       !PLAIN_JSON.has(type.toLowerCase()) ||
       req.readableFlowing !== null ||
       req.readableEnded ||
       req.destroyed
     )
       return false;
-    const length = Number(declared);
     if (!('body' in req)) (req as { body?: unknown }).body = undefined;
     const chunks: Buffer[] = [];
     let received = 0;

@@ -2,7 +2,15 @@ import { CanActivate, ExecutionContext, Inject, Injectable, OnModuleInit } from 
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Strategy } from 'passport-strategy';
-import { Actor, perRoute, Problems, RequestWithActor, ROUTE_ACCESS, RouteAccess } from '@app/common';
+import {
+  Actor,
+  nowOrLater,
+  perRoute,
+  Problems,
+  RequestWithActor,
+  ROUTE_ACCESS,
+  RouteAccess,
+} from '@app/common';
 import { authorize } from './authorize';
 import { writeCookies } from './http/session-response';
 import { SessionCookies } from './session-cookies';
@@ -75,7 +83,7 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       authorize(a, access);
       return true;
     };
-    return actor instanceof Promise ? actor.then(admit) : admit(actor);
+    return nowOrLater(actor, admit);
   }
 
   /**
@@ -102,6 +110,6 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       }
       return actor;
     };
-    return outcome instanceof Promise ? outcome.then(accept) : accept(outcome);
+    return nowOrLater(outcome, accept);
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
-import { isPermission, type Permission } from '@app/common';
+import { isPermission, nowOrLater, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import {
   findInChunks,
@@ -534,7 +534,6 @@ export class IdentityRepository {
       sessionUserSql(providerOf(this.dataSource.options.type)),
       SESSION_USER_COLUMNS,
     );
-    const rows = this.sessionUserRead({ userGuid });
-    return rows instanceof Promise ? rows.then(sessionUserOf) : sessionUserOf(rows);
+    return nowOrLater(this.sessionUserRead({ userGuid }), sessionUserOf);
   }
 }

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } from 'passport-jwt';
 import type { Actor, CredentialKind, HttpRequestLike } from '@app/common';
 import type { SessionUser } from '@app/identity';
-import { Clock } from '@app/common';
+import { Clock, nowOrLater } from '@app/common';
 import { AuthProblems } from '../auth-problems';
 import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
@@ -59,10 +59,7 @@ export class SessionJwtValidation {
     const arrivedAt = this.users.arrival();
     const claims = this.tokens.claimsOf(payload);
     if (!claims) throw AuthProblems.invalidSession();
-    const user = this.users.read(claims.sub, arrivedAt);
-    return user instanceof Promise
-      ? user.then((u) => actorFrom(u, claims, credential))
-      : actorFrom(user, claims, credential);
+    return nowOrLater(this.users.read(claims.sub, arrivedAt), (user) => actorFrom(user, claims, credential));
   }
 }
 
@@ -133,8 +130,7 @@ export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_
   }
 
   private accept(payload: unknown): ResolvedCredential | Promise<ResolvedCredential> {
-    const actor = this.sessions.actorOf(payload, 'bearer');
-    return actor instanceof Promise ? actor.then((a) => ({ actor: a })) : { actor };
+    return nowOrLater(this.sessions.actorOf(payload, 'bearer'), (actor) => ({ actor }));
   }
 }
 
