@@ -38,8 +38,9 @@ export default tseslint.config(
   {
     // HTTP stays at the edge (docs/STYLE "Services and controllers", issue 18): Express objects only in
     // controllers, guards, filters and middleware, the one response helper that writes cookie instructions,
-    // and the app's composition (create-app installs the middleware). Services, recorders and strategies
-    // take plain inputs (ClientContext, HttpRequestLike).
+    // the app's composition (create-app installs the middleware) and its HTTP adapter (express-adapter writes
+    // handlers' JSON answers). Services, recorders and strategies take plain inputs (ClientContext,
+    // HttpRequestLike).
     files: ['libs/**/*.ts', 'apps/server/**/*.ts'],
     ignores: [
       '**/*.controller.ts',
@@ -49,6 +50,7 @@ export default tseslint.config(
       '**/*.spec.ts',
       'libs/auth/src/http/session-response.ts',
       'apps/server/src/create-app.ts',
+      'apps/server/src/express-adapter.ts',
     ],
     rules: {
       'no-restricted-imports': [

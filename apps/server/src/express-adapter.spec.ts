@@ -1,5 +1,8 @@
-import express from 'express';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { StreamableFile } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import express, { type Response } from 'express';
+import fc from 'fast-check';
+import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp } from '../../../test/support/test-app';
 import { bornWith, expressServer, ServiceExpressAdapter } from './express-adapter';
@@ -86,5 +89,163 @@ describe('the service on ServiceExpressAdapter', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+/** One answer as it went over the wire: status, every header but Date in order and case, the body's bytes. */
+function rawAnswer(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: string[]; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const raw: string[] = [];
+        for (let i = 0; i < res.rawHeaders.length; i += 2)
+          if (res.rawHeaders[i].toLowerCase() !== 'date')
+            raw.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: raw,
+          body: Buffer.concat(chunks).toString('latin1'),
+        });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe("ServiceExpressAdapter's JSON answers", () => {
+  /** What a handler hands Nest's reply, and the response as it finds it. */
+  interface Case {
+    body: unknown;
+    /** a body that can be answered once only, made anew for each server */
+    make?: () => unknown;
+    status?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    /** headers set on the response before the reply (a handler's or a filter's) */
+    preset?: Record<string, string>;
+    /** an Express setting of the application */
+    setting?: [string, unknown];
+  }
+  const cases: Record<string, Case> = {
+    object: { body: { status: 'ok' } },
+    'array, 201': { body: [1, 'two', null, { three: 3 }], status: 201 },
+    'text beyond ASCII (bytes, not characters)': { body: { name: 'Zoë ✓ \u2028 😀', q: '"quoted"' } },
+    'longer than 1000 characters': { body: { rows: Array.from({ length: 200 }, (_, i) => `row-${i}`) } },
+    'a Date': { body: new Date(Date.UTC(2026, 10, 26)) },
+    'a Map (no own JSON)': { body: new Map([['a', 1]]) },
+    'toJSON giving undefined': { body: { toJSON: () => undefined }, status: 202 },
+    'nested toJSON': { body: { at: { toJSON: () => 'then' }, n: 1 } },
+    '204 with a body': { body: { ignored: true }, status: 204 },
+    '205 with a body': { body: { ignored: true }, status: 205 },
+    '304 with a body': { body: { ignored: true }, status: 304 },
+    HEAD: { body: { status: 'ok' }, method: 'HEAD' },
+    'HEAD, 201': { body: { created: 1 }, method: 'HEAD', status: 201 },
+    'a fresh GET (If-None-Match: *)': { body: { status: 'ok' }, headers: { 'if-none-match': '*' } },
+    'a fresh HEAD': { body: { status: 'ok' }, method: 'HEAD', headers: { 'if-none-match': '*' } },
+    'a POST with If-None-Match: *': {
+      body: { status: 'ok' },
+      method: 'POST',
+      headers: { 'if-none-match': '*' },
+    },
+    'If-None-Match: * with no-cache': {
+      body: { a: 1 },
+      headers: { 'if-none-match': '*', 'cache-control': 'no-cache' },
+    },
+    'If-Modified-Since without Last-Modified': {
+      body: { a: 1 },
+      headers: { 'if-modified-since': 'Wed, 25 Nov 2026 10:00:00 GMT' },
+    },
+    'If-Modified-Since with an older Last-Modified': {
+      body: { a: 1 },
+      headers: { 'if-modified-since': 'Wed, 25 Nov 2026 10:00:00 GMT' },
+      preset: { 'Last-Modified': 'Tue, 24 Nov 2026 10:00:00 GMT' },
+    },
+    'a fresh GET with an error status': { body: { a: 1 }, status: 404, headers: { 'if-none-match': '*' } },
+    'a Content-Length already set': { body: { a: 1 }, preset: { 'Content-Length': '99' } },
+    '204 with a Content-Length set': { body: { a: 1 }, status: 204, preset: { 'Content-Length': '7' } },
+    '304 with a Content-Length set': { body: { a: 1 }, status: 304, preset: { 'Content-Length': '7' } },
+    'a problem (its media type set)': {
+      body: { type: 'about:blank', status: 400 },
+      status: 400,
+      preset: { 'Content-Type': 'application/problem+json' },
+    },
+    'Transfer-Encoding set': { body: { a: 1 }, preset: { 'Transfer-Encoding': 'chunked' } },
+    'an ETag set': { body: { a: 1 }, preset: { ETag: '"v1"' }, headers: { 'if-none-match': '"v1"' } },
+    'json spaces': { body: { a: [1, 2] }, setting: ['json spaces', 2] },
+    'json escape': { body: { html: '<b>&</b>' }, setting: ['json escape', true] },
+    'json replacer': {
+      body: { a: 1, secret: 2 },
+      setting: ['json replacer', (k: string, v: unknown) => (k === 'secret' ? undefined : v)],
+    },
+    'etag on': { body: { a: 1 }, setting: ['etag', 'weak'] },
+    'a string': { body: 'plain text' },
+    'a number': { body: 42 },
+    'a Buffer': { body: Buffer.from('bytes') },
+    'an Error, 500': { body: new Error('boom'), status: 500 },
+    null: { body: null, status: 200 },
+    undefined: { body: undefined, status: 204 },
+    'a StreamableFile': { body: undefined, make: () => new StreamableFile(Buffer.from('file')) },
+  };
+
+  /** An Express application whose one route hands `current` to `adapter.reply`, as Nest's router would. */
+  function serverOf(adapter: ExpressAdapter, current: () => Case): Server {
+    const app = express();
+    app.set('etag', false); // as the service (create-app)
+    app.all('/reply', (_req, res: Response) => {
+      const c = current();
+      for (const [name, value] of Object.entries(c.preset ?? {})) res.setHeader(name, value);
+      void adapter.reply(res, c.make ? c.make() : c.body, c.status);
+    });
+    return createServer(app);
+  }
+
+  let current: Case = { body: null };
+  const ours = serverOf(new ServiceExpressAdapter(), () => current);
+  const nests = serverOf(new ExpressAdapter(), () => current);
+  const urls: string[] = [];
+  beforeAll(async () => {
+    urls.push(await listening(ours), await listening(nests));
+  });
+  afterAll(() => Promise.all([ours, nests].map((s) => new Promise((resolve) => s.close(resolve)))));
+
+  /** The answer of each server to the same case, the application's setting applied to both (and undone). */
+  async function both(c: Case) {
+    current = c;
+    const apps = [ours, nests].map((s) => s.listeners('request')[0] as express.Express);
+    const before = apps.map((a) => (c.setting ? (a.get(c.setting[0]) as unknown) : undefined));
+    if (c.setting) for (const a of apps) a.set(c.setting[0], c.setting[1]);
+    try {
+      const method = c.method ?? 'GET';
+      return await Promise.all(urls.map((u) => rawAnswer(`${u}/reply`, method, c.headers ?? {})));
+    } finally {
+      if (c.setting) apps.forEach((a, i) => a.set(c.setting![0], before[i]));
+    }
+  }
+
+  it.each(Object.entries(cases))('answers %s exactly as Nest on Express does', async (_name, c) => {
+    const [mine, theirs] = await both(c);
+    expect(mine).toEqual(theirs);
+  });
+
+  it('answers 150 generated JSON values exactly as Nest on Express does', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.object(), fc.array(fc.jsonValue())),
+        fc.constantFrom(undefined, 200, 201, 202, 400, 422),
+        fc.constantFrom('GET', 'POST', 'HEAD'),
+        async (body, status, method) => {
+          const [mine, theirs] = await both({ body, status, method });
+          expect(mine).toEqual(theirs);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });

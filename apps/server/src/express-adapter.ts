@@ -1,5 +1,6 @@
-import type { NestApplicationOptions } from '@nestjs/common';
+import { type NestApplicationOptions, StreamableFile } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Response } from 'express';
 import { createServer, IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 
 /**
@@ -54,12 +55,72 @@ export function expressServer(app: ExpressApplication): Server {
 }
 
 /**
- * Nest's Express adapter on expressServer. HTTPS options and forceCloseConnections (neither used by the
- * service) keep Nest's own server.
+ * Whether `body` is an answer `jsonAnswer` writes as Express's `res.json` would: a plain JSON value of a handler
+ * (an object or an array) on a response with no Content-Type or Transfer-Encoding of its own, in an
+ * application with none of Express's JSON or ETag settings. Everything else (strings, files, errors, null, a
+ * problem whose filter chose its media type) is Nest's and Express's own path.
+ */
+function isPlainJsonAnswer(response: Response, body: unknown): body is object {
+  if (typeof body !== 'object' || body === null) return false;
+  if (body instanceof StreamableFile || body instanceof Error) return false;
+  if (
+    response.getHeader('content-type') !== undefined ||
+    response.getHeader('transfer-encoding') !== undefined
+  )
+    return false;
+  const app = response.app;
+  return (
+    !app.get('json replacer') &&
+    !app.get('json spaces') &&
+    !app.get('json escape') &&
+    typeof app.get('etag fn') !== 'function'
+  );
+}
+
+/**
+ * A handler's JSON answer, byte for byte and header for header what `res.json` then `res.send` write in that case
+ * (express-adapter.spec compares the two): the text, `application/json; charset=utf-8`, its length in bytes, a
+ * 304 for a fresh conditional GET (Express's own rule, `req.fresh`), no body or content headers on 204 and 304, an
+ * empty one (typed) on 205. Why: Express reaches the same headers through its generic steps (the media
+ * type looked up by name, then parsed and formatted again to add the charset, each header set through `res.set`),
+ * which cost about a sixth of the CPU of an answer of `GET /api/Live` (docs/decisions.md, Performance).
+ * Returns false, having written nothing, when the value has no JSON text (a toJSON that returns undefined).
+ */
+function jsonAnswer(response: Response, body: object): boolean {
+  const text = JSON.stringify(body) as string | undefined;
+  if (text === undefined) return false;
+  let status = response.statusCode;
+  if (response.req.fresh) response.statusCode = status = 304;
+  if (status === 204 || status === 304) {
+    response.removeHeader('content-length');
+    response.end();
+    return true;
+  }
+  response.setHeader('Content-Type', 'application/json; charset=utf-8');
+  if (status === 205) {
+    response.setHeader('Content-Length', '0');
+    response.end();
+    return true;
+  }
+  response.setHeader('Content-Length', String(Buffer.byteLength(text)));
+  response.end(text, 'utf8'); // node:http sends no body to a HEAD request
+  return true;
+}
+
+/**
+ * Nest's Express adapter on expressServer, writing handlers' plain JSON answers itself (jsonAnswer). HTTPS
+ * options and forceCloseConnections (neither used by the service) keep Nest's own server.
  */
 export class ServiceExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
     this.httpServer = expressServer(this.getInstance<ExpressApplication>());
+  }
+
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    if (!isPlainJsonAnswer(response, body)) return super.reply(response, body, statusCode);
+    if (statusCode) response.status(statusCode);
+    // a value without JSON text: Express's own answer (the status is set already)
+    return jsonAnswer(response, body) ? response : super.reply(response, body);
   }
 }
