@@ -158,11 +158,20 @@ function directJson(limit: number): (req: Request, done: (err?: unknown) => void
   };
 }
 
+/** type-is's hasBody, body-parser's test: a request has a body when it is chunked or has any Content-Length. */
+function hasBody(req: Request): boolean {
+  return (
+    req.headers['transfer-encoding'] !== undefined ||
+    !isNaN(req.headers['content-length'] as unknown as number)
+  );
+}
+
 /**
  * JSON, then form bodies. Our own parsers, so their errors become problems with our wording before Nest rewraps
  * them; every JSON body's raw bytes are checked by verifyJson before parsing. The common JSON body is read
  * directly (directJson), every other one by body-parser; `direct: false` sends every one to body-parser (the
- * tests compare the two). A request without a body passes both untouched (body-parser's own check).
+ * tests compare the two). A request without a body (body-parser's own test, hasBody) passes untouched, here at
+ * once rather than through both of body-parser's parsers.
  */
 export function bodyParsers(options: { direct?: boolean } = {}): Middleware {
   const jsonParser = json({
@@ -183,6 +192,12 @@ export function bodyParsers(options: { direct?: boolean } = {}): Middleware {
   if (options.direct === false) return parsers;
   const direct = directJson(BODY_LIMIT);
   return (req, res, next) => {
+    if (!hasBody(req)) {
+      // what both of body-parser's parsers do with a request that has no body (most of them: every GET)
+      if (!('body' in req)) (req as { body?: unknown }).body = undefined;
+      next();
+      return;
+    }
     if (!direct(req, (err?: unknown) => next(problemOf(err)))) parsers(req, res, next);
   };
 }

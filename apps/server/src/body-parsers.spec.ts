@@ -59,6 +59,22 @@ const plain = (body: Buffer, type = JSON_TYPE): [OutgoingHttpHeaders, Buffer] =>
   body,
 ];
 
+/** One request written as it stands (a head and maybe a body); the answer's status and body. */
+function sendRaw(server: Server, raw: string): Promise<Outcome> {
+  const { port } = server.address() as AddressInfo;
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = connect(port, '127.0.0.1', () => socket.end(raw));
+    socket.setEncoding('latin1');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const [head, body] = answer.split('\r\n\r\n');
+      resolve({ status: Number(head.split(' ')[1]), body: JSON.parse(body) as unknown });
+    });
+  });
+}
+
 describe('bodyParsers: the direct JSON path answers as body-parser does', () => {
   const handledDirect = { count: 0 };
   const handledParser = { count: 0 };
@@ -114,6 +130,33 @@ describe('bodyParsers: the direct JSON path answers as body-parser does', () => 
     ['an empty body', plain(Buffer.alloc(0)), 200],
   ] as [string, [OutgoingHttpHeaders, Buffer], number][])('%s', async (_what, [headers, body], status) => {
     expect((await both(headers, body)).status).toBe(status);
+  });
+
+  it.each([
+    ['a GET', 'GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'],
+    [
+      'a GET with a JSON type',
+      `GET / HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nConnection: close\r\n\r\n`,
+    ],
+    [
+      'a POST without Content-Length',
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nConnection: close\r\n\r\n`,
+    ],
+    [
+      'a DELETE with Content-Length 0',
+      `DELETE / HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+    ],
+    [
+      'a form with Content-Length 0',
+      'POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 0\r\nConnection: close\r\n\r\n',
+    ],
+    [
+      'a chunked POST of nothing',
+      `POST / HTTP/1.1\r\nHost: x\r\nContent-Type: ${JSON_TYPE}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n`,
+    ],
+  ])('%s: the same answer', async (_what, raw) => {
+    const [a, b] = [await sendRaw(direct, raw), await sendRaw(parser, raw)];
+    expect(a).toEqual(b);
   });
 
   it('a body of exactly the limit is read; one byte more is refused as too large', async () => {
