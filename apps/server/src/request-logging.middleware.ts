@@ -154,10 +154,28 @@ const WARN = 40;
 const ERROR = 50;
 
 /**
+ * A character JSON.stringify writes escaped in a string: `"`, `\\`, U+0000–U+001F, and a surrogate (it escapes a
+ * lone one; a paired one goes to JSON.stringify too, which keeps it).
+ */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
+const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** JSON.stringify(text), without its generic serialisation for the common text that has nothing to escape. */
+function jsonString(text: string): string {
+  return ESCAPED_IN_JSON.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** The last line's time and its digits: the lines of one millisecond share them (a time needs a double's
+ * conversion to text). */
+let lastTime = -1;
+let lastTimeText = '';
+
+/**
  * One request line, byte for byte as pino writes `logger.info({ req: { id, method, url }, res: { statusCode },
  * responseTime }, message)` with `bindings` (level, time, the bindings, the object's keys, msg; the test
- * compares the two): built from the few plain values directly, because pino's generic serialisation of the
- * nested objects was most of what a line cost.
+ * compares the two, on named and on generated values): built from the few plain values directly, because pino's
+ * generic serialisation of the nested objects was most of what a line cost. Each text is quoted as
+ * JSON.stringify would, through it only when it holds a character to escape (jsonString).
  */
 export function requestLineText(
   bindings: string,
@@ -166,10 +184,14 @@ export function requestLineText(
   line: { id: string; method: string; url: string; statusCode: number; responseTime: number },
   message: string,
 ): string {
+  if (time !== lastTime) {
+    lastTime = time;
+    lastTimeText = String(time);
+  }
   return (
-    `{"level":${level},"time":${time}${bindings},"req":{"id":${JSON.stringify(line.id)},` +
-    `"method":${JSON.stringify(line.method)},"url":${JSON.stringify(line.url)}},` +
-    `"res":{"statusCode":${line.statusCode}},"responseTime":${line.responseTime},"msg":${JSON.stringify(message)}}\n`
+    `{"level":${level},"time":${lastTimeText}${bindings},"req":{"id":${jsonString(line.id)},` +
+    `"method":${jsonString(line.method)},"url":${jsonString(line.url)}},` +
+    `"res":{"statusCode":${line.statusCode}},"responseTime":${line.responseTime},"msg":${jsonString(message)}}\n`
   );
 }
 

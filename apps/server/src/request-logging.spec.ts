@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import pino from 'pino';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -10,6 +11,7 @@ function pinoLine(
   level: 'info' | 'warn' | 'error',
   line: Parameters<typeof requestLineText>[3],
   message: string,
+  time = 1764000000123,
 ): string {
   let written = '';
   const sink = new Writable({
@@ -18,7 +20,7 @@ function pinoLine(
       done();
     },
   });
-  const logger = pino({ level: 'info', base, timestamp: () => ',"time":1764000000123' }, sink);
+  const logger = pino({ level: 'info', base, timestamp: () => `,"time":${time}` }, sink);
   logger[level](
     {
       req: { id: line.id, method: line.method, url: line.url },
@@ -56,6 +58,55 @@ describe('requestLineText', () => {
   ] as const)('writes %s lines byte for byte as pino does', (level, number, message, line) => {
     expect(requestLineText(bindings, number, 1764000000123, line, message)).toBe(
       pinoLine(base, level, line, message),
+    );
+  });
+
+  it('writes generated lines byte for byte as pino does (any id, method and URL: quotes, controls, surrogates, beyond ASCII)', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: 'grapheme' }),
+      fc.string({
+        unit: fc.constantFrom(
+          '"',
+          '\\',
+          '\u0000',
+          '\u001f',
+          '\u007f',
+          '\u2028',
+          '\ud800',
+          '\udc00',
+          'a',
+          'é',
+        ),
+      }),
+      fc.uuid(),
+    );
+    const levels = [
+      ['info', 30],
+      ['warn', 40],
+      ['error', 50],
+    ] as const;
+    fc.assert(
+      fc.property(
+        fc.record({
+          id: text,
+          method: text,
+          url: text,
+          statusCode: fc.integer({ min: 100, max: 599 }),
+          responseTime: fc.nat(),
+        }),
+        // the service's own messages (pino quotes msg by its own rule, not JSON.stringify's, for a lone surrogate)
+        fc.constantFrom('request completed', 'request failed', 'request aborted'),
+        fc.constantFrom(...levels),
+        // the same millisecond as the line before, or another
+        fc.constantFrom(1764000000123, 1764000000124, 1_800_000_000_000),
+        (line, message, [level, number], time) => {
+          expect(requestLineText(bindings, number, time, line, message)).toBe(
+            pinoLine(base, level, line, message, time),
+          );
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 });
