@@ -2,6 +2,7 @@ import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import {
   bodyParserProblem,
+  hasBody,
   isForm,
   isJson,
   markSuspectBody,
@@ -156,14 +157,6 @@ function directJson(limit: number): (req: Request, done: (err?: unknown) => void
     req.on('close', cleanup);
     return true;
   };
-}
-
-/** type-is's hasBody, body-parser's test: a request has a body when it is chunked or has any Content-Length. */
-function hasBody(req: Request): boolean {
-  return (
-    req.headers['transfer-encoding'] !== undefined ||
-    !isNaN(req.headers['content-length'] as unknown as number)
-  );
 }
 
 /**

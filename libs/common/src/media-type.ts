@@ -11,8 +11,11 @@ export interface MediaTypedRequest {
 /** Distinct Content-Type values whose verdict each check keeps (all forgotten when one more comes). */
 const MEDIA_TYPE_VERDICTS = 64;
 
-/** type-is's own test of a body: a Transfer-Encoding, or a Content-Length that reads as a number. */
-function hasBody(req: MediaTypedRequest): boolean {
+/**
+ * type-is's own test of a body (body-parser's too): a Transfer-Encoding, or a Content-Length that reads as a
+ * number.
+ */
+export function hasBody(req: Pick<MediaTypedRequest, 'headers'>): boolean {
   return (
     req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))
   );
