@@ -17,7 +17,9 @@
  * The service runs with every hardening on; nothing is switched off for the figures. Nothing is asserted.
  * BENCH_SECONDS (default 10) is split over the rounds: BENCH_HTTP_ROUNDS (default 5) runs of 1.5 × SECONDS / ROUNDS
  * (at least 2 s) each. A service rung's ratio to Live is the median of each round's own ratio (the two measured
- * minutes apart at most), which drift on a shared machine moves far less than a ratio of two medians.
+ * minutes apart at most), which drift on a shared machine moves far less than a ratio of two medians; beside it
+ * the lowest and highest of the rounds' ratios, and the widest such spread of any rung, said to be too wide past
+ * 15 points: how far the run's ratios can be trusted on the machine as it was.
  */
 import type autocannon from 'autocannon';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
@@ -173,34 +175,55 @@ async function main(): Promise<void> {
     };
     const rungOf = (label: string) => rungs.find((r) => r.label === label)!;
     const byLabel = (label: string) => fig(rungOf(label));
-    /** The median of each round's ratio of `label` to `against` (both measured in the same round). */
-    const paired = (label: string, against: string, k: 'rate' | 'cpu') => {
+    /** Each round's ratio of `label` to `against` (both measured in the same round). */
+    const rounds = (label: string, against: string, k: 'rate' | 'cpu') => {
       const theirs = samples.get(rungOf(against))!;
-      return median(samples.get(rungOf(label))!.map((x, round) => x[k] / theirs[round][k]));
+      return samples.get(rungOf(label))!.map((x, round) => x[k] / theirs[round][k]);
     };
+    /** The median of the rounds' ratios. */
+    const paired = (label: string, against: string, k: 'rate' | 'cpu') => median(rounds(label, against, k));
     const table = (k: 'rate' | 'cpu', title: string) => {
       const express = byLabel('bare Express 5')[k];
       const nest = byLabel('bare Nest 11')[k];
       const live = byLabel('service Live (info)')[k];
       const ofLive = (label: string) => paired(label, 'service Live (info)', k);
+      const liveRounds = (label: string) => rounds(label, 'service Live (info)', k);
+      /** The lowest and highest of the rounds' ratios to Live, as `lo to hi` with `format`. */
+      const range = (values: number[], format: (x: number) => string) =>
+        `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
       process.stdout.write(
-        `\n${title}\n(× Live: the median of each round's ratio)\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}\n`,
+        `\n${title}\n(× Live: the median of each round's ratio; rounds: the lowest and highest of them)\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}${'rounds'.padStart(14)}\n`,
       );
       for (const rung of rungs) {
         const f = fig(rung);
         const ofService = rung.server() === service;
         process.stdout.write(
           `${rung.label.padEnd(28)}${f[k].toFixed(0).padStart(8)}${f.p50.toFixed(1).padStart(8)}${f.p99.toFixed(1).padStart(8)}` +
-            `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}${ofService ? ofLive(rung.label).toFixed(2).padStart(8) : ''}\n`,
+            `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}` +
+            `${ofService ? ofLive(rung.label).toFixed(2).padStart(8) + range(liveRounds(rung.label), (x) => x.toFixed(2)).padStart(14) : ''}\n`,
         );
       }
       const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-      const of = (label: string) => pct(ofLive(label));
+      const points = (x: number) => (x * 100).toFixed(0);
+      const of = (label: string) => `${pct(ofLive(label))} (rounds ${range(liveRounds(label), points)} %)`;
+      const infoCost = (ratio: number) => 1 - 1 / ratio;
+      // the widest disagreement of the rounds on a ratio to Live: how far any single ratio above can be trusted
+      const widest = Math.max(
+        ...rungs
+          .filter((r) => r.server() === service && r.label !== 'service Live (info)')
+          .map((r) => {
+            const v = liveRounds(r.label);
+            return Math.max(...v) - Math.min(...v);
+          }),
+      );
       process.stdout.write(
         `Live: ${(live / express).toFixed(2)}× bare Express (target >= 0.55), ${pct(live / nest)} of bare Nest (about 75 %)\n` +
           `bearer JWT ${of('bearer JWT (cheap route)')} of Live (target >= 80 %); cookie ${of('cookie JWT (cheap route)')}; ` +
           `API key ${of('API key (cheap route)')} (target >= 90 %); Invoke ${of('Invoke (API key, demo)')} (target >= 70 %)\n` +
-          `info logging costs ${pct(1 - 1 / ofLive('service Live (warn)'))} against warn on Live (target <= 10 %)\n` +
+          `info logging costs ${pct(infoCost(ofLive('service Live (warn)')))} against warn on Live ` +
+          `(rounds ${range(liveRounds('service Live (warn)').map(infoCost), points)} %; target <= 10 %)\n` +
+          `the rounds' ratios to Live differ by up to ${points(widest)} points on one rung` +
+          `${widest > 0.15 ? ': too noisy a machine to settle a ratio to better than that' : ''}\n` +
           `against the frameworks on the service's HTTP server: Live ${(live / byLabel('Express, objects born')[k]).toFixed(2)}× ` +
           `Express (objects born), ${pct(live / byLabel('Nest, service adapter')[k])} of Nest (service adapter); ` +
           `against bare Express: bearer ${(byLabel('bearer JWT (cheap route)')[k] / express).toFixed(2)}×, ` +
