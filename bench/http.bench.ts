@@ -159,8 +159,11 @@ async function main(): Promise<void> {
     for (const rung of rungs) await run(rung, 1); // warm-up
     const samples = new Map<Rung, Sample[]>(rungs.map((r) => [r, []]));
     for (let round = 0; round < ROUNDS; round++) {
-      // rotate the order each round
-      const order = rungs.map((_, i) => rungs[(i + round * 3) % rungs.length]);
+      // rotate the order each round, and run it backwards every other round: a rung measured right after
+      // another on the same process (Live at warn after Live at info, the bearer after it) finds that process
+      // warm, one measured after another process's rungs finds it cold, so each neighbour comes first as often
+      const rotated = rungs.map((_, i) => rungs[(i + round * 3) % rungs.length]);
+      const order = round % 2 ? rotated.reverse() : rotated;
       for (const rung of order) samples.get(rung)!.push(await run(rung, RUN_SECONDS));
       process.stdout.write(`  round ${round + 1} of ${ROUNDS} done\n`);
     }
