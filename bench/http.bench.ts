@@ -183,14 +183,13 @@ async function main(): Promise<void> {
       const theirs = samples.get(rungOf(against))!;
       return samples.get(rungOf(label))!.map((x, round) => x[k] / theirs[round][k]);
     };
-    /** The median of the rounds' ratios. */
-    const paired = (label: string, against: string, k: 'rate' | 'cpu') => median(rounds(label, against, k));
     const table = (k: 'rate' | 'cpu', title: string) => {
       const express = byLabel('bare Express 5')[k];
       const nest = byLabel('bare Nest 11')[k];
       const live = byLabel('service Live (info)')[k];
-      const ofLive = (label: string) => paired(label, 'service Live (info)', k);
       const liveRounds = (label: string) => rounds(label, 'service Live (info)', k);
+      /** The median of the rounds' ratios to Live. */
+      const ofLive = (label: string) => median(liveRounds(label));
       /** The lowest and highest of the rounds' ratios to Live, as `lo to hi` with `format`. */
       const range = (values: number[], format: (x: number) => string) =>
         `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
