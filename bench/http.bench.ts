@@ -21,16 +21,17 @@
  * the lowest and highest of the rounds' ratios, and the widest such spread of any rung, said to be too wide past
  * 15 points: how far the run's ratios can be trusted on the machine as it was.
  */
-import type autocannon from 'autocannon';
-import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import {
-  createApiKey,
   load,
   rate,
+  routeRequest,
+  RouteRequest,
   runBench,
   RungProcess,
   SECONDS,
-  sessionCookie,
+  SERVICE_ROUTES,
+  ServiceRoute,
+  settle,
   spawnRung,
 } from './support';
 
@@ -42,7 +43,7 @@ interface Rung {
   before?: () => Promise<unknown>;
   after?: () => Promise<unknown>;
   server: () => RungProcess;
-  request: () => Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
+  request: () => RouteRequest;
 }
 
 interface Sample {
@@ -51,20 +52,6 @@ interface Sample {
   cpu: number;
   p50: number;
   p99: number;
-}
-
-/**
- * Waits until the process used under a tenth of a core over 300 ms (at most 30 s): nothing left running from
- * the previous rung.
- */
-async function settle(server: RungProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const before = await server.ask<NodeJS.CpuUsage>('cpu');
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const after = await server.ask<NodeJS.CpuUsage>('cpu');
-    if (after.user - before.user + after.system - before.system < 30_000) return;
-  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -84,9 +71,10 @@ async function main(): Promise<void> {
   const service = await spawnRung('service', { LogLevel: 'info' });
   const processes = [...Object.values(bare), service];
   try {
-    const key = await createApiKey(service.url, service.token);
-    const cookie = await sessionCookie(service.url);
-    const invokeBody = JSON.stringify(demoTransaction(1));
+    // each service route's request made once (a key and a session cookie of this service's own)
+    const routes = Object.fromEntries(
+      await Promise.all(SERVICE_ROUTES.map(async (r) => [r, await routeRequest(service, r)] as const)),
+    ) as Record<ServiceRoute, RouteRequest>;
     const rungs: Rung[] = [
       { label: 'bare node:http', server: () => bare.node, request: () => ({ path: '/' }) },
       { label: 'bare Express 5', server: () => bare.express, request: () => ({ path: '/' }) },
@@ -94,43 +82,19 @@ async function main(): Promise<void> {
       { label: 'bare Nest 11', server: () => bare.nest, request: () => ({ path: '/' }) },
       { label: 'Nest, service adapter', server: () => bare.nestBorn, request: () => ({ path: '/' }) },
       { label: 'Nest + service middleware', server: () => bare.middleware, request: () => ({ path: '/' }) },
-      { label: 'service Live (info)', server: () => service, request: () => ({ path: '/api/Live' }) },
+      { label: 'service Live (info)', server: () => service, request: () => routes.live },
       {
         label: 'service Live (warn)',
         server: () => service,
-        request: () => ({ path: '/api/Live' }),
+        request: () => routes.live,
         // the same process with its request lines off: what `info` logging costs, without a second process
         before: () => service.ask('log-warn'),
         after: () => service.ask('log-info'),
       },
-      {
-        label: 'bearer JWT (cheap route)',
-        server: () => service,
-        request: () => ({
-          path: '/bench/authenticated',
-          headers: { authorization: `Bearer ${service.token}` },
-        }),
-      },
-      {
-        label: 'cookie JWT (cheap route)',
-        server: () => service,
-        request: () => ({ path: '/bench/authenticated', headers: { cookie } }),
-      },
-      {
-        label: 'API key (cheap route)',
-        server: () => service,
-        request: () => ({ path: '/bench/authenticated', headers: { 'x-api-key': key } }),
-      },
-      {
-        label: 'Invoke (API key, demo)',
-        server: () => service,
-        request: () => ({
-          path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
-          method: 'POST',
-          headers: { 'x-api-key': key, 'content-type': 'application/json' },
-          body: invokeBody,
-        }),
-      },
+      { label: 'bearer JWT (cheap route)', server: () => service, request: () => routes.bearer },
+      { label: 'cookie JWT (cheap route)', server: () => service, request: () => routes.cookie },
+      { label: 'API key (cheap route)', server: () => service, request: () => routes['api-key'] },
+      { label: 'Invoke (API key, demo)', server: () => service, request: () => routes.invoke },
     ];
     const run = async (rung: Rung, seconds: number): Promise<Sample> => {
       const { path, ...rest } = rung.request();

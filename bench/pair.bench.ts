@@ -8,52 +8,18 @@
  *   route (the service's): live (default), bearer, cookie, api-key, invoke
  * BENCH_PAIR_RUNS (default 8) runs each. Figures only; nothing is asserted.
  */
-import type autocannon from 'autocannon';
 import { join } from 'node:path';
-import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import type { RungName } from './http-rung';
 import * as here from './support';
 
-type Request = Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
-
 const RUNS = Number(process.env.BENCH_PAIR_RUNS ?? 8);
-
-/** The route's request on one server (a key or a cookie of that server's own). */
-async function requestFor(server: here.RungProcess, route: string): Promise<Request> {
-  if (server.rung !== 'service') return { path: '/' };
-  switch (route) {
-    case 'live':
-      return { path: '/api/Live' };
-    case 'bearer':
-      return { path: '/bench/authenticated', headers: { authorization: `Bearer ${server.token}` } };
-    case 'cookie':
-      return { path: '/bench/authenticated', headers: { cookie: await here.sessionCookie(server.url) } };
-    case 'api-key':
-      return {
-        path: '/bench/authenticated',
-        headers: { 'x-api-key': await here.createApiKey(server.url, server.token) },
-      };
-    case 'invoke':
-      return {
-        path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
-        method: 'POST',
-        headers: {
-          'x-api-key': await here.createApiKey(server.url, server.token),
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(demoTransaction(1)),
-      };
-    default:
-      throw new Error(`unknown route ${route}: live, bearer, cookie, api-key or invoke`);
-  }
-}
 
 async function main(): Promise<void> {
   const baseline = process.env.BENCH_BASELINE;
   if (!baseline)
     throw new Error('set BENCH_BASELINE to the path of a worktree of the commit to compare with');
   const rung = (process.argv[2] ?? 'service') as RungName;
-  const route = process.argv[3] ?? 'live';
+  const route = here.serviceRoute(process.argv[3] ?? 'live');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the other checkout's own spawner
   const there = require(join(baseline, 'bench', 'support')) as typeof here;
   const sides = [
@@ -65,7 +31,7 @@ async function main(): Promise<void> {
     },
   ];
   try {
-    const requests = await Promise.all(sides.map((s) => requestFor(s.server, route)));
+    const requests = await Promise.all(sides.map((s) => here.routeRequest(s.server, route)));
     for (let run = 0; run < RUNS; run++) {
       for (const i of run % 2 ? [1, 0] : [0, 1]) {
         const { server, runs } = sides[i];

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Authenticated, Public } from '@app/common';
+import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import { loadSettings, Settings } from '@app/config';
 import { createApp } from '../apps/server/src/create-app';
 import { NaiveGridModule } from './grid-naive.module';
@@ -130,6 +131,20 @@ export async function spawnRung(
   };
 }
 
+/**
+ * Waits until the process used under a tenth of a core over 300 ms (at most 30 s): nothing left running from
+ * the previous rung.
+ */
+export async function settle(server: RungProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const before = await server.ask<NodeJS.CpuUsage>('cpu');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = await server.ask<NodeJS.CpuUsage>('cpu');
+    if (after.user - before.user + after.system - before.system < 30_000) return;
+  }
+}
+
 /** Sends one message to a load-generator process of its own (bench/load-generator.ts) and awaits its result. */
 function generator<T>(message: object, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
@@ -241,6 +256,52 @@ export async function sessionCookie(url: string): Promise<string> {
     .getSetCookie()
     .map((c) => c.split(';')[0])
     .join('; ');
+}
+
+/** A request of one of the service's measured routes, as the load generator sends it. */
+export type RouteRequest = Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
+
+/** The service's measured routes, by name: the same answer behind each credential, and Invoke. */
+export const SERVICE_ROUTES = ['live', 'bearer', 'cookie', 'api-key', 'invoke'] as const;
+export type ServiceRoute = (typeof SERVICE_ROUTES)[number];
+
+/**
+ * The request of `route` on one server: GET /api/Live (anonymous), /bench/authenticated with the
+ * Administrator's bearer token, its session cookie or an API key of its own, or POST /api/Invoke/... with an
+ * API key on the demo model. Any other rung than the service answers `/` only.
+ */
+export async function routeRequest(server: RungProcess, route: ServiceRoute): Promise<RouteRequest> {
+  if (server.rung !== 'service') return { path: '/' };
+  switch (route) {
+    case 'live':
+      return { path: '/api/Live' };
+    case 'bearer':
+      return { path: '/bench/authenticated', headers: { authorization: `Bearer ${server.token}` } };
+    case 'cookie':
+      return { path: '/bench/authenticated', headers: { cookie: await sessionCookie(server.url) } };
+    case 'api-key':
+      return {
+        path: '/bench/authenticated',
+        headers: { 'x-api-key': await createApiKey(server.url, server.token) },
+      };
+    case 'invoke':
+      return {
+        path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
+        method: 'POST',
+        headers: {
+          'x-api-key': await createApiKey(server.url, server.token),
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(demoTransaction(1)),
+      };
+  }
+}
+
+/** The route named on a bench's command line, or a clear error naming the known ones. */
+export function serviceRoute(name: string): ServiceRoute {
+  const route = SERVICE_ROUTES.find((r) => r === name);
+  if (!route) throw new Error(`unknown route ${name}: ${SERVICE_ROUTES.join(', ')}`);
+  return route;
 }
 
 /** One cheap-route figure: answers per wall-clock second, and per CPU second of the serving process. */
