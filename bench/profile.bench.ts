@@ -6,7 +6,9 @@
  * time) and the project's functions with everything they called.
  *   npm run bench:profile -- live bearer     (the default)
  *   npm run bench:profile -- api-key invoke
- *   routes: live, bearer, cookie, api-key, invoke
+ *   npm run bench:profile -- live live:warn  (what the `info` request lines cost)
+ *   routes: live, bearer, cookie, api-key, invoke; `:warn` after one runs its windows with the request lines
+ *   switched to `warn` in the same process (as bench:http's Live at warn)
  * BENCH_PROFILE_ROUNDS (default 2) rounds, each running every route once for BENCH_PROFILE_SECONDS (default 6)
  * after an uncounted second, the order reversed every other round. A window runs until the process is quiet
  * again, so work an answer leaves behind (Invoke's archiving and case creation) is counted in its route.
@@ -51,21 +53,29 @@ function printDifferences(title: string, base: PerAnswer, other: PerAnswer, labe
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
-  const routes = (names.length ? names : ['live', 'bearer']).map(here.serviceRoute);
+  const labels = names.length ? names : ['live', 'bearer'];
+  const routes = labels.map((label) => {
+    const [route, level, ...rest] = label.split(':');
+    if (rest.length || (level !== undefined && level !== 'warn'))
+      throw new Error(`${label}: a route, or a route:warn`);
+    return { label, route: here.serviceRoute(route), warn: level === 'warn' };
+  });
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
   process.env.BENCH_CPU_PROF_DIR = dir;
   const server = await here.spawnRung('service', { LogLevel: 'info' });
   delete process.env.BENCH_CPU_PROF_DIR;
-  const windows = new Map<string, LoadWindow[]>(routes.map((r) => [r, []]));
-  const cpu = new Map<string, number>(routes.map((r) => [r, 0]));
+  const windows = new Map<string, LoadWindow[]>(labels.map((l) => [l, []]));
+  const cpu = new Map<string, number>(labels.map((l) => [l, 0]));
   try {
-    const requests = await Promise.all(routes.map((r) => here.routeRequest(server, r)));
+    const requests = await Promise.all(routes.map((r) => here.routeRequest(server, r.route)));
     for (let round = 0; round < ROUNDS; round++) {
       const order = routes.map((_, i) => i);
       if (round % 2) order.reverse();
       for (const i of order) {
+        const { label, warn } = routes[i];
         const { path, ...rest } = requests[i];
         const options = { url: `${server.url}${path}`, connections: 16, ...rest };
+        if (warn) await server.ask('log-warn');
         await here.load({ ...options, duration: 1 });
         await here.settle(server);
         const before = await server.ask<NodeJS.CpuUsage>('cpu');
@@ -74,9 +84,10 @@ async function main(): Promise<void> {
         await here.settle(server);
         const end = monotonicMicros();
         const after = await server.ask<NodeJS.CpuUsage>('cpu');
-        if (result.non2xx > 0) throw new Error(`${routes[i]}: ${result.non2xx} answers were not 2xx`);
-        windows.get(routes[i])!.push({ start, end, answers: result['2xx'] });
-        cpu.set(routes[i], cpu.get(routes[i])! + after.user - before.user + after.system - before.system);
+        if (warn) await server.ask('log-info');
+        if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx`);
+        windows.get(label)!.push({ start, end, answers: result['2xx'] });
+        cpu.set(label, cpu.get(label)! + after.user - before.user + after.system - before.system);
       }
     }
   } finally {
@@ -90,13 +101,13 @@ async function main(): Promise<void> {
       `profile: ${join(dir, file)}\n\n` +
       `  route       answers   process CPU   main thread (sampled)\n`,
   );
-  for (const r of routes) {
+  for (const r of labels) {
     const t = tallies.get(r)!;
     process.stdout.write(
       `  ${r.padEnd(10)} ${String(t.answers).padStart(8)}   ${us(cpu.get(r)! / t.answers)}      ${us(t.busy)}\n`,
     );
   }
-  const [first, ...others] = routes;
+  const [first, ...others] = labels;
   const base = tallies.get(first)!;
   process.stdout.write(`\n${first}\n`);
   printLargest('by package, own time', base.groups);
