@@ -180,18 +180,35 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Who may act has changed (identity feature): applied here at once, and on every node through Redis. A
-   * password lockout is not such a change: API keys are independent of password events (docs/decisions.md).
+   * Who may act has changed (identity feature; security issue 37): told to the other nodes first, so their
+   * window starts when this node's does, and applied here before the change is answered (the identity
+   * service waits for this Promise). A read that fails takes the users' keys out of this node's set until a
+   * later read decides them (fail closed). A password lockout is not such a change: API keys are independent
+   * of password events (docs/decisions.md).
    */
-  private principalsChanged(change: PrincipalsChanged): void {
+  private async principalsChanged(change: PrincipalsChanged): Promise<void> {
     const origin = this.settings.InstanceName;
     const targeted = 'userIds' in change && change.userIds.length <= MAX_MESSAGE_USERS;
     const message: ApiKeyMessage = targeted
       ? { v: 1, event: 'principals', userIds: change.userIds, origin }
       : { v: 1, event: 'reload', origin };
-    void this.apply(message)
-      .then(() => this.publish(message))
-      .catch((err: unknown) => this.logger.error({ err }, 'Applying an identity change to API keys failed'));
+    void this.publish(message);
+    try {
+      await this.apply(message);
+    } catch (err) {
+      this.logger.error(
+        { err },
+        'Applying an identity change to API keys failed: their keys are refused here',
+      );
+      if (message.event === 'principals') this.dropUsers(message.userIds);
+    }
+  }
+
+  /** Takes every key of these users out of the set, as a read made now would decide them. */
+  private dropUsers(userIds: readonly number[]): void {
+    const users = new Set(userIds);
+    const cached = [...this.byHash.values()].filter((e) => users.has(e.actor.userId)).map((e) => e.keyGuid);
+    this.applyKeys(this.sequence++, cached, [], new Map());
   }
 
   private apply(message: ApiKeyMessage): Promise<void> {

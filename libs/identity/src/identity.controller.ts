@@ -185,23 +185,28 @@ export class UserRegistryController {
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
   update(
+    @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @Body() dto: UpdateUserDto,
   ): Promise<UserDto> {
-    return this.users.update(actor, guid, dto);
+    return this.users.update(actor, guid, dto, client);
   }
 
   @Post(':guid/Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user' })
+  @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user (their sessions end)' })
   @ApiOkResponse({ type: UserDto })
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
-  deactivate(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
-    return this.users.deactivate(actor, guid);
+  deactivate(
+    @Client() client: ClientContext,
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+  ): Promise<UserDto> {
+    return this.users.deactivate(actor, guid, client);
   }
 
   @Post(':guid/ResetPassword')
@@ -227,13 +232,20 @@ export class UserRegistryController {
   @Post(':guid/Unlock')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOperation({ operationId: 'unlockUser', summary: 'Clear the password lock of a user' })
+  @ApiOperation({
+    operationId: 'unlockUser',
+    summary: 'Clear the password lock of a user (the sessions of a locked user end)',
+  })
   @ApiOkResponse({ type: UserDto })
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
-  unlock(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
-    return this.users.unlock(actor, guid);
+  unlock(
+    @Client() client: ClientContext,
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+  ): Promise<UserDto> {
+    return this.users.unlock(actor, guid, client);
   }
 
   @Delete(':guid')

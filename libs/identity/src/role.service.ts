@@ -6,6 +6,7 @@ import { RoleRegistry, TenantRegistry } from './entities';
 import { IdentityEvents } from './identity-events';
 import { IdentityRepository } from './identity.repository';
 import { toRoleDto } from './mappers';
+import { assertHoldsEvery } from './permission-rule';
 
 /** Roles belong to one tenant. A tenant administrator sees only their tenant's; the landlord sees all. */
 @Injectable()
@@ -59,6 +60,7 @@ export class RoleService {
       tenantGuid = tenant.Guid;
     }
     const permissions = [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b);
+    assertHoldsEvery(actor, permissions, 'You cannot create this role: it');
     return this.repo.transaction(async (tx) => {
       const role = await tx.insertRole(
         Object.assign(new RoleRegistry(), {
@@ -78,9 +80,25 @@ export class RoleService {
     });
   }
 
-  /** Only the columns the request changes (security issue 13); its users' cached API keys follow at once. */
+  /**
+   * The permissions of a role the actor may edit or delete: one that holds no permission the actor lacks
+   * (security issue 37), else the 403.
+   */
+  private async editablePermissions(actor: Actor, role: RoleRegistry): Promise<number[]> {
+    const held = (await this.repo.permissionsOf([role.Id])).get(role.Id) ?? [];
+    assertHoldsEvery(actor, held, 'You cannot change this role: it');
+    return held;
+  }
+
+  /**
+   * Only the columns the request changes (security issue 13); the cached API keys of its users follow before
+   * the answer. Neither the role as it is nor as it would be may hold a permission the actor lacks.
+   */
   async update(actor: Actor, guid: string, dto: UpdateRoleDto): Promise<RoleDto> {
     const { role, tenant } = await this.visibleRole(actor, guid);
+    await this.editablePermissions(actor, role);
+    if (dto.permissions !== undefined)
+      assertHoldsEvery(actor, dto.permissions, 'You cannot give this role these permissions: the change');
     const changes = {
       ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
       UpdatedDate: new Date(this.clock.now()),
@@ -97,12 +115,14 @@ export class RoleService {
       const perms = await tx.permissionsOf([role.Id]);
       return toRoleDto({ ...role, ...changes }, tenant.Guid, perms.get(role.Id) ?? []);
     });
-    if (dto.permissions !== undefined) this.events.principalsChanged({ all: true });
+    if (dto.permissions !== undefined)
+      await this.events.principalsChanged({ userIds: await this.repo.userIdsOf({ roleId: role.Id }) });
     return dto_;
   }
 
   async delete(actor: Actor, guid: string): Promise<void> {
     const { role } = await this.visibleRole(actor, guid);
+    await this.editablePermissions(actor, role);
     if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0) {
       throw Problems.conflict('The role still has users; move them to another role first.');
     }

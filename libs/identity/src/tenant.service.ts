@@ -69,7 +69,7 @@ export class TenantService {
     if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
     if (!(await this.repo.softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName)))
       throw Problems.notFound('tenant');
-    // Its users can no longer act: API keys cached for them are dropped at once.
-    this.events.principalsChanged({ all: true });
+    // Its users can no longer act: API keys cached for them are dropped before the answer.
+    await this.events.principalsChanged({ userIds: await this.repo.userIdsOf({ tenantId: t.Id }) });
   }
 }

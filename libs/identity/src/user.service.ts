@@ -3,12 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { Actor, ClientContext, Clock, isUniqueViolation, Problems } from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserRegistry } from './entities';
-import { IdentityEvents, PasswordReset } from './identity-events';
+import { IdentityEvents, SessionCutCause } from './identity-events';
 import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { normalizeUserName } from './names';
 import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
+import { assertHoldsEvery } from './permission-rule';
 
 /**
  * User administration. A tenant administrator sees and changes only their own tenant's users (another
@@ -44,13 +45,32 @@ export class UserService {
     return (await this.repo.findRoleById(roleId))?.Guid ?? '';
   }
 
-  /** A role the actor may assign: visible to them; the user's tenant is the role's tenant. */
+  private async permissionsOfRole(roleId: number): Promise<number[]> {
+    return (await this.repo.permissionsOf([roleId])).get(roleId) ?? [];
+  }
+
+  /**
+   * A role the actor may assign: visible to them (the user's tenant is the role's tenant), and holding no
+   * permission the actor lacks (security issue 37: nobody hands out a permission they do not hold).
+   */
   private async assignableRole(actor: Actor, roleGuid: string) {
     const role = await this.repo.findRoleByGuid(roleGuid);
     if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId)) {
       throw Problems.badParameter('roleGuid', 'roleGuid does not name a role you can assign.');
     }
+    assertHoldsEvery(actor, await this.permissionsOfRole(role.Id), 'You cannot assign this role: it');
     return role;
+  }
+
+  /** A visible user the actor may change or act for: one who holds no permission the actor lacks. */
+  private async manageableUser(actor: Actor, guid: string): Promise<UserRegistry> {
+    const user = await this.visibleUser(actor, guid);
+    assertHoldsEvery(
+      actor,
+      await this.permissionsOfRole(user.RoleRegistryId),
+      'You cannot change this user: their role',
+    );
+    return user;
   }
 
   async list(actor: Actor): Promise<UserDto[]> {
@@ -122,34 +142,42 @@ export class UserService {
    * Writes only the columns the request changes (security issue 13): an edit racing a revocation, a logout or
    * a lockout never writes back a stale TokensValidFrom or lockout.
    */
-  async update(actor: Actor, guid: string, dto: UpdateUserDto): Promise<UserDto> {
-    const user = await this.visibleUser(actor, guid);
+  async update(
+    actor: Actor,
+    guid: string,
+    dto: UpdateUserDto,
+    client: ClientContext | null = null,
+  ): Promise<UserDto> {
+    const user = await this.manageableUser(actor, guid);
     const changes: UserChanges = {};
     if (dto.roleGuid !== undefined) {
-      const role = await this.assignableRole(actor, dto.roleGuid);
-      if (role.TenantRegistryId !== user.TenantRegistryId) {
+      const role = await this.repo.findRoleByGuid(dto.roleGuid);
+      if (user.Id === actor.userId && role?.Id !== user.RoleRegistryId)
+        throw Problems.forbidden('You cannot change your own role.');
+      const assignable = await this.assignableRole(actor, dto.roleGuid);
+      if (assignable.TenantRegistryId !== user.TenantRegistryId) {
         throw Problems.badParameter('roleGuid', "roleGuid must name a role of the user's tenant.");
       }
-      changes.RoleRegistryId = role.Id;
+      changes.RoleRegistryId = assignable.Id;
     }
     if (dto.email !== undefined) changes.Email = dto.email;
     if (dto.active !== undefined) {
       if (!dto.active && user.Id === actor.userId) throw Problems.conflict('You cannot deactivate yourself.');
       changes.Active = dto.active;
     }
-    return this.write(actor, user, changes);
+    return this.write(actor, user, changes, client);
   }
 
-  async deactivate(actor: Actor, guid: string): Promise<UserDto> {
-    return this.update(actor, guid, { active: false });
+  async deactivate(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
+    return this.update(actor, guid, { active: false }, client);
   }
 
   async delete(actor: Actor, guid: string): Promise<void> {
-    const user = await this.visibleUser(actor, guid);
+    const user = await this.manageableUser(actor, guid);
     if (user.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
     if (!(await this.repo.softDeleteUser(user.Id, new Date(this.clock.now()), actor.userName)))
       throw Problems.notFound('user');
-    this.events.principalsChanged({ userIds: [user.Id] });
+    await this.events.principalsChanged({ userIds: [user.Id] });
   }
 
   /**
@@ -166,7 +194,7 @@ export class UserService {
     dto: ResetPasswordDto,
     client: ClientContext | null = null,
   ): Promise<UserDto> {
-    const user = await this.visibleUser(actor, guid);
+    const user = await this.manageableUser(actor, guid);
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
     const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
     const at = await this.racing(() =>
@@ -182,36 +210,63 @@ export class UserService {
       ),
     );
     if (!at) throw Problems.notFound('user');
-    const reset: PasswordReset = {
+    await this.sessionsCut('password-reset', actor, user, at, client);
+    return this.dto(await this.current(user.Guid));
+  }
+
+  /**
+   * Clears a password lock. An administrator's Unlock of a locked user also ends the sessions that started
+   * before it, in the same statement (security issue 37; the automatic lockout only hid them), with a
+   * UserLogout row; a user who was not locked keeps their sessions.
+   */
+  async unlock(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
+    const user = await this.manageableUser(actor, guid);
+    const now = new Date(this.clock.now());
+    const outcome = await this.repo.unlockUser(user.Id, now, actor.userName);
+    if (!outcome) throw Problems.notFound('user');
+    if (outcome === 'cut') await this.sessionsCut('unlocked', actor, user, now, client);
+    return this.dto(await this.current(user.Guid));
+  }
+
+  /**
+   * Writes the changed columns with the stamp. A deactivation also ends every session in the same statement
+   * (IdentityRepository.deactivateUser), so reactivating never revives one. The features that follow
+   * (the UserLogout row, the API-key cache) have applied it before this returns.
+   */
+  private async write(
+    actor: Actor,
+    user: UserRegistry,
+    changes: UserChanges,
+    client: ClientContext | null,
+  ): Promise<UserDto> {
+    const stamped = { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName };
+    if (changes.Active === false) {
+      const at = await this.racing(() => this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate));
+      if (!at) throw Problems.notFound('user');
+      await this.sessionsCut('deactivated', actor, user, at, client);
+    } else if (!(await this.repo.updateUser(user.Id, stamped))) throw Problems.notFound('user');
+    if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
+      await this.events.principalsChanged({ userIds: [user.Id] });
+    return this.dto(await this.current(user.Guid));
+  }
+
+  /** Tells the sessions feature (streams, the UserLogout row) and waits for it. */
+  private sessionsCut(
+    cause: SessionCutCause,
+    actor: Actor,
+    user: UserRegistry,
+    at: Date,
+    client: ClientContext | null,
+  ): Promise<void> {
+    return this.events.sessionsCut({
+      cause,
       userGuid: user.Guid,
       userName: user.Name,
       tenantId: user.TenantRegistryId,
       at: at.getTime(),
-      resetBy: actor.userName,
+      by: actor.userName,
       client,
-    };
-    this.events.passwordReset(reset);
-    return this.dto(await this.current(user.Guid));
-  }
-
-  async unlock(actor: Actor, guid: string): Promise<UserDto> {
-    const user = await this.visibleUser(actor, guid);
-    if (!(await this.repo.unlockUser(user.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('user');
-    return this.dto(await this.current(user.Guid));
-  }
-
-  /** Writes the changed columns with the stamp, and tells the features that cache users (API keys). */
-  private async write(actor: Actor, user: UserRegistry, changes: UserChanges): Promise<UserDto> {
-    const updated = await this.repo.updateUser(user.Id, {
-      ...changes,
-      UpdatedDate: new Date(this.clock.now()),
-      UpdatedUser: actor.userName,
     });
-    if (!updated) throw Problems.notFound('user');
-    if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
-      this.events.principalsChanged({ userIds: [user.Id] });
-    return this.dto(await this.current(user.Guid));
   }
 
   /**
