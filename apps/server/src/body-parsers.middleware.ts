@@ -166,15 +166,16 @@ export type IncompleteBody = 'client-left' | 'body-timeout';
 
 /**
  * Whether a parser's error means that the body stopped arriving: the request was aborted (raw-body's
- * `request.aborted`, the direct reader's too) or its connection is gone. node:http ends a request that outlived
- * its requestTimeout by destroying the socket with ERR_HTTP_REQUEST_TIMEOUT, after writing its own 408.
+ * `request.aborted`, the direct reader's too) or its connection is gone (an undecodable body is not: its
+ * connection is still there for the 400). node:http ends a request that outlived its requestTimeout by
+ * destroying the socket with ERR_HTTP_REQUEST_TIMEOUT, after writing its own 408.
  */
 export function incompleteBody(req: Request, err: unknown): IncompleteBody | undefined {
   const e = (err ?? {}) as { type?: unknown; code?: unknown };
-  if (e.type !== 'request.aborted' && e.code !== 'ECONNRESET' && e.code !== 'ECONNABORTED' && !req.destroyed)
-    return undefined;
-  const cause = (req.socket as { errored?: { code?: unknown } | null } | null)?.errored;
-  return cause?.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'body-timeout' : 'client-left';
+  const socket = req.socket as (typeof req.socket & { errored?: { code?: unknown } | null }) | null;
+  const gone = e.type === 'request.aborted' || e.code === 'ECONNRESET' || socket?.destroyed === true;
+  if (!gone) return undefined;
+  return socket?.errored?.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'body-timeout' : 'client-left';
 }
 
 /**
