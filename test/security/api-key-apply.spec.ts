@@ -1,11 +1,15 @@
+import Redis from 'ioredis';
 import request from 'supertest';
-import { ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
-import { ActorService } from '@app/identity';
+import { DataSource } from 'typeorm';
+import { API_KEY_CHANNEL, ApiKeyService } from '@app/api-keys';
+import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ActorService, UserRegistry } from '@app/identity';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { TEST_PROVIDERS } from '../support/databases';
-import { startTestApp, TestApp } from '../support/test-app';
+import { RedisServer, startRedisServer } from '../support/redis-server';
+import { waitFor } from '../support/spawn-server';
+import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
 import { gateBefore } from './gate';
 
 /**
@@ -97,4 +101,97 @@ describe.each(TEST_PROVIDERS)('identity changes reach the acting node before it 
       expect(after.filter((status) => status !== refused)).toEqual([]);
     },
   );
+});
+
+describe('the other nodes restrict before they re-read (two nodes, PostgreSQL, Redis; refresh 1 h)', () => {
+  let redis: RedisServer;
+  let a: TestApp;
+  let b: TestApp;
+  let admin: CreatedUser;
+  let adminToken: string;
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    [a, b] = await startTwoNodes({
+      RedisConnectionString: redis.url,
+      ApiKeyCacheRefreshIntervalMilliseconds: '3600000',
+    });
+    admin = await createUser(a.app, {
+      permissions: [Permission.ReadWriteSecurityUser, Permission.ReadWriteSecurityRole],
+    });
+    adminToken = (await signIn(a.url, admin.name, admin.password)).token;
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+    await redis.stop();
+  });
+
+  const onB = (key: string, path = '/api/UserRegistry') => request(b.url).get(path).set('x-api-key', key);
+
+  async function keyed(): Promise<{ user: CreatedUser; key: string }> {
+    const user = await createUser(a.app, {
+      tenantGuid: admin.tenantGuid,
+      permissions: [Permission.ReadWriteSecurityUser],
+    });
+    const { key } = await a.app
+      .get(ApiKeyService)
+      .create(admin.actor, { userRegistryGuid: user.guid, name: 'integration' });
+    await waitFor(async () => (await onB(key)).status === 200, 5000, 'the key on node B');
+    return { user, key };
+  }
+
+  it.each([
+    ['a deactivation', (u: CreatedUser) => `/api/UserRegistry/${u.guid}/Deactivate`, 'post', {}, 401],
+    [
+      "a role's permissions taken away",
+      (u: CreatedUser) => `/api/RoleRegistry/${u.roleGuid}`,
+      'put',
+      { permissions: [] },
+      403,
+    ],
+  ] as const)(
+    'deterministic: %s is applied on node B while its own read of the change is held at a gate',
+    async (_what, path, method, body, refused) => {
+      const { user, key } = await keyed();
+      const gate = gateBefore(b.app.get(ActorService), 'actorsFor');
+      await request(a.url)
+        [method](path(user))
+        .set('Authorization', `Bearer ${adminToken}`)
+        .send(body)
+        .expect(200);
+      await gate.reached;
+      await waitFor(async () => (await onB(key)).status === refused, 2000, 'node B to restrict the key');
+      gate.open();
+    },
+  );
+
+  it('a message on Redis only ever takes rights away: a forged ceiling grants nothing', async () => {
+    const { user, key } = await keyed();
+    const id = (await a.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: user.guid }))
+      .Id;
+    await request(a.url)
+      .put(`/api/RoleRegistry/${user.roleGuid}`)
+      .set('Authorization', `Bearer ${adminToken}`)
+      .send({ permissions: [] })
+      .expect(200);
+    await waitFor(async () => (await onB(key)).status === 403, 2000, 'node B to apply the change');
+    const client = new Redis(redis.url);
+    try {
+      await client.publish(
+        API_KEY_CHANNEL,
+        JSON.stringify({
+          v: 1,
+          event: 'principals',
+          userIds: [id],
+          ceiling: [...ALL_PERMISSIONS],
+          origin: 'forged',
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await onB(key).expect(403);
+      await onB(key, '/api/Authentication/Session').expect(200);
+    } finally {
+      client.disconnect();
+    }
+  });
 });

@@ -18,11 +18,18 @@ export interface SessionsCut {
 }
 
 /**
+ * The most these users may do now, when the change only ever takes rights away: nothing at all (`none`:
+ * deactivated, deleted, their tenant deleted), or at most these permissions (moved to a role, their role's
+ * permissions changed). A cache may apply it before it re-reads them; it never grants anything.
+ */
+export type PrincipalsCeiling = 'none' | number[];
+
+/**
  * Who may act has changed for these users (deactivated, deleted, moved to another role; the users of a role
  * whose permissions changed; of a tenant deleted), or possibly anybody (`all`, when too many to name). Features
  * that cache Actors (the API-key cache) apply it before the change is answered.
  */
-export type PrincipalsChanged = { userIds: number[] } | { all: true };
+export type PrincipalsChanged = { userIds: number[]; ceiling?: PrincipalsCeiling } | { all: true };
 
 /**
  * In-process notices of identity changes, so other features react without identity depending on them. The

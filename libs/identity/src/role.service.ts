@@ -116,7 +116,10 @@ export class RoleService {
       return toRoleDto({ ...role, ...changes }, tenant.Guid, perms.get(role.Id) ?? []);
     });
     if (dto.permissions !== undefined)
-      await this.events.principalsChanged({ userIds: await this.repo.userIdsOf({ roleId: role.Id }) });
+      await this.events.principalsChanged({
+        userIds: await this.repo.userIdsOf({ roleId: role.Id }),
+        ceiling: [...dto.permissions],
+      });
     return dto_;
   }
 

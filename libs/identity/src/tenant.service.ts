@@ -70,6 +70,9 @@ export class TenantService {
     if (!(await this.repo.softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName)))
       throw Problems.notFound('tenant');
     // Its users can no longer act: API keys cached for them are dropped before the answer.
-    await this.events.principalsChanged({ userIds: await this.repo.userIdsOf({ tenantId: t.Id }) });
+    await this.events.principalsChanged({
+      userIds: await this.repo.userIdsOf({ tenantId: t.Id }),
+      ceiling: 'none',
+    });
   }
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Actor, ClientContext, Clock, isUniqueViolation, Problems } from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserRegistry } from './entities';
-import { IdentityEvents, SessionCutCause } from './identity-events';
+import { IdentityEvents, PrincipalsCeiling, SessionCutCause } from './identity-events';
 import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { normalizeUserName } from './names';
@@ -177,7 +177,7 @@ export class UserService {
     if (user.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
     if (!(await this.repo.softDeleteUser(user.Id, new Date(this.clock.now()), actor.userName)))
       throw Problems.notFound('user');
-    await this.events.principalsChanged({ userIds: [user.Id] });
+    await this.events.principalsChanged({ userIds: [user.Id], ceiling: 'none' });
   }
 
   /**
@@ -246,8 +246,15 @@ export class UserService {
       await this.sessionsCut('deactivated', actor, user, at, client);
     } else if (!(await this.repo.updateUser(user.Id, stamped))) throw Problems.notFound('user');
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
-      await this.events.principalsChanged({ userIds: [user.Id] });
+      await this.events.principalsChanged({ userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
     return this.dto(await this.current(user.Guid));
+  }
+
+  /** The most a user may do after these changes, as far as they take rights away (PrincipalsCeiling). */
+  private async ceilingOf(changes: UserChanges): Promise<PrincipalsCeiling | undefined> {
+    if (changes.Active === false) return 'none';
+    if (changes.RoleRegistryId !== undefined) return this.permissionsOfRole(changes.RoleRegistryId);
+    return undefined;
   }
 
   /** Tells the sessions feature (streams, the UserLogout row) and waits for it. */
