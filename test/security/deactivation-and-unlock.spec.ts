@@ -6,7 +6,7 @@ import { UserRegistry } from '@app/identity';
 import { IdentityRepository } from '../../libs/identity/src/identity.repository';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';
-import { TEST_PROVIDERS, TestProvider } from '../support/databases';
+import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 import { gateAfter } from './gate';
 
@@ -20,40 +20,31 @@ import { gateAfter } from './gate';
 const STRESS = 50;
 jest.setTimeout(240_000);
 
-interface Fixture {
-  t: TestApp;
-  admin: CreatedUser;
-  adminToken: string;
-}
-
-async function fixture(provider: TestProvider): Promise<Fixture> {
-  const t = await startTestApp(provider);
-  const admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
-  const adminToken = (await signIn(t.url, admin.name, admin.password)).token;
-  return { t, admin, adminToken };
-}
-
 describe.each(TEST_PROVIDERS)('deactivation and Unlock end sessions for good (%s)', (provider) => {
-  let f: Fixture;
+  let t: TestApp;
+  let admin: CreatedUser;
+  let adminToken: string;
   beforeAll(async () => {
-    f = await fixture(provider);
+    t = await startTestApp(provider);
+    admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    adminToken = (await signIn(t.url, admin.name, admin.password)).token;
   });
-  afterAll(() => f.t.close());
+  afterAll(() => t.close());
 
   const session = (token: string) =>
-    request(f.t.url).get('/api/Authentication/Session').set('Authorization', `Bearer ${token}`);
+    request(t.url).get('/api/Authentication/Session').set('Authorization', `Bearer ${token}`);
   const asAdmin = (method: 'post' | 'put', path: string) =>
-    request(f.t.url)[method](path).set('Authorization', `Bearer ${f.adminToken}`);
+    request(t.url)[method](path).set('Authorization', `Bearer ${adminToken}`);
   const deactivate = (guid: string) => asAdmin('post', `/api/UserRegistry/${guid}/Deactivate`);
   const putActive = (guid: string, active: boolean) =>
     asAdmin('put', `/api/UserRegistry/${guid}`).send({ active });
   const unlock = (guid: string) => asAdmin('post', `/api/UserRegistry/${guid}/Unlock`);
   const row = (guid: string) =>
-    f.t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: guid });
-  const user = () => createUser(f.t.app, { tenantGuid: f.admin.tenantGuid });
+    t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: guid });
+  const user = () => createUser(t.app, { tenantGuid: admin.tenantGuid });
   const lockOut = async (name: string) => {
     for (let i = 0; i < 4; i++)
-      await request(f.t.url)
+      await request(t.url)
         .post('/api/Authentication/ByUserNamePassword')
         .send({ userName: name, password: 'not-the-password-x' })
         .expect(401);
@@ -66,7 +57,7 @@ describe.each(TEST_PROVIDERS)('deactivation and Unlock end sessions for good (%s
     const u = await user();
     let survived = 0;
     for (let i = 0; i < 10; i++) {
-      const old = (await signIn(f.t.url, u.name, u.password)).token;
+      const old = (await signIn(t.url, u.name, u.password)).token;
       await session(old).expect(200);
       expect((await cut(u.guid)).status).toBe(200);
       await session(old).expect(401);
@@ -78,21 +69,21 @@ describe.each(TEST_PROVIDERS)('deactivation and Unlock end sessions for good (%s
 
   it('a deactivation writes one UserLogout row: ReasonId 2, the acting administrator; reactivation never moves TokensValidFrom back', async () => {
     const u = await user();
-    await signIn(f.t.url, u.name, u.password);
+    await signIn(t.url, u.name, u.password);
     await deactivate(u.guid).expect(200);
     const cutAt = (await row(u.guid)).TokensValidFrom;
     expect(cutAt).not.toBeNull();
-    expect(await logoutRows(f.t.app, u.name)).toEqual([
-      expect.objectContaining({ ReasonId: 2, OutcomeId: 1, RevokedByUser: f.admin.name }),
+    expect(await logoutRows(t.app, u.name)).toEqual([
+      expect.objectContaining({ ReasonId: 2, OutcomeId: 1, RevokedByUser: admin.name }),
     ]);
     await putActive(u.guid, true).expect(200);
     expect((await row(u.guid)).TokensValidFrom?.getTime()).toBe(cutAt?.getTime());
-    await signIn(f.t.url, u.name, u.password); // a new session after reactivation works
+    await signIn(t.url, u.name, u.password); // a new session after reactivation works
   });
 
   it('the automatic lockout only hides sessions; the administrator Unlock ends them and writes one row', async () => {
     const u = await user();
-    const old = (await signIn(f.t.url, u.name, u.password)).token;
+    const old = (await signIn(t.url, u.name, u.password)).token;
     const before = (await row(u.guid)).TokensValidFrom;
     await lockOut(u.name);
     const locked = await row(u.guid);
@@ -103,24 +94,24 @@ describe.each(TEST_PROVIDERS)('deactivation and Unlock end sessions for good (%s
     await unlock(u.guid).expect(200);
     await session(old).expect(401);
     expect((await row(u.guid)).TokensValidFrom).not.toBeNull();
-    expect(await logoutRows(f.t.app, u.name)).toEqual([
-      expect.objectContaining({ ReasonId: 2, OutcomeId: 1, RevokedByUser: f.admin.name }),
+    expect(await logoutRows(t.app, u.name)).toEqual([
+      expect.objectContaining({ ReasonId: 2, OutcomeId: 1, RevokedByUser: admin.name }),
     ]);
-    await signIn(f.t.url, u.name, u.password);
+    await signIn(t.url, u.name, u.password);
   });
 
   it('Unlock of a user who is not locked ends nothing', async () => {
     const u = await user();
-    const token = (await signIn(f.t.url, u.name, u.password)).token;
+    const token = (await signIn(t.url, u.name, u.password)).token;
     await unlock(u.guid).expect(200);
     await session(token).expect(200);
-    expect(await logoutRows(f.t.app, u.name)).toEqual([]);
+    expect(await logoutRows(t.app, u.name)).toEqual([]);
   });
 
   it('deterministic: a deactivation while an edit carrying a stale `active: true` is between its read and its write', async () => {
     const u = await user();
-    const old = (await signIn(f.t.url, u.name, u.password)).token;
-    const gate = gateAfter(f.t.app.get(IdentityRepository), 'findUserByGuid');
+    const old = (await signIn(t.url, u.name, u.password)).token;
+    const gate = gateAfter(t.app.get(IdentityRepository), 'findUserByGuid');
     const stale = putActive(u.guid, true).then((r) => r);
     await gate.reached;
     await deactivate(u.guid).expect(200);
@@ -135,7 +126,7 @@ describe.each(TEST_PROVIDERS)('deactivation and Unlock end sessions for good (%s
     let survived = 0;
     for (let i = 0; i < STRESS; i++) {
       await putActive(u.guid, true).expect(200);
-      const old = (await signIn(f.t.url, u.name, u.password)).token;
+      const old = (await signIn(t.url, u.name, u.password)).token;
       const [cut, stale] = await Promise.all([deactivate(u.guid), putActive(u.guid, true)]);
       expect(cut.status).toBe(200);
       expect(stale.status).toBe(200);
