@@ -83,4 +83,3 @@ export async function insert(ds: DataSource, rows: TestRow[]): Promise<void> {
     )
     .execute();
 }
-

@@ -1,12 +1,4 @@
-import {
-  CSV_BYTE_ORDER_MARK,
-  csvCell,
-  csvColumn,
-  csvFileName,
-  csvInstant,
-  csvLine,
-  csvRecord,
-} from './csv';
+import { CSV_BYTE_ORDER_MARK, csvCell, csvColumn, csvFileName, csvInstant, csvLine, csvRecord } from './csv';
 
 describe('CSV', () => {
   it('quotes every text cell per RFC 4180; numbers, booleans and empty cells stay bare', () => {
@@ -31,7 +23,10 @@ describe('the export file (issue 40)', () => {
     expect(csvInstant('not a time')).toBe('');
   });
   it('heads each column with its label, times with their zone, and ends each record with CRLF', () => {
-    const columns = [csvColumn('createdDate', 'When', 'date'), csvColumn('createdUser', 'User name', 'string')];
+    const columns = [
+      csvColumn('createdDate', 'When', 'date'),
+      csvColumn('createdUser', 'User name', 'string'),
+    ];
     expect(columns.map((c) => c.heading)).toEqual(['When (UTC)', 'User name']);
     expect(csvColumn('id', undefined, 'number').heading).toBe('id');
     expect(csvRecord(columns, { createdDate: '2026-01-02T03:04:05.006Z', createdUser: 'Zoë Ñúñez' })).toBe(

@@ -57,7 +57,11 @@ export interface CsvColumn {
 
 export function csvColumn(name: string, label: string | undefined, kind: string): CsvColumn {
   const date = kind === 'date';
-  return { name, heading: `${label ?? name}${date ? ` (${CSV_TIME_ZONE})` : ''}`, kind: date ? 'date' : 'other' };
+  return {
+    name,
+    heading: `${label ?? name}${date ? ` (${CSV_TIME_ZONE})` : ''}`,
+    kind: date ? 'date' : 'other',
+  };
 }
 
 /** One record of an export: time cells as csvInstant, every other cell as csvCell; CRLF after it. */

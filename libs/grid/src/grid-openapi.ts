@@ -124,7 +124,8 @@ export function gridModels(def: GridDefinition): GridModels {
 }
 
 /** The time column's name as the spec spells it. */
-const timeName = (def: GridDefinition) => (def.timeColumn === 'OccurredDate' ? 'OccurredDate' : 'CreatedDate');
+const timeName = (def: GridDefinition) =>
+  def.timeColumn === 'OccurredDate' ? 'OccurredDate' : 'CreatedDate';
 
 /** What selects a grid's window: from, to, its filters and search (the same for the grid and its series). */
 export function windowQueries(def: GridDefinition) {
@@ -186,7 +187,8 @@ function pagingQueries(time: string) {
       name: 'beforeId',
       required: false,
       schema: { type: 'integer', minimum: 0 },
-      description: 'With beforeTime: the id of the last row shown (rows at that time with a lower id follow it)',
+      description:
+        'With beforeTime: the id of the last row shown (rows at that time with a lower id follow it)',
     }),
   ];
 }

@@ -116,7 +116,8 @@ function parseFilters(def: GridDefinition, q: RawQuery): GridQuery['filters'] {
       filters.push({ column: f.column, value: v });
     } else if (f.type === 'boolean') {
       const v = raw.trim().toLowerCase();
-      if (v !== 'true' && v !== 'false') throw Problems.badParameter(f.param, `${f.param} must be true or false.`);
+      if (v !== 'true' && v !== 'false')
+        throw Problems.badParameter(f.param, `${f.param} must be true or false.`);
       filters.push({ column: f.column, value: v === 'true' });
     } else {
       if (!GUID_PATTERN.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);

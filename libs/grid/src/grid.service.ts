@@ -3,14 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '@app/common';
-import {
-  CSV_BYTE_ORDER_MARK,
-  csvColumn,
-  csvFileName,
-  csvLine,
-  csvRecord,
-  type CsvColumn,
-} from './csv';
+import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type CsvColumn } from './csv';
 import type { GridDefinition } from './grid-definition';
 import { GridEngine, GridResponse, GridScope } from './grid-engine';
 import { MAX_TAKE, parseGridQuery } from './grid-query';

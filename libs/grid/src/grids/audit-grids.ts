@@ -92,6 +92,12 @@ export const USER_LOGOUT_GRID = validateDefinition({
   }),
   derived: [
     { name: 'reason', kind: 'string', nullable: true, description: 'The name of reasonId', label: 'Reason' },
-    { name: 'outcome', kind: 'string', nullable: true, description: 'The name of outcomeId', label: 'Outcome' },
+    {
+      name: 'outcome',
+      kind: 'string',
+      nullable: true,
+      description: 'The name of outcomeId',
+      label: 'Outcome',
+    },
   ],
 });
