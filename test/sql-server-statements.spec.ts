@@ -330,6 +330,28 @@ describe('SQL Server statements, recorded without a server', () => {
     expectSqlServerAccepts(statements);
   });
 
+  it('the lists page by keyset (OFFSET … FETCH, Id above the cursor), a user search escapes [ and uses ESCAPE', async () => {
+    const page = { limit: 10, after: 5 };
+    const identity = get(IdentityRepository);
+    const statements = await recording(async () => {
+      await identity.pageUsers(7, 'a[b%_', page);
+      await identity.pageUsers(undefined, null, null);
+      await identity.pageRoles(7, page);
+      await identity.pageTenants(page);
+      await identity.findTenantsByIds(ids(2100));
+      await identity.findRolesByIds(ids(2100));
+      await get(ConfigurationRepository).listModels(7, page);
+      await get(ApiKeyRepository).listForUser(7, page);
+    });
+    expectSqlServerAccepts(statements);
+    const paged = statements.filter((s) => /FETCH NEXT/.test(s.sql));
+    expect(paged.length).toBe(5);
+    for (const s of paged) expect(s.sql).toMatch(/"Id" > @\d+.* OFFSET 0 ROWS FETCH NEXT 11 ROWS ONLY$/);
+    const search = statements.find((s) => /LIKE/.test(s.sql))!;
+    expect(search.sql).toMatch(/"NormalizedName" LIKE @\d+ ESCAPE '\\'/);
+    expect(search.parameters.map((p) => p.value)).toContain('%a\\[b\\%\\_%');
+  });
+
   it('API keys, audit rows and cases: the ORM statements are T-SQL with datetime2 instants', async () => {
     const statements = await recording(async () => {
       await get(ApiKeyRepository).listActive();

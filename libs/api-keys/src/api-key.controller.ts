@@ -1,12 +1,17 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
-import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+  Actor,
+  answerPage,
+  ApiPaged,
+  ApiProblemResponses,
+  Authenticated,
+  CurrentActor,
+  GuidParam,
+  pageRequest,
+  Permission,
+} from '@app/common';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
 
@@ -30,11 +35,17 @@ export class ApiKeyController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: [ApiKeyDto] })
+  @ApiPaged(ApiKeyDto)
   @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List the API keys of a user' })
-  list(@CurrentActor() actor: Actor, @Query() query: ListApiKeysQuery): Promise<ApiKeyDto[]> {
-    return this.keys.list(actor, query.userRegistryGuid);
+  async list(
+    @CurrentActor() actor: Actor,
+    @Query() query: ListApiKeysQuery,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ApiKeyDto[]> {
+    const paging = pageRequest(query.limit, query.cursor);
+    return answerPage(await this.keys.list(actor, query.userRegistryGuid, paging), paging, req, res);
   }
 
   @Delete(':guid')

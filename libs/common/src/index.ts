@@ -23,3 +23,4 @@ export * from './guid';
 export * from './media-type';
 export * from './request-input';
 export * from './request-input.guard';
+export * from './paging';

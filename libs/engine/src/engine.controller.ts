@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -8,13 +8,17 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import {
   Actor,
+  answerPage,
+  ApiPaged,
   ApiProblemResponses,
   Authenticated,
   CurrentActor,
   GuidParam,
   GuidQuery,
+  pageRequest,
   Permission,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
@@ -49,10 +53,17 @@ export class EntityAnalysisModelController {
 
   @Get()
   @Authenticated(MODEL)
-  @ApiOkResponse({ type: [ModelDto] })
+  @ApiPaged(ModelDto)
   @ApiOperation({ operationId: 'listEntityAnalysisModels', summary: 'List the models of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<ModelDto[]> {
-    return this.models.list(actor);
+  async list(
+    @CurrentActor() actor: Actor,
+    @Query('limit') limit: unknown,
+    @Query('cursor') cursor: unknown,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ModelDto[]> {
+    const paging = pageRequest(limit, cursor);
+    return answerPage(await this.models.list(actor, paging), paging, req, res);
   }
 
   @Get(':guid')

@@ -1,20 +1,27 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import {
   Actor,
+  answerPage,
+  ApiPaged,
   ApiProblemResponses,
   Authenticated,
   Client,
   ClientContext,
   CurrentActor,
   GuidParam,
+  MAX_LIST_SEARCH_LENGTH,
+  pageRequest,
   Permission,
+  searchTerm,
 } from '@app/common';
 import {
   CreateRoleDto,
@@ -22,6 +29,7 @@ import {
   CreateUserDto,
   PermissionDto,
   ResetPasswordDto,
+  RoleChoiceDto,
   RoleDto,
   TenantDto,
   UpdateRoleDto,
@@ -40,10 +48,17 @@ export class TenantRegistryController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
-  @ApiOkResponse({ type: [TenantDto] })
+  @ApiPaged(TenantDto)
   @ApiOperation({ operationId: 'listTenants', summary: 'List the tenants' })
-  list(@CurrentActor() actor: Actor): Promise<TenantDto[]> {
-    return this.tenants.list(actor);
+  async list(
+    @CurrentActor() actor: Actor,
+    @Query('limit') limit: unknown,
+    @Query('cursor') cursor: unknown,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<TenantDto[]> {
+    const paging = pageRequest(limit, cursor);
+    return answerPage(await this.tenants.list(actor, paging), paging, req, res);
   }
 
   @Get(':guid')
@@ -100,10 +115,17 @@ export class RoleRegistryController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
-  @ApiOkResponse({ type: [RoleDto] })
+  @ApiPaged(RoleDto)
   @ApiOperation({ operationId: 'listRoles', summary: 'List the roles of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<RoleDto[]> {
-    return this.roles.list(actor);
+  async list(
+    @CurrentActor() actor: Actor,
+    @Query('limit') limit: unknown,
+    @Query('cursor') cursor: unknown,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<RoleDto[]> {
+    const paging = pageRequest(limit, cursor);
+    return answerPage(await this.roles.list(actor, paging), paging, req, res);
   }
 
   @Get(':guid')
@@ -152,10 +174,36 @@ export class UserRegistryController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: [UserDto] })
+  @ApiPaged(UserDto)
+  @ApiQuery({
+    name: 'search',
+    required: false,
+    schema: { type: 'string', maxLength: MAX_LIST_SEARCH_LENGTH },
+    description:
+      'Only the users whose name holds this text (case-insensitive, compared as normalised: trimmed, NFKC, lower case); with or without paging',
+  })
   @ApiOperation({ operationId: 'listUsers', summary: 'List the users of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<UserDto[]> {
-    return this.users.list(actor);
+  async list(
+    @CurrentActor() actor: Actor,
+    @Query('limit') limit: unknown,
+    @Query('cursor') cursor: unknown,
+    @Query('search') search: unknown,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<UserDto[]> {
+    const paging = pageRequest(limit, cursor);
+    return answerPage(await this.users.list(actor, paging, searchTerm(search)), paging, req, res);
+  }
+
+  @Get('AssignableRoles')
+  @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOkResponse({ type: [RoleChoiceDto] })
+  @ApiOperation({
+    operationId: 'listAssignableRoles',
+    summary: 'The roles a user administrator may give, by name (no right to manage roles needed)',
+  })
+  assignableRoles(@CurrentActor() actor: Actor): Promise<RoleChoiceDto[]> {
+    return this.users.assignableRoles(actor);
   }
 
   @Get(':guid')
