@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Link, Outlet } from 'react-router';
+import { Link, Outlet, useLocation } from 'react-router';
 import { ApiError, describeError } from '../../api/problem';
 import { sessionQuery, signInOptionsQuery } from '../../api/queries';
 import { Alert } from '../Alert';
@@ -19,6 +19,11 @@ export function Shell() {
   const session = useQuery(sessionQuery);
   const options = useQuery(signInOptionsQuery);
   const [changing, setChanging] = useState(false);
+  // On a phone the navigation is behind the Menu button, open for the page it was opened on: choosing a
+  // page closes it.
+  const { pathname } = useLocation();
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null);
+  const menuOpen = menuOpenOn === pathname;
   const ended = session.error instanceof ApiError && session.error.status === 401;
 
   useEffect(() => {
@@ -48,6 +53,15 @@ export function Shell() {
         <Link to="/" className={styles.home} aria-label="Decisioning operations, console home">
           <Brand inverse />
         </Link>
+        <button
+          type="button"
+          className={styles.menu}
+          aria-expanded={menuOpen}
+          aria-controls="console-navigation"
+          onClick={() => setMenuOpenOn(menuOpen ? null : pathname)}
+        >
+          {menuOpen ? 'Close menu' : 'Menu'}
+        </button>
         <div className={styles.who}>
           <span>
             <span className={styles.muted}>User</span> <strong>{user.userName}</strong>
@@ -68,7 +82,7 @@ export function Shell() {
       </header>
       <SessionExpiry session={user} />
       <div className={styles.body}>
-        <Navigation session={user} />
+        <Navigation session={user} open={menuOpen} />
         <main id="main" className={styles.main}>
           <Outlet context={user} />
         </main>

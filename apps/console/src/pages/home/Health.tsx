@@ -1,0 +1,155 @@
+import type { ReactNode } from 'react';
+import { Link } from 'react-router';
+import { describeError } from '../../api/problem';
+import { formatInstant } from '../../components/time';
+import styles from './home.module.css';
+import { invocations, useGridFigure, type HealthWindow } from './health';
+
+const QUEUES = [
+  'ModelInvokeWarning',
+  'CaseCreationWarning',
+  'ArchiverWarning',
+  'CacheSentinelEvent',
+  'CacheConnectionEvent',
+  'OpenTelemetryMetric',
+];
+const WARNINGS = [
+  ['ArchiverWarning', 'Archiver warnings'],
+  ['CaseCreationWarning', 'Case creation warnings'],
+  ['ModelInvokeWarning', 'Model invoke warnings'],
+] as const;
+const n = (v: number) => v.toLocaleString();
+
+/** One figure: a number (or what kept it), a link into the grid it comes from. */
+function Figure({
+  id,
+  label,
+  value,
+  href,
+  error,
+  tone,
+  children,
+}: {
+  id: string;
+  label: string;
+  value: number | null | undefined;
+  href: string;
+  error?: unknown;
+  tone?: 'bad';
+  children?: ReactNode;
+}) {
+  return (
+    <li className={styles.figure} data-figure={id} data-value={value ?? ''} data-tone={tone}>
+      <Link to={href}>
+        <span className={styles.figureLabel}>{label}</span>
+        <span className={styles.figureValue}>
+          {error ? '—' : value === null || value === undefined ? '…' : n(value)}
+        </span>
+      </Link>
+      {error ? <span className={styles.figureNote}>{describeError(error)}</span> : children}
+    </li>
+  );
+}
+
+/** Each capture queue's latest depth and drops (spec: a depth that never falls, or any drop, is trouble). */
+function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow }) {
+  const { answer, href } = useGridFigure('CaptureQueueHealth', hour, { queueId: String(queueId) }, true);
+  const row = answer.data?.rows[0] as
+    { queueDepth?: number; droppedCount?: number; createdDate?: string } | undefined;
+  const dropped = row?.droppedCount ?? 0;
+  return (
+    <Figure
+      id={`queue-${queueId}`}
+      label={QUEUES[queueId - 1]}
+      value={answer.data ? (row?.queueDepth ?? 0) : null}
+      href={href}
+      error={answer.error}
+      tone={dropped > 0 ? 'bad' : undefined}
+    >
+      <span className={styles.figureNote} data-dropped={dropped}>
+        {answer.data && !row ? 'no row in the last hour' : `${n(dropped)} dropped since the flush before`}
+        {row?.createdDate ? ` · ${formatInstant(Date.parse(row.createdDate))}` : ''}
+      </span>
+    </Figure>
+  );
+}
+
+/** The landlord's view of the service: queues, warnings and throughput of the last hour, from the grids. */
+export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
+  const archived = useGridFigure('ArchiverStagePerformanceCounter', hour, { stageId: '1' }, true);
+  const cases = useGridFigure('CaseCreationStagePerformanceCounter', hour, { stageId: '1' }, true);
+  return (
+    <>
+      <section className={styles.card} aria-labelledby="queues-title">
+        <h2 id="queues-title">Capture queues: depth at the latest flush</h2>
+        <ul className={styles.figures}>
+          {QUEUES.map((_, i) => (
+            <QueueFigure key={i} queueId={i + 1} hour={hour} />
+          ))}
+        </ul>
+      </section>
+      <section className={styles.card} aria-labelledby="warnings-title">
+        <h2 id="warnings-title">Warnings and throughput in the last hour</h2>
+        <ul className={styles.figures}>
+          {WARNINGS.map(([grid, label]) => (
+            <WarningFigure key={grid} grid={grid} label={label} hour={hour} />
+          ))}
+          <Figure
+            id="archived"
+            label="Invocations archived"
+            value={invocations(archived.answer.data)}
+            href={archived.href}
+            error={archived.answer.error}
+          >
+            <span className={styles.figureNote}>BuildArchiveJson rollups</span>
+          </Figure>
+          <Figure
+            id="cases"
+            label="Case creations"
+            value={invocations(cases.answer.data)}
+            href={cases.href}
+            error={cases.answer.error}
+          >
+            <span className={styles.figureNote}>ExistingCasePriorityLookup rollups</span>
+          </Figure>
+        </ul>
+      </section>
+    </>
+  );
+}
+
+function WarningFigure({ grid, label, hour }: { grid: string; label: string; hour: HealthWindow }) {
+  const { answer, href } = useGridFigure(grid, hour, {}, true);
+  const total = answer.data?.total;
+  return (
+    <Figure
+      id={grid}
+      label={label}
+      value={total}
+      href={href}
+      error={answer.error}
+      tone={total ? 'bad' : undefined}
+    />
+  );
+}
+
+/** Failed sign-ins of the last hour (the tenant's own for a tenant administrator: the service scopes them). */
+export function SignInHealth({ hour }: { hour: HealthWindow }) {
+  const failed = useGridFigure('UserLogin', hour, { failed: 'true' }, true);
+  const total = failed.answer.data?.total;
+  return (
+    <section className={styles.card} aria-labelledby="sign-ins-title">
+      <h2 id="sign-ins-title">Sign-ins in the last hour</h2>
+      <ul className={styles.figures}>
+        <Figure
+          id="failed-sign-ins"
+          label="Failed sign-ins"
+          value={total}
+          href={failed.href}
+          error={failed.answer.error}
+          tone={total ? 'bad' : undefined}
+        />
+      </ul>
+    </section>
+  );
+}
