@@ -136,7 +136,12 @@ export function RowsSection({
 
 /** Newest rows / Older rows: "older" is keyed on the last row's time and id, so it stays right while rows arrive. */
 function Pager({ data, paging }: { data: GridResponse<Row>; paging: Paging }) {
-  const more = paging.enabled && data.rows.length >= paging.take && data.rows.length > 0;
+  // More when this page is full and the window holds rows beyond it.
+  const more =
+    paging.enabled &&
+    data.rows.length > 0 &&
+    data.rows.length >= paging.take &&
+    paging.offset + data.rows.length < data.total;
   if (!paging.enabled || (paging.page === 1 && !more)) return null;
   return (
     <nav className={styles.pager} aria-label="Pages of rows">

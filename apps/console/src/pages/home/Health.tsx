@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { describeError } from '../../api/problem';
-import { formatInstant } from '../../components/time';
+import { formatClock } from '../../components/time';
 import styles from './home.module.css';
 import { invocations, useGridFigure, type HealthWindow } from './health';
 
@@ -67,8 +67,8 @@ function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow })
       tone={dropped > 0 ? 'bad' : undefined}
     >
       <span className={styles.figureNote} data-dropped={dropped}>
-        {answer.data && !row ? 'no row in the last hour' : `${n(dropped)} dropped since the flush before`}
-        {row?.createdDate ? ` · ${formatInstant(Date.parse(row.createdDate))}` : ''}
+        {answer.data && !row ? 'no row in the last hour' : `${n(dropped)} dropped`}
+        {row?.createdDate ? ` · at ${formatClock(Date.parse(row.createdDate))}` : ''}
       </span>
     </Figure>
   );
@@ -80,15 +80,15 @@ export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
   const cases = useGridFigure('CaseCreationStagePerformanceCounter', hour, { stageId: '1' }, true);
   return (
     <>
-      <section className={styles.card} aria-labelledby="queues-title">
-        <h2 id="queues-title">Capture queues: depth at the latest flush</h2>
+      <section className={`${styles.card} ${styles.wide}`} aria-labelledby="queues-title">
+        <h2 id="queues-title">Capture queues: depth and drops at the latest flush</h2>
         <ul className={styles.figures}>
           {QUEUES.map((_, i) => (
             <QueueFigure key={i} queueId={i + 1} hour={hour} />
           ))}
         </ul>
       </section>
-      <section className={styles.card} aria-labelledby="warnings-title">
+      <section className={`${styles.card} ${styles.wide}`} aria-labelledby="warnings-title">
         <h2 id="warnings-title">Warnings and throughput in the last hour</h2>
         <ul className={styles.figures}>
           {WARNINGS.map(([grid, label]) => (

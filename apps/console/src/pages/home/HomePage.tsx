@@ -30,16 +30,15 @@ export function HomePage() {
       {(session.landlord || audit) && (
         <div className={styles.windowLine}>
           <p>
-            Health from {formatInstant(Date.parse(hour.from))} to {formatInstant(Date.parse(hour.to))}; each
-            figure opens its grid for the same hour.
+            The last hour, to {formatInstant(Date.parse(hour.to))}. Each figure opens its grid for that hour.
           </p>
           <button type="button" className={formStyles.secondary} onClick={hour.refresh}>
             Refresh
           </button>
         </div>
       )}
+      {session.landlord && <TelemetryHealth hour={hour} />}
       <div className={styles.cards}>
-        {session.landlord && <TelemetryHealth hour={hour} />}
         {audit && <SignInHealth hour={hour} />}
         <SessionCard session={session} />
       </div>

@@ -21,7 +21,11 @@ const rowsText = (n: number) => `${formatNumber(n, 'number')} ${n === 1 ? 'row' 
  * labels the boundaries between bars with their values (in the column's unit), as many as fit the width; a
  * tooltip gives each bucket's range and count.
  */
-function histogramOptions(buckets: HistogramBucket[], format: ColumnFormat, width: number): uPlot.Options {
+function histogramOptions(
+  buckets: HistogramBucket[],
+  format: ColumnFormat,
+  width: number,
+): { options: uPlot.Options; axis: [number, string][] } {
   const xs = buckets.map((_, i) => i);
   const nonEmpty = xs.filter((i) => buckets[i].count > 0);
   const single = buckets.every(
@@ -32,7 +36,7 @@ function histogramOptions(buckets: HistogramBucket[], format: ColumnFormat, widt
   const shown = single ? [buckets.length] : labelledBoundaries(labels, width - Y_AXIS);
   // Room on the right for half of the last label, which is centred on the plot's right edge.
   const right = Math.ceil((labels[labels.length - 1]?.length ?? 0) * 3.5) + 6;
-  return {
+  const options: uPlot.Options = {
     width,
     height: HEIGHT,
     padding: [10, right, 0, 0],
@@ -76,6 +80,7 @@ function histogramOptions(buckets: HistogramBucket[], format: ColumnFormat, widt
       }),
     ],
   };
+  return { options, axis: shown.map((i) => [i, labels[i]]) };
 }
 
 /**
@@ -100,7 +105,9 @@ export function Histogram({
     const el = box.current;
     if (!el || width === 0) return;
     el.removeAttribute('data-drawn');
-    const options = histogramOptions(buckets, format, width);
+    const { options, axis } = histogramOptions(buckets, format, width);
+    // The boundaries the axis labels, and their labels: what a test measures for overlap.
+    el.setAttribute('data-axis-labels', JSON.stringify(axis));
     options.hooks = { draw: [() => el.setAttribute('data-drawn', String(buckets.length))] };
     // An empty bucket draws nothing (a zero-height bar would still show its edge).
     const plot = new uPlot(

@@ -114,7 +114,6 @@ export function TimeSeriesChart({
   const buckets = series.data[0].length;
   return (
     <figure className={styles.figure}>
-      <figcaption className={styles.caption}>{title}</figcaption>
       <div
         ref={box}
         className={styles.chart}
