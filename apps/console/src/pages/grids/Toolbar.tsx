@@ -147,46 +147,15 @@ export function Toolbar({
     <form className={styles.toolbar} onSubmit={apply} aria-label={`${grid.title} toolbar`}>
       <WindowTools choice={choice} from={from} to={to} onChoose={choose} onFrom={setFrom} onTo={setTo} />
       <FilterTool grid={grid} value={filter} onChange={setFilter} />
-      {grid.failedOnly && (
-        <div className={`${styles.tool} ${styles.checkTool}`}>
-          <input
-            id="grid-failed"
-            type="checkbox"
-            checked={failed}
-            onChange={(e) => setFailed(e.target.checked)}
-          />
-          <label htmlFor="grid-failed">Failed attempts only</label>
-        </div>
-      )}
-      {grid.search && (
-        <div className={`${styles.tool} ${styles.grow}`}>
-          <label htmlFor="grid-search">Search</label>
-          <input
-            id="grid-search"
-            type="search"
-            value={search}
-            maxLength={256}
-            onChange={(e) => setSearch(e.target.value)}
-            placeholder={`Part of ${grid.search}`}
-          />
-        </div>
-      )}
-      <div className={styles.tool}>
-        <label htmlFor="grid-take">Rows</label>
-        <input
-          id="grid-take"
-          className={styles.take}
-          inputMode="numeric"
-          value={take}
-          onChange={(e) => setTake(e.target.value)}
-          placeholder="100"
-          aria-describedby="grid-take-hint"
-        />
-        <span id="grid-take-hint" className={styles.visuallyHidden}>
-          Rows per page, at most {MAX_TAKE.toLocaleString()}; the statistics and the chart cover the whole
-          window whatever this is.
-        </span>
-      </div>
+      <ViewTools
+        grid={grid}
+        failed={failed}
+        onFailed={setFailed}
+        search={search}
+        onSearch={setSearch}
+        take={take}
+        onTake={setTake}
+      />
       <div className={styles.toolActions}>
         <button type="submit" className={formStyles.primary}>
           Apply
@@ -200,5 +169,69 @@ export function Toolbar({
         clock; empty From and To: the last hour.
       </p>
     </form>
+  );
+}
+
+/** The failed-only view (the sign-in audit), search (where the grid has it) and Rows. */
+function ViewTools({
+  grid,
+  failed,
+  onFailed,
+  search,
+  onSearch,
+  take,
+  onTake,
+}: {
+  grid: GridDeclaration;
+  failed: boolean;
+  onFailed: (v: boolean) => void;
+  search: string;
+  onSearch: (v: string) => void;
+  take: string;
+  onTake: (v: string) => void;
+}) {
+  return (
+    <>
+      {grid.failedOnly && (
+        <div className={`${styles.tool} ${styles.checkTool}`}>
+          <input
+            id="grid-failed"
+            type="checkbox"
+            checked={failed}
+            onChange={(e) => onFailed(e.target.checked)}
+          />
+          <label htmlFor="grid-failed">Failed attempts only</label>
+        </div>
+      )}
+      {grid.search && (
+        <div className={`${styles.tool} ${styles.grow}`}>
+          <label htmlFor="grid-search">Search</label>
+          <input
+            id="grid-search"
+            type="search"
+            value={search}
+            maxLength={256}
+            onChange={(e) => onSearch(e.target.value)}
+            placeholder={`Part of ${grid.search}`}
+          />
+        </div>
+      )}
+      <div className={styles.tool}>
+        <label htmlFor="grid-take">Rows</label>
+        <input
+          id="grid-take"
+          className={styles.take}
+          inputMode="numeric"
+          value={take}
+          onChange={(e) => onTake(e.target.value)}
+          placeholder="100"
+          aria-describedby="grid-take-hint"
+        />
+        <span id="grid-take-hint" className={styles.visuallyHidden}>
+          Rows per page, at most {MAX_TAKE.toLocaleString()}; the statistics and the chart cover the whole
+          window whatever this is.
+        </span>
+      </div>
+    </>
   );
 }

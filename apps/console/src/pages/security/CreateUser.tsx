@@ -103,38 +103,7 @@ export function CreateUser({ session, onDone }: { session: Session; onDone: () =
             />
             <RoleSelect id="new-user-role" choices={choices} value={u.roleGuid} onChange={set('roleGuid')} />
           </div>
-          <div>
-            <Field
-              id="new-user-password"
-              label="Initial password (optional)"
-              type="password"
-              value={u.password}
-              onChange={set('password')}
-              autoComplete="new-password"
-              hint={`${create.rule} Leave empty for a user who signs in through OpenID Connect or Negotiate.`}
-            />
-            <Field
-              id="new-user-repeat"
-              label="Repeat the password"
-              type="password"
-              value={u.repeat}
-              onChange={set('repeat')}
-              autoComplete="new-password"
-            />
-            <Check
-              id="new-user-expired"
-              label="Must change the password at first sign-in"
-              checked={u.expired}
-              onChange={set('expired')}
-            />
-            <Check
-              id="new-user-wire"
-              label="WirePasswordHash"
-              checked={u.wire}
-              onChange={set('wire')}
-              hint="The browser sends a SHA-256 hash of the password instead of the password; its strength is then checked only in the browser."
-            />
-          </div>
+          <InitialPassword user={u} set={set} rule={create.rule} />
         </div>
         <div className={formStyles.actions}>
           <button type="button" className={formStyles.secondary} onClick={onDone}>
@@ -146,5 +115,51 @@ export function CreateUser({ session, onDone }: { session: Session; onDone: () =
         </div>
       </form>
     </section>
+  );
+}
+
+/** The optional initial password, twice, with its two choices. */
+function InitialPassword({
+  user: u,
+  set,
+  rule,
+}: {
+  user: NewUser;
+  set: <K extends keyof NewUser>(key: K) => (value: NewUser[K]) => void;
+  rule: string;
+}) {
+  return (
+    <div>
+      <Field
+        id="new-user-password"
+        label="Initial password (optional)"
+        type="password"
+        value={u.password}
+        onChange={set('password')}
+        autoComplete="new-password"
+        hint={`${rule} Leave empty for a user who signs in through OpenID Connect or Negotiate.`}
+      />
+      <Field
+        id="new-user-repeat"
+        label="Repeat the password"
+        type="password"
+        value={u.repeat}
+        onChange={set('repeat')}
+        autoComplete="new-password"
+      />
+      <Check
+        id="new-user-expired"
+        label="Must change the password at first sign-in"
+        checked={u.expired}
+        onChange={set('expired')}
+      />
+      <Check
+        id="new-user-wire"
+        label="WirePasswordHash"
+        checked={u.wire}
+        onChange={set('wire')}
+        hint="The browser sends a SHA-256 hash of the password instead of the password; its strength is then checked only in the browser."
+      />
+    </div>
   );
 }

@@ -156,11 +156,6 @@ function RoleForm({
   session: Session;
   onDone: (text?: string) => void;
 }) {
-  const permissions = useQuery(permissionsQuery);
-  const tenants = useQuery({
-    ...tenantsQuery,
-    enabled: allows(session, { permission: PERMISSION.ReadWriteTenant, landlord: true }),
-  }).data;
   const queryClient = useQueryClient();
   const [name, setName] = useState(role?.name ?? '');
   const [chosen, setChosen] = useState<Set<number>>(new Set(role?.permissions ?? []));
@@ -211,42 +206,10 @@ function RoleForm({
       <form onSubmit={submit} noValidate aria-busy={save.isPending}>
         {error && <Alert tone="error">{error}</Alert>}
         <Field id="role-name" label="Name" value={name} onChange={setName} autoComplete="off" />
-        {!role && session.landlord && tenants && (
-          <div className={formStyles.field}>
-            <label htmlFor="role-tenant" className={formStyles.label}>
-              Tenant
-            </label>
-            <select
-              id="role-tenant"
-              className={styles.select}
-              value={tenantGuid}
-              onChange={(e) => setTenantGuid(e.target.value)}
-            >
-              {tenants.map((t) => (
-                <option key={t.guid} value={t.guid}>
-                  {t.name}
-                  {t.landlord ? ' (landlord)' : ''}
-                </option>
-              ))}
-            </select>
-          </div>
+        {!role && session.landlord && (
+          <TenantChoice session={session} value={tenantGuid} onChange={setTenantGuid} />
         )}
-        <fieldset className={styles.fieldset}>
-          <legend>Permissions</legend>
-          <div className={styles.permissions}>
-            {permissions.data?.map((p) => (
-              <div key={p.id} className={styles.check}>
-                <input
-                  id={`permission-${p.id}`}
-                  type="checkbox"
-                  checked={chosen.has(p.id)}
-                  onChange={(e) => toggle(p.id, e.target.checked)}
-                />
-                <label htmlFor={`permission-${p.id}`}>{p.name}</label>
-              </div>
-            ))}
-          </div>
-        </fieldset>
+        <PermissionChoice chosen={chosen} onToggle={toggle} />
         <div className={formStyles.actions}>
           <button type="button" className={formStyles.secondary} onClick={() => onDone()}>
             Cancel
@@ -257,5 +220,71 @@ function RoleForm({
         </div>
       </form>
     </section>
+  );
+}
+
+/** The landlord chooses the new role's tenant (by name, when it may read the tenants). */
+function TenantChoice({
+  session,
+  value,
+  onChange,
+}: {
+  session: Session;
+  value: string;
+  onChange: (guid: string) => void;
+}) {
+  const tenants = useQuery({
+    ...tenantsQuery,
+    enabled: allows(session, { permission: PERMISSION.ReadWriteTenant, landlord: true }),
+  }).data;
+  if (!tenants) return null;
+  return (
+    <div className={formStyles.field}>
+      <label htmlFor="role-tenant" className={formStyles.label}>
+        Tenant
+      </label>
+      <select
+        id="role-tenant"
+        className={styles.select}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {tenants.map((t) => (
+          <option key={t.guid} value={t.guid}>
+            {t.name}
+            {t.landlord ? ' (landlord)' : ''}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** The permissions a role may hold, as checkboxes. */
+function PermissionChoice({
+  chosen,
+  onToggle,
+}: {
+  chosen: Set<number>;
+  onToggle: (id: number, on: boolean) => void;
+}) {
+  const permissions = useQuery(permissionsQuery);
+  return (
+    <fieldset className={styles.fieldset}>
+      <legend>Permissions</legend>
+      <div className={styles.permissions}>
+        {permissions.data?.map((p) => (
+          <div key={p.id} className={styles.check}>
+            <input
+              id={`permission-${p.id}`}
+              type="checkbox"
+              checked={chosen.has(p.id)}
+              onChange={(e) => onToggle(p.id, e.target.checked)}
+            />
+            <label htmlFor={`permission-${p.id}`}>{p.name}</label>
+          </div>
+        ))}
+      </div>
+    </fieldset>
   );
 }
