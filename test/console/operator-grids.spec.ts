@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { CaptureQueueHealth } from '@app/capture-queues';
 import { ALL_PERMISSIONS } from '@app/common';
+import { CONSOLE_GRID_PAGES } from '@app/console';
 import { ArchiverStagePerformanceCounter } from '@app/engine';
 import { ARCHIVER_STAGE_NAMES, ArchiverStage } from '@app/telemetry';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -21,16 +22,6 @@ import {
 import { signInThroughPage } from '../support/console-telemetry';
 import { waitFor } from '../support/spawn-server';
 
-const GRIDS = [
-  'ArchiverStagePerformanceCounter',
-  'ArchiverWarning',
-  'CaseCreationStagePerformanceCounter',
-  'CaseCreationWarning',
-  'ModelInvokeWarning',
-  'CaptureQueueHealth',
-  'UserLogin',
-  'UserLogout',
-];
 /** uPlot's axis font (its default): what the labels are drawn in. */
 const AXIS_FONT =
   '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Segoe UI Symbol", "Noto Color Emoji"';
@@ -313,7 +304,7 @@ describe('the console in Chromium, part 3: the grids as an operator uses them', 
   it('every grid page: axe finds nothing serious at 1366 and 390 px, and the page never scrolls sideways on a phone', async () => {
     for (const size of [LAPTOP, PHONE]) {
       await page.setViewportSize(size);
-      for (const name of GRIDS) {
+      for (const name of CONSOLE_GRID_PAGES) {
         await openGrid(name);
         expect([name, size.width, await axeViolations(page)]).toEqual([name, size.width, []]);
         expect([name, size.width, await sidewaysScroll(page)]).toEqual([name, size.width, 0]);

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, SchemaWriter } from '@app/database';
 import { createEmptyPostgresDatabase, createSqliteDirectory, TestProvider } from './databases';
-import type { GridDefinition } from '@app/grid';
+import { GridEngine, type GridDefinition } from '@app/grid';
 
 /** The grid engine's test table (GridTest) and its declaration, for the engine's specs on both databases. */
 export const def: GridDefinition = {
@@ -82,4 +82,26 @@ export async function insert(ds: DataSource, rows: TestRow[]): Promise<void> {
       })),
     )
     .execute();
+}
+
+/**
+ * The test table on `provider` for one describe block: opened before it, emptied (and the engine's cache
+ * cleared) before each test, closed after it. `use` receives the data source and an engine over it.
+ */
+export function gridTableFixture(
+  provider: TestProvider,
+  use: (ds: DataSource, engine: GridEngine) => void,
+): void {
+  let ds: DataSource;
+  let engine: GridEngine;
+  beforeAll(async () => {
+    ds = await openDatabase(provider);
+    engine = new GridEngine(ds);
+    use(ds, engine);
+  });
+  afterAll(() => ds.destroy());
+  beforeEach(async () => {
+    await ds.query('DELETE FROM "GridTest"');
+    engine.clearCache();
+  });
 }

@@ -1,15 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import {
   Actor,
-  answerPage,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
   CurrentActor,
   GuidParam,
-  pageRequest,
+  Paged,
+  type PagedList,
   Permission,
 } from '@app/common';
 import { ApiKeyService } from './api-key.service';
@@ -38,14 +37,12 @@ export class ApiKeyController {
   @ApiPaged(ApiKeyDto)
   @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List the API keys of a user' })
-  async list(
+  list(
     @CurrentActor() actor: Actor,
     @Query() query: ListApiKeysQuery,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
+    @Paged() paged: PagedList,
   ): Promise<ApiKeyDto[]> {
-    const paging = pageRequest(query.limit, query.cursor);
-    return answerPage(await this.keys.list(actor, query.userRegistryGuid, paging), paging, req, res);
+    return paged.answer(this.keys.list(actor, query.userRegistryGuid, paged.request));
   }
 
   @Delete(':guid')

@@ -1,4 +1,4 @@
-import { applyDecorators, type Type } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, type ExecutionContext, type Type } from '@nestjs/common';
 import { ApiOkResponse, ApiQuery } from '@nestjs/swagger';
 import type { PageRequest, RowPage } from '@app/database';
 import { Problems } from './problem';
@@ -92,12 +92,7 @@ interface HeaderSink {
  * X-Total-Count, and, when there is more, the next page in `Link: <…>; rel="next"` (RFC 8288), the
  * request's own path and parameters with the next cursor.
  */
-export function answerPage<T>(
-  page: Page<T>,
-  paging: PageRequest | null,
-  req: RequestUrl,
-  res: HeaderSink,
-): T[] {
+function answerPage<T>(page: Page<T>, paging: PageRequest | null, req: RequestUrl, res: HeaderSink): T[] {
   // Not paged: the whole list, exactly the answer it always was.
   if (paging === null) return page.items;
   res.setHeader(TOTAL_COUNT_HEADER, String(page.total));
@@ -109,6 +104,25 @@ export function answerPage<T>(
   }
   return page.items;
 }
+
+/** A list route's paging: what was asked for (null: the whole list), and the answer that states it. */
+export interface PagedList {
+  readonly request: PageRequest | null;
+  /** The page's items as the body, its total and next page in the headers when the request paged. */
+  answer<T>(page: Promise<Page<T>>): Promise<T[]>;
+}
+
+/**
+ * The paging of a list route (`limit`, `cursor`), checked before the handler runs (a bad one is a 400 naming
+ * it): the handler lists `request` and returns `answer(…)`. The route then needs no access to the response.
+ */
+export const Paged = createParamDecorator((_data: unknown, ctx: ExecutionContext): PagedList => {
+  const http = ctx.switchToHttp();
+  const req = http.getRequest<RequestUrl & { query: Record<string, unknown> }>();
+  const res = http.getResponse<HeaderSink>();
+  const request = pageRequest(req.query.limit, req.query.cursor);
+  return { request, answer: async (page) => answerPage(await page, request, req, res) };
+});
 
 /**
  * Documents a list that pages on request: its answer (the array of `item`), the optional `limit` and

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBody,
   ApiCreatedResponse,
@@ -8,17 +8,16 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import {
   Actor,
-  answerPage,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
   CurrentActor,
   GuidParam,
   GuidQuery,
-  pageRequest,
+  Paged,
+  type PagedList,
   Permission,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
@@ -55,15 +54,8 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   @ApiPaged(ModelDto)
   @ApiOperation({ operationId: 'listEntityAnalysisModels', summary: 'List the models of the tenant' })
-  async list(
-    @CurrentActor() actor: Actor,
-    @Query('limit') limit: unknown,
-    @Query('cursor') cursor: unknown,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<ModelDto[]> {
-    const paging = pageRequest(limit, cursor);
-    return answerPage(await this.models.list(actor, paging), paging, req, res);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ModelDto[]> {
+    return paged.answer(this.models.list(actor, paged.request));
   }
 
   @Get(':guid')

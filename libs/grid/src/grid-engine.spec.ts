@@ -7,7 +7,7 @@ import { GridEngine } from './grid-engine';
 import { parseGridQuery } from './grid-query';
 import { inSample } from './sampling';
 import { referenceStatistics } from './statistics';
-import { BASE, def, insert, openDatabase } from '../../../test/support/grid-test-table';
+import { BASE, def, gridTableFixture, insert } from '../../../test/support/grid-test-table';
 
 // SQLite and PostgreSQL only: the test table is written with each dialect's own SQL, and the slow-writer case
 // relies on how they isolate; SQL Server's grid SQL is checked offline (test/sql-server-statements.spec.ts).
@@ -17,15 +17,7 @@ describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
   const wide = { from: '2026-11-22T00:00:00Z', to: '2026-11-23T00:00:00Z', take: '100000' };
   const q = (extra: Record<string, string> = {}) => parseGridQuery(def, { ...wide, ...extra }, BASE);
 
-  beforeAll(async () => {
-    ds = await openDatabase(provider);
-    engine = new GridEngine(ds);
-  });
-  afterAll(() => ds.destroy());
-  beforeEach(async () => {
-    await ds.query('DELETE FROM "GridTest"');
-    engine.clearCache();
-  });
+  gridTableFixture(provider, (d, e) => ([ds, engine] = [d, e]));
 
   it('empty set: zero total, null statistics and ten empty buckets', async () => {
     const r = await engine.query(def, q());

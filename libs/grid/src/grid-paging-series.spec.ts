@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
 import { ProblemException } from '@app/common';
 import { SQLITE_AND_POSTGRES } from '../../../test/support/databases';
-import { BASE, def, insert, openDatabase, type TestRow } from '../../../test/support/grid-test-table';
+import { BASE, def, gridTableFixture, insert, type TestRow } from '../../../test/support/grid-test-table';
 import { GridEngine } from './grid-engine';
 import { parseGridQuery } from './grid-query';
 import { seriesOrigin, seriesWidth } from './grid-series';
@@ -30,15 +30,7 @@ describe.each(SQLITE_AND_POSTGRES)('grid paging and series on %s', (provider) =>
   const wide = { from: '2026-11-22T00:00:00Z', to: '2026-11-23T00:00:00Z' };
   const q = (extra: Record<string, string> = {}) => parseGridQuery(def, { ...wide, ...extra }, BASE);
 
-  beforeAll(async () => {
-    ds = await openDatabase(provider);
-    engine = new GridEngine(ds);
-  });
-  afterAll(() => ds.destroy());
-  beforeEach(async () => {
-    await ds.query('DELETE FROM "GridTest"');
-    engine.clearCache();
-  });
+  gridTableFixture(provider, (d, e) => ([ds, engine] = [d, e]));
 
   it('pages a 1 000-row window 100 at a time to its oldest row; total and statistics stay the window’s', async () => {
     await insert(ds, rowsOver(1_000, 3));

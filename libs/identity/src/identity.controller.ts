@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -7,10 +7,8 @@ import {
   ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
 import {
   Actor,
-  answerPage,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
@@ -19,7 +17,8 @@ import {
   CurrentActor,
   GuidParam,
   MAX_LIST_SEARCH_LENGTH,
-  pageRequest,
+  Paged,
+  type PagedList,
   Permission,
   searchTerm,
 } from '@app/common';
@@ -50,15 +49,8 @@ export class TenantRegistryController {
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiPaged(TenantDto)
   @ApiOperation({ operationId: 'listTenants', summary: 'List the tenants' })
-  async list(
-    @CurrentActor() actor: Actor,
-    @Query('limit') limit: unknown,
-    @Query('cursor') cursor: unknown,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<TenantDto[]> {
-    const paging = pageRequest(limit, cursor);
-    return answerPage(await this.tenants.list(actor, paging), paging, req, res);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<TenantDto[]> {
+    return paged.answer(this.tenants.list(actor, paged.request));
   }
 
   @Get(':guid')
@@ -117,15 +109,8 @@ export class RoleRegistryController {
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiPaged(RoleDto)
   @ApiOperation({ operationId: 'listRoles', summary: 'List the roles of the tenant' })
-  async list(
-    @CurrentActor() actor: Actor,
-    @Query('limit') limit: unknown,
-    @Query('cursor') cursor: unknown,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<RoleDto[]> {
-    const paging = pageRequest(limit, cursor);
-    return answerPage(await this.roles.list(actor, paging), paging, req, res);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<RoleDto[]> {
+    return paged.answer(this.roles.list(actor, paged.request));
   }
 
   @Get(':guid')
@@ -183,16 +168,12 @@ export class UserRegistryController {
       'Only the users whose name holds this text (case-insensitive, compared as normalised: trimmed, NFKC, lower case); with or without paging',
   })
   @ApiOperation({ operationId: 'listUsers', summary: 'List the users of the tenant' })
-  async list(
+  list(
     @CurrentActor() actor: Actor,
-    @Query('limit') limit: unknown,
-    @Query('cursor') cursor: unknown,
+    @Paged() paged: PagedList,
     @Query('search') search: unknown,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
   ): Promise<UserDto[]> {
-    const paging = pageRequest(limit, cursor);
-    return answerPage(await this.users.list(actor, paging, searchTerm(search)), paging, req, res);
+    return paged.answer(this.users.list(actor, paged.request, searchTerm(search)));
   }
 
   @Get('AssignableRoles')

@@ -50,32 +50,25 @@ function WindowTools({
           <option value="custom">Custom (From, To)</option>
         </select>
       </div>
-      {choice === 'custom' && (
-        <>
-          <div className={styles.tool}>
-            <label htmlFor="grid-from">From</label>
+      {choice === 'custom' &&
+        (
+          [
+            ['from', 'From', from, onFrom],
+            ['to', 'To', to, onTo],
+          ] as const
+        ).map(([id, label, value, onChange]) => (
+          <div key={id} className={styles.tool}>
+            <label htmlFor={`grid-${id}`}>{label}</label>
             <input
-              id="grid-from"
+              id={`grid-${id}`}
               type="datetime-local"
               step={1}
-              value={from}
-              onChange={(e) => onFrom(e.target.value)}
+              value={value}
+              onChange={(e) => onChange(e.target.value)}
               aria-describedby="grid-zone"
             />
           </div>
-          <div className={styles.tool}>
-            <label htmlFor="grid-to">To</label>
-            <input
-              id="grid-to"
-              type="datetime-local"
-              step={1}
-              value={to}
-              onChange={(e) => onTo(e.target.value)}
-              aria-describedby="grid-zone"
-            />
-          </div>
-        </>
-      )}
+        ))}
     </>
   );
 }

@@ -2,17 +2,12 @@ import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { describeError } from '../../api/problem';
 import { formatClock } from '../../components/time';
+import { gridNamed } from '../grids/declarations';
 import styles from './home.module.css';
 import { invocations, useGridFigure, type HealthWindow } from './health';
 
-const QUEUES = [
-  'ModelInvokeWarning',
-  'CaseCreationWarning',
-  'ArchiverWarning',
-  'CacheSentinelEvent',
-  'CacheConnectionEvent',
-  'OpenTelemetryMetric',
-];
+/** The six capture queues (spec: queueId 1–6), named as the grid's Queue filter names them. */
+const QUEUES = (gridNamed('CaptureQueueHealth')?.filter?.options ?? []).map((o) => o.label);
 const WARNINGS = [
   ['ArchiverWarning', 'Archiver warnings'],
   ['CaseCreationWarning', 'Case creation warnings'],
@@ -76,8 +71,6 @@ function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow })
 
 /** The landlord's view of the service: queues, warnings and throughput of the last hour, from the grids. */
 export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
-  const archived = useGridFigure('ArchiverStagePerformanceCounter', hour, { stageId: '1' }, true);
-  const cases = useGridFigure('CaseCreationStagePerformanceCounter', hour, { stageId: '1' }, true);
   return (
     <>
       <section className={`${styles.card} ${styles.wide}`} aria-labelledby="queues-title">
@@ -94,27 +87,37 @@ export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
           {WARNINGS.map(([grid, label]) => (
             <WarningFigure key={grid} grid={grid} label={label} hour={hour} />
           ))}
-          <Figure
-            id="archived"
-            label="Invocations archived"
-            value={invocations(archived.answer.data)}
-            href={archived.href}
-            error={archived.answer.error}
-          >
-            <span className={styles.figureNote}>BuildArchiveJson rollups</span>
-          </Figure>
-          <Figure
-            id="cases"
-            label="Case creations"
-            value={invocations(cases.answer.data)}
-            href={cases.href}
-            error={cases.answer.error}
-          >
-            <span className={styles.figureNote}>ExistingCasePriorityLookup rollups</span>
-          </Figure>
+          {THROUGHPUT.map((t) => (
+            <ThroughputFigure key={t.id} {...t} hour={hour} />
+          ))}
         </ul>
       </section>
     </>
+  );
+}
+
+/** Throughput from the stage rollups: the invocations their first stage counted in the hour. */
+const THROUGHPUT = [
+  {
+    id: 'archived',
+    label: 'Invocations archived',
+    grid: 'ArchiverStagePerformanceCounter',
+    stage: 'BuildArchiveJson',
+  },
+  {
+    id: 'cases',
+    label: 'Case creations',
+    grid: 'CaseCreationStagePerformanceCounter',
+    stage: 'ExistingCasePriorityLookup',
+  },
+];
+
+function ThroughputFigure(p: (typeof THROUGHPUT)[number] & { hour: HealthWindow }) {
+  const { answer, href } = useGridFigure(p.grid, p.hour, { stageId: '1' }, true);
+  return (
+    <Figure id={p.id} label={p.label} value={invocations(answer.data)} href={href} error={answer.error}>
+      <span className={styles.figureNote}>{p.stage} rollups</span>
+    </Figure>
   );
 }
 

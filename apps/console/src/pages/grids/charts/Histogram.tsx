@@ -83,21 +83,19 @@ function histogramOptions(
   return { options, axis: shown.map((i) => [i, labels[i]]) };
 }
 
-/**
- * The ten-bucket histogram the service computed (equal widths from min to max), drawn with uPlot as bars,
- * the count on the y axis. The buckets are also listed as a table for people who cannot see the chart.
- */
-export function Histogram({
-  id,
-  label,
-  buckets,
-  format,
-}: {
+interface HistogramProps {
   id: string;
   label: string;
   buckets: HistogramBucket[];
   format: ColumnFormat;
-}) {
+}
+
+/**
+ * The ten-bucket histogram the service computed (equal widths from min to max), drawn with uPlot as bars,
+ * the count on the y axis. The buckets are also listed as a table for people who cannot see the chart.
+ */
+export function Histogram(props: HistogramProps) {
+  const { label, buckets, format } = props;
   const box = useRef<HTMLDivElement>(null);
   const width = useWidth(box);
 
@@ -141,22 +139,12 @@ export function Histogram({
         data-buckets={buckets.length}
         data-nonzero={buckets.filter((b) => b.count > 0).length}
       />
-      <BucketTable id={id} label={label} buckets={buckets} format={format} />
+      <BucketTable {...props} />
     </figure>
   );
 }
 
-function BucketTable({
-  id,
-  label,
-  buckets,
-  format,
-}: {
-  id: string;
-  label: string;
-  buckets: HistogramBucket[];
-  format: ColumnFormat;
-}) {
+function BucketTable({ id, label, buckets, format }: HistogramProps) {
   return (
     <details className={styles.details}>
       <summary>The {buckets.length} buckets as a table</summary>
