@@ -60,6 +60,21 @@ async function axisLabels(chart: Locator) {
   }, AXIS_FONT);
 }
 
+/** The CSV's header holds the labels the page's table shows (times with their zone). */
+async function expectPageLabelsInCsv(page: Page, text: string) {
+  const header = text
+    .replace(/^\uFEFF/, '')
+    .split('\r\n')[0]
+    .split(',');
+  const shown = (await page.locator('thead th').allInnerTexts()).map((l) => l.trim());
+  expect(shown.length).toBeGreaterThan(5);
+  for (const label of shown)
+    expect([label, header.includes(`"${label}"`) || header.includes(`"${label} (UTC)"`)]).toEqual([
+      label,
+      true,
+    ]);
+}
+
 describe('the console in Chromium, part 3: the grids as an operator uses them', () => {
   let t: TestApp;
   let browser: Browser;
@@ -127,7 +142,7 @@ describe('the console in Chromium, part 3: the grids as an operator uses them', 
     await page.locator('[data-total]').waitFor();
   }
   const api = <T>(path: string) =>
-    page.evaluate(async (p) => (await fetch(p)).json() as Promise<unknown>, path) as Promise<T>;
+    page.evaluate(async (p) => (await fetch(p)).json(), path) as Promise<T>;
 
   it('the console’s scripts and styles arrive compressed (Content-Encoding br or gzip)', async () => {
     await openGrid('ArchiverStagePerformanceCounter');
@@ -296,8 +311,15 @@ describe('the console in Chromium, part 3: the grids as an operator uses them', 
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = bytes.toString('utf8');
     expect(text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
-    expect(text.split('\r\n')[0]).toContain('"When (UTC)"');
     expect(text.split('\r\n').filter(Boolean)).toHaveLength(2);
+    await expectPageLabelsInCsv(page, text);
+    // the sign-out audit's too
+    await openGrid('UserLogout');
+    const [logouts] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
+    await expectPageLabelsInCsv(page, readFileSync(await logouts.path()).toString('utf8'));
     expect(problems).toEqual([]);
   });
 

@@ -69,7 +69,7 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
   });
 
   const api = <T>(p: Page, path: string) =>
-    p.evaluate(async (u) => (await fetch(u)).json() as Promise<unknown>, path) as Promise<T>;
+    p.evaluate(async (u) => (await fetch(u)).json(), path) as Promise<T>;
   const figure = (p: Page, id: string) => p.locator(`[data-figure="${id}"]`);
   async function figureValue(p: Page, id: string): Promise<number> {
     await figure(p, id).and(p.locator('[data-value]:not([data-value=""])')).waitFor();

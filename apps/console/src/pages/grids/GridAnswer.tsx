@@ -32,7 +32,7 @@ export function CountLine({
 }) {
   const shown = data.rows.length;
   const first = paging.offset + 1;
-  const exported = Math.min(view.has('take') ? Number(view.get('take')) : EXPORT_CAP, data.total);
+  const exported = Math.min(view.has('take') ? Number(view.get('take')) : EXPORT_CAP, EXPORT_CAP, data.total);
   return (
     <div className={styles.countLine}>
       <div>

@@ -48,7 +48,7 @@ function Figure({
 
 /** Each capture queue's latest depth and drops (spec: a depth that never falls, or any drop, is trouble). */
 function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow }) {
-  const { answer, href } = useGridFigure('CaptureQueueHealth', hour, { queueId: String(queueId) }, true);
+  const { answer, href } = useGridFigure('CaptureQueueHealth', hour, { queueId: String(queueId) });
   const row = answer.data?.rows[0] as
     { queueDepth?: number; droppedCount?: number; createdDate?: string } | undefined;
   const dropped = row?.droppedCount ?? 0;
@@ -113,7 +113,7 @@ const THROUGHPUT = [
 ];
 
 function ThroughputFigure(p: (typeof THROUGHPUT)[number] & { hour: HealthWindow }) {
-  const { answer, href } = useGridFigure(p.grid, p.hour, { stageId: '1' }, true);
+  const { answer, href } = useGridFigure(p.grid, p.hour, { stageId: '1' });
   return (
     <Figure id={p.id} label={p.label} value={invocations(answer.data)} href={href} error={answer.error}>
       <span className={styles.figureNote}>{p.stage} rollups</span>
@@ -122,7 +122,7 @@ function ThroughputFigure(p: (typeof THROUGHPUT)[number] & { hour: HealthWindow 
 }
 
 function WarningFigure({ grid, label, hour }: { grid: string; label: string; hour: HealthWindow }) {
-  const { answer, href } = useGridFigure(grid, hour, {}, true);
+  const { answer, href } = useGridFigure(grid, hour, {});
   const total = answer.data?.total;
   return (
     <Figure
@@ -138,7 +138,7 @@ function WarningFigure({ grid, label, hour }: { grid: string; label: string; hou
 
 /** Failed sign-ins of the last hour (the tenant's own for a tenant administrator: the service scopes them). */
 export function SignInHealth({ hour }: { hour: HealthWindow }) {
-  const failed = useGridFigure('UserLogin', hour, { failed: 'true' }, true);
+  const failed = useGridFigure('UserLogin', hour, { failed: 'true' });
   const total = failed.answer.data?.total;
   return (
     <section className={styles.card} aria-labelledby="sign-ins-title">

@@ -33,19 +33,14 @@ export function useHealthWindow(): HealthWindow {
  * One figure of the home page: a grid's answer for the window (and `filters`), and the link to that grid
  * with the same window and filters, so the grid shows the same rows the figure counts.
  */
-export function useGridFigure(
-  name: string,
-  hour: HealthWindow,
-  filters: Record<string, string>,
-  enabled: boolean,
-) {
+export function useGridFigure(name: string, hour: HealthWindow, filters: Record<string, string>) {
   const grid = gridNamed(name);
   const view = new URLSearchParams({ from: hour.from, to: hour.to, ...filters });
   const answer = useQuery({
     queryKey: ['home', name, view.toString()],
     queryFn: ({ signal }) =>
       fetchGrid(grid!, new URLSearchParams({ ...Object.fromEntries(view), take: '1' }), signal),
-    enabled: enabled && grid !== undefined,
+    enabled: grid !== undefined,
     placeholderData: (previous) => previous,
   });
   return { answer, href: grid ? `${gridPath(grid)}?${view.toString()}` : '/' };
