@@ -9,6 +9,7 @@ import { ArchiverStagePerformanceCounter } from '@app/engine';
 import { ARCHIVER_STAGE_NAMES, ArchiverStage } from '@app/telemetry';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
+import { signIn } from '../support/auth';
 import { launchChromium } from '../support/chromium';
 import {
   axeViolations,
@@ -117,7 +118,9 @@ describe('the console in Chromium, part 3: the grids as an operator uses them', 
       Instance: 'paging',
     }));
     for (let i = 0; i < rows.length; i += 200) await health.insert(rows.slice(i, i + 200));
-    // Sign-ins: two failed, the administrator's own succeeded.
+    // Sign-ins: two failed, the administrator's own succeeded; one sign-out.
+    const other = await signIn(t.url, admin.name, admin.password);
+    await request(t.url).post('/api/Authentication/Logout').set('Cookie', other.cookie).expect(200);
     for (const password of ['wrong-one-password', 'wrong-two-password'])
       await request(t.url)
         .post('/api/Authentication/ByUserNamePassword')

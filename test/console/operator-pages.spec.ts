@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ApiKeyService } from '@app/api-keys';
 import { ALL_PERMISSIONS, Permission } from '@app/common';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
@@ -200,6 +201,7 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
 
   it('every dialog, at 1366 and 390 px: axe finds nothing serious', async () => {
     const other = await createUser(t.app, { tenantGuid: admin.tenantGuid });
+    await t.app.get(ApiKeyService).create(admin.actor, { userRegistryGuid: other.guid, name: 'dialog key' });
     const dialogs: [string, () => Promise<void>, string][] = [
       [
         `/Security/Users/${other.guid}`,
@@ -212,6 +214,11 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
         () =>
           page.getByRole('region', { name: 'Actions' }).getByRole('button', { name: 'Delete user' }).click(),
         'Delete this user?',
+      ],
+      [
+        `/Security/Users/${other.guid}`,
+        () => page.getByRole('button', { name: 'Revoke the key dialog key' }).click(),
+        'Revoke this API key?',
       ],
       [
         '/Security/Roles',
