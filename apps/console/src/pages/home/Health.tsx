@@ -15,6 +15,11 @@ const WARNINGS = [
 ] as const;
 const n = (v: number) => v.toLocaleString();
 
+/** A name like CacheConnectionEvent may wrap between its words, never inside one. */
+function camelBreaks(name: string): ReactNode[] {
+  return name.split(/(?=[A-Z][a-z])/).flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]));
+}
+
 /** One figure: a number (or what kept it), a link into the grid it comes from. */
 function Figure({
   id,
@@ -36,7 +41,7 @@ function Figure({
   return (
     <li className={styles.figure} data-figure={id} data-value={value ?? ''} data-tone={tone}>
       <Link to={href}>
-        <span className={styles.figureLabel}>{label}</span>
+        <span className={styles.figureLabel}>{camelBreaks(label)}</span>
         <span className={styles.figureValue}>
           {error ? '—' : value === null || value === undefined ? '…' : n(value)}
         </span>
