@@ -319,8 +319,9 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
       .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const lines = res.text.split('\r\n');
-    expect(lines[0].split(',')).toEqual(
-      expect.arrayContaining(['"id"', '"createdUser"', '"remoteIp"', '"createdDate"', '"failureType"']),
+    // The byte-order mark, then the labels the console shows (times with their zone).
+    expect(lines[0]).toBe(
+      '\uFEFF"Id","User name","Remote address","Local address","User agent","Scheme id","Failed","Failure id","Message","When (UTC)","Scheme","Failure"',
     );
     expect(res.text).toContain('"\'=cmd|calc"');
     expect(res.text).not.toMatch(/(^|,)"?=cmd/m);
@@ -346,5 +347,80 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
       .set('Accept', 'text/csv')
       .expect(200);
     expect(accept.headers['content-type']).toMatch(/^text\/csv/);
+  });
+
+  it('the CSV export: BOM, CRLF only, spreadsheet date-times in UTC, and a file name that says when it is capped', async () => {
+    const auth = { Authorization: `Bearer ${landlordToken}` };
+    const all = await request(t.url)
+      .get('/api/UserLogin')
+      .query({ format: 'csv' })
+      .set(auth)
+      .buffer(true)
+      .expect(200);
+    const raw = Buffer.from(all.text, 'utf8');
+    expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(all.text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
+    const total = (await request(t.url).get('/api/UserLogin').set(auth).expect(200)).body.total as number;
+    expect(all.headers['content-disposition']).toBe('attachment; filename="UserLogin.csv"');
+    const records = all.text.split('\r\n').slice(1).filter(Boolean);
+    expect(records.length).toBe(total);
+    for (const record of records) expect(record).toMatch(/,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3},/);
+    const capped = await request(t.url)
+      .get('/api/UserLogin')
+      .query({ format: 'csv', take: '1' })
+      .set(auth)
+      .expect(200);
+    expect(capped.headers['content-disposition']).toBe(
+      `attachment; filename="UserLogin-newest-1-of-${total}.csv"`,
+    );
+    expect(capped.text.split('\r\n').filter(Boolean).length).toBe(2);
+  });
+
+  it('UserLogin failed=true is the failed attempts only, failed=false the successes; anything else a 400', async () => {
+    const auth = { Authorization: `Bearer ${landlordToken}` };
+    const rows = async (failed?: string) =>
+      (
+        await request(t.url)
+          .get('/api/UserLogin')
+          .query({ take: '1000', ...(failed === undefined ? {} : { failed }) })
+          .set(auth)
+          .expect(200)
+      ).body as { rows: { failed: boolean; failureTypeId: number | null }[]; total: number };
+    const [every, failed, succeeded] = [await rows(), await rows('true'), await rows('FALSE')];
+    expect(failed.total).toBeGreaterThan(0);
+    expect(succeeded.total).toBeGreaterThan(0);
+    expect(failed.total + succeeded.total).toBe(every.total);
+    for (const r of failed.rows) expect(r.failed && r.failureTypeId !== null).toBe(true);
+    for (const r of succeeded.rows) expect(r.failed).toBe(false);
+    const bad = await request(t.url).get('/api/UserLogin').query({ failed: 'yes' }).set(auth).expect(400);
+    expect(bad.body.errors).toEqual([{ field: 'failed', message: 'failed must be true or false.' }]);
+  });
+
+  it('GET /api/<Grid>/Series: the landlord gets the whole window per bucket, anyone else 403', async () => {
+    for (const grid of TELEMETRY) {
+      const res = await request(t.url)
+        .get(`/api/${grid}/Series`)
+        .query({ buckets: '12' })
+        .set('Authorization', `Bearer ${landlordToken}`)
+        .expect(200);
+      expect(res.body).toMatchObject({ bucketMilliseconds: expect.any(Number), series: expect.any(Array) });
+      const total = (
+        await request(t.url).get(`/api/${grid}`).set('Authorization', `Bearer ${landlordToken}`).expect(200)
+      ).body.total as number;
+      const counted = (res.body.series as { points: { count: number }[] }[])
+        .flatMap((l) => l.points)
+        .reduce((n, p) => n + p.count, 0);
+      expect([grid, counted]).toEqual([grid, total]);
+      await request(t.url)
+        .get(`/api/${grid}/Series`)
+        .set('Authorization', `Bearer ${tenantToken}`)
+        .expect(403);
+    }
+    const bad = await request(t.url)
+      .get('/api/CaptureQueueHealth/Series')
+      .query({ buckets: '0' })
+      .set('Authorization', `Bearer ${landlordToken}`)
+      .expect(400);
+    expect(bad.body.errors[0].field).toBe('buckets');
   });
 });

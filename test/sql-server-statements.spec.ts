@@ -334,6 +334,28 @@ describe('SQL Server statements, recorded without a server', () => {
     expectSqlServerAccepts(statements);
   });
 
+  it('the lists page by keyset (OFFSET … FETCH, Id above the cursor), a user search escapes [ and uses ESCAPE', async () => {
+    const page = { limit: 10, after: 5 };
+    const identity = get(IdentityRepository);
+    const statements = await recording(async () => {
+      await identity.pageUsers(7, 'a[b%_', page);
+      await identity.pageUsers(undefined, null, null);
+      await identity.pageRoles(7, page);
+      await identity.pageTenants(page);
+      await identity.findTenantsByIds(ids(2100));
+      await identity.findRolesByIds(ids(2100));
+      await get(ConfigurationRepository).listModels(7, page);
+      await get(ApiKeyRepository).listForUser(7, page);
+    });
+    expectSqlServerAccepts(statements);
+    const paged = statements.filter((s) => /FETCH NEXT/.test(s.sql));
+    expect(paged.length).toBe(5);
+    for (const s of paged) expect(s.sql).toMatch(/"Id" > @\d+.* OFFSET 0 ROWS FETCH NEXT 11 ROWS ONLY$/);
+    const search = statements.find((s) => /LIKE/.test(s.sql))!;
+    expect(search.sql).toMatch(/"NormalizedName" LIKE @\d+ ESCAPE '\\'/);
+    expect(search.parameters.map((p) => p.value)).toContain('%a\\[b\\%\\_%');
+  });
+
   it('API keys, audit rows and cases: the ORM statements are T-SQL with datetime2 instants', async () => {
     const statements = await recording(async () => {
       await get(ApiKeyRepository).listActive();
@@ -479,9 +501,15 @@ describe('SQL Server statements, recorded without a server', () => {
       ...Object.fromEntries(
         def.filters.map((f) => [
           f.param,
-          f.type === 'integer' ? String(f.max) : '11111111-1111-4111-8111-111111111111',
+          f.type === 'integer'
+            ? String(f.max)
+            : f.type === 'boolean'
+              ? 'true'
+              : '11111111-1111-4111-8111-111111111111',
         ]),
       ),
+      beforeTime: '2026-11-22T09:59:59.123Z',
+      beforeId: '42',
       search: 'a[b]%_\\',
       take: '100000',
       samplePercentage: '10',
@@ -512,6 +540,37 @@ describe('SQL Server statements, recorded without a server', () => {
           statements.map((s) => ({ sql: s.sql, types: s.parameters.map((p) => p.type) })),
         ).toMatchSnapshot(`${def.name} ${label}`);
       }
+    });
+
+    it.each(TELEMETRY_GRIDS.map((g) => [g.name, g] as const))(
+      '%s/Series: one grouped statement, the bucket in whole milliseconds (DATEDIFF_BIG)',
+      async (_name, def) => {
+        const statements = await recording(() =>
+          new GridEngine(ds).series(def, parseGridQuery(def, fullQuery(def), NOW), 1_000),
+        );
+        expectSqlServerAccepts(statements);
+        expect(statements.length).toBe(1);
+        expect(statements[0].sql).toMatch(/DATEDIFF_BIG\(millisecond, @0, \[\w+\]\) \/ @1 AS b/);
+        // the origin as datetime2; the width a whole number (bigint here: the full window spans ten millennia)
+        expect(statements[0].parameters.slice(0, 2).map((p) => p.type)).toEqual(['datetime2', 'bigint']);
+        expect(
+          statements.map((s) => ({ sql: s.sql, types: s.parameters.map((p) => p.type) })),
+        ).toMatchSnapshot(`${def.name} series`);
+      },
+    );
+
+    it('counts an export’s window in one statement', async () => {
+      const def = USER_LOGIN_GRID;
+      recorder.answer(/AS n FROM/, [{ n: 3 }]);
+      const statements = await recording(async () =>
+        expect(
+          await new GridEngine(ds).count(def, parseGridQuery(def, fullQuery(def), NOW), scopeOf(def)),
+        ).toBe(3),
+      );
+      expectSqlServerAccepts(statements);
+      expect(statements.map((s) => s.sql)).toEqual([
+        expect.stringMatching(/^SELECT COUNT\(\*\) AS n FROM \[UserLogin\] WHERE /),
+      ]);
     });
 
     it('exports an audit grid in keyset batches of TOP (n), the next batch below the last row', async () => {

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import { readdirSync, readFileSync } from 'node:fs';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import request from 'supertest';
 import { CONSOLE_BUILD_DIRECTORY, CONSOLE_GRID_PAGES } from '@app/console';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -45,6 +47,80 @@ describe('the console, as the service serves it', () => {
       const res = await request(t.url).get(path).expect(404);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
+  });
+
+  it('answers the assets precompressed (brotli, else gzip) by Accept-Encoding, with Vary and the same caching', async () => {
+    /** The answer exactly as sent (node:http: no client decompresses it). */
+    const raw = (encoding: string | null, method = 'GET') =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest(
+          `${t.url}/assets/${SCRIPT}`,
+          { method, headers: encoding === null ? {} : { 'accept-encoding': encoding } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+            );
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const original = readFileSync(join(CONSOLE_BUILD_DIRECTORY, 'assets', SCRIPT));
+    const cases: [string | null, string | undefined][] = [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['br', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+      ['gzip;q=1, br;q=0.5', 'gzip'],
+      ['*', 'br'],
+      ['identity', undefined],
+      ['gzip;q=0, br;q=0', undefined],
+      [null, undefined],
+    ];
+    for (const [accept, coding] of cases) {
+      const res = await raw(accept);
+      expect([accept, res.status, res.headers['content-encoding']]).toEqual([accept, 200, coding]);
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(res.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      const body = res.body;
+      const decoded =
+        coding === 'br' ? brotliDecompressSync(body) : coding === 'gzip' ? gunzipSync(body) : body;
+      expect(decoded.equals(original)).toBe(true);
+      if (coding) expect(body.length).toBeLessThan(original.length / 2);
+      expect(Number(res.headers['content-length'])).toBe(body.length);
+    }
+    const head = await raw('br', 'HEAD');
+    expect([head.status, head.headers['content-encoding'], head.body.length]).toEqual([200, 'br', 0]);
+  });
+
+  it('a browser navigation to a path that names nothing gets the console’s Not Found page (404), everything else the problem', async () => {
+    for (const path of ['/nope', '/Administration', '/Security/Nothing', '/Administration/NoSuchGrid/x']) {
+      const page = await request(t.url).get(path).set(NAVIGATION).expect(404);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.headers['cache-control']).toBe('no-store');
+      expect(page.text).toBe(INDEX);
+    }
+    for (const [path, headers] of [
+      ['/nope', {}],
+      ['/nope', { accept: 'application/json' }],
+      ['/nope', { 'sec-fetch-mode': 'cors', accept: 'text/html' }],
+      ['/api/Nothing/Here', NAVIGATION],
+      ['/assets/missing.js', NAVIGATION],
+    ] as const) {
+      const res = await request(t.url).get(path).set(headers).expect(404);
+      expect([path, res.headers['content-type']]).toEqual([
+        path,
+        expect.stringMatching(/^application\/problem\+json/),
+      ]);
+    }
+    await request(t.url)
+      .post('/nope')
+      .set(NAVIGATION)
+      .expect(404)
+      .expect('content-type', /problem\+json/);
   });
 
   it('never looks up a file for an API, explorer or page request; only /assets does', async () => {

@@ -199,7 +199,7 @@ describe('the console in Chromium: Security pages', () => {
     // Keys are made only for users of the signed-in user's own tenant: elsewhere the page does not offer it.
     const elsewhere = await createUser(t.app);
     await page.goto(`${t.url}/Security/Users/${elsewhere.guid}`);
-    await page.getByText('API keys can be generated only for users of your own tenant.').waitFor();
+    await page.getByText('API keys are listed, generated and revoked only for users of your own tenant.').waitFor();
     expect(await page.getByRole('heading', { name: 'Generate API Key' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });

@@ -199,6 +199,18 @@ describe.each(TEST_PROVIDERS)('no caller grants a permission they do not hold (%
     expect(outcomes).toEqual(WITHIN.map(([what, , status]) => ({ what, status })));
   });
 
+  it('AssignableRoles offers only the roles the caller may give (what the console shows is what the service allows)', async () => {
+    const c = await setUp(Permission.ReadWriteModel);
+    const { body } = await request(t.url)
+      .get('/api/UserRegistry/AssignableRoles')
+      .set('Authorization', `Bearer ${c.token}`)
+      .expect(200);
+    const offered = (body as { guid: string }[]).map((r) => r.guid);
+    expect(offered).toContain(c.roleSame);
+    expect(offered).not.toContain(c.roleAll);
+    expect(offered).not.toContain(c.roleMissing);
+  });
+
   it('tenant moves: a landlord administrator without a permission cannot give it in another tenant either', async () => {
     const landlord = await landlordActor(t.app);
     const others = ALL_PERMISSIONS.filter((p) => p !== Permission.Invoke);

@@ -45,7 +45,7 @@ describe('credentials per route', () => {
       .send({ userRegistryGuid: user.guid, name: '   ' })
       .expect(400);
     expect(res.body.errors).toEqual([expect.objectContaining({ field: 'name' })]);
-    expect(await t.app.get(ApiKeyService).list(user.actor, user.guid)).toEqual([]);
+    expect((await t.app.get(ApiKeyService).list(user.actor, user.guid)).items).toEqual([]);
   });
 
   it('Invoke with the session cookie is answered without Set-Cookie (spec: Credentials 5); other routes refresh it', async () => {

@@ -54,7 +54,8 @@ describe.each(TEST_PROVIDERS)('CSV export of UserLogin (%s)', (provider) => {
     const res = await csv({}).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const lines = res.text.trimEnd().split('\r\n');
-    expect(lines[0].split(',').slice(0, 2)).toEqual(['"id"', '"createdUser"']);
+    // the byte-order mark, then the labels (issue 40)
+    expect(lines[0].split(',').slice(0, 2)).toEqual(['\uFEFF"Id"', '"User name"']);
     const ids = lines.slice(1).map((l) => Number(l.split(',')[0].replace(/"/g, '')));
     expect(ids).toHaveLength(ROWS);
     expect(new Set(ids).size).toBe(ROWS);

@@ -124,3 +124,30 @@ export function chartPaint(chart: Locator, colours: [number, number, number][] =
     return { canvasWidth: width, canvasHeight: height, boxWidth: box.clientWidth, ratio, painted, runs };
   }, colours);
 }
+
+/** The console's widths that matter: a phone, a laptop, a desktop. */
+export const PHONE = { width: 390, height: 844 };
+export const LAPTOP = { width: 1366, height: 900 };
+export const DESKTOP = { width: 1920, height: 1080 };
+
+/** How many CSS pixels the page scrolls sideways (0: it fits its window). */
+export function sidewaysScroll(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const root = (
+      globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }
+    ).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+}
+
+/** A full-page screenshot at a viewport width, named `<name>-<width>`. */
+export async function screenshotAt(
+  page: Page,
+  name: string,
+  size: { width: number; height: number },
+): Promise<string> {
+  await page.setViewportSize(size);
+  // let a chart follow its box's new width (ResizeObserver, then uPlot's redraw)
+  await page.waitForTimeout(300);
+  return screenshot(page, `${name}-${size.width}`);
+}

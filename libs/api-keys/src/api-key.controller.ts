@@ -1,12 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
-import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+  Actor,
+  ApiPaged,
+  ApiProblemResponses,
+  Authenticated,
+  CurrentActor,
+  GuidParam,
+  Paged,
+  type PagedList,
+  Permission,
+} from '@app/common';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
 
@@ -30,11 +34,15 @@ export class ApiKeyController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: [ApiKeyDto] })
+  @ApiPaged(ApiKeyDto)
   @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({ operationId: 'listApiKeys', summary: 'List the API keys of a user' })
-  list(@CurrentActor() actor: Actor, @Query() query: ListApiKeysQuery): Promise<ApiKeyDto[]> {
-    return this.keys.list(actor, query.userRegistryGuid);
+  list(
+    @CurrentActor() actor: Actor,
+    @Query() query: ListApiKeysQuery,
+    @Paged() paged: PagedList,
+  ): Promise<ApiKeyDto[]> {
+    return paged.answer(this.keys.list(actor, query.userRegistryGuid, paged.request));
   }
 
   @Delete(':guid')

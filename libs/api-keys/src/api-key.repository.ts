@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
-import { findInChunks } from '@app/database';
+import { findInChunks, findPage, type PageRequest, type RowPage } from '@app/database';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 @Injectable()
@@ -12,8 +12,9 @@ export class ApiKeyRepository {
     return this.keys.save(key);
   }
 
-  listForUser(userId: number): Promise<UserRegistryApiKey[]> {
-    return this.keys.find({ where: { UserRegistryId: userId }, order: { Id: 'ASC' } });
+  /** A user's keys (revoked ones too), a page of them when asked (null: all of them). */
+  listForUser(userId: number, page: PageRequest | null = null): Promise<RowPage<UserRegistryApiKey>> {
+    return findPage(this.keys, { UserRegistryId: userId }, page);
   }
 
   findByGuid(guid: string): Promise<UserRegistryApiKey | null> {

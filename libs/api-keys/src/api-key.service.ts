@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyObject, randomUUID } from 'node:crypto';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, type Page, pageOf, Problems } from '@app/common';
+import type { PageRequest } from '@app/database';
 import { ActorService } from '@app/identity';
 import { ApiKeyCache } from './api-key-cache';
 import {
@@ -103,9 +104,10 @@ export class ApiKeyService {
     return { ...toDto(row, user.guid), key: generated.key };
   }
 
-  async list(actor: Actor, userGuid: string): Promise<ApiKeyDto[]> {
+  /** A user's keys, a page of them when asked (null: the whole list). */
+  async list(actor: Actor, userGuid: string, page: PageRequest | null = null): Promise<Page<ApiKeyDto>> {
     const user = await this.actors.userInOwnTenant(actor, userGuid);
-    return (await this.repo.listForUser(user.id)).map((k) => toDto(k, user.guid));
+    return pageOf(await this.repo.listForUser(user.id, page), (keys) => keys.map((k) => toDto(k, user.guid)));
   }
 
   async revoke(actor: Actor, keyGuid: string): Promise<void> {

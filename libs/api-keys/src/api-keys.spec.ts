@@ -70,7 +70,7 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
     expect(actor).toMatchObject({ userGuid: user.guid, tenantGuid: admin.tenantGuid, credential: 'api-key' });
     expect([...actor.permissions]).toEqual([Permission.Invoke]);
 
-    const listed = await svc.list(admin.actor, user.guid);
+    const listed = (await svc.list(admin.actor, user.guid)).items;
     expect(listed).toEqual([
       expect.objectContaining({ guid: created.guid, name: 'integration', revokedDate: null }),
     ]);
@@ -94,7 +94,7 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
     expect(refused(svc, key)).toBe(false);
     await svc.revoke(admin.actor, guid);
     expect(refused(svc, key)).toBe(true);
-    expect((await svc.list(admin.actor, admin.guid))[0].revokedDate).not.toBeNull();
+    expect((await svc.list(admin.actor, admin.guid)).items[0].revokedDate).not.toBeNull();
   });
 
   it('a user may hold several keys (rotation); each is revoked on its own', async () => {

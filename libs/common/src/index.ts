@@ -24,3 +24,4 @@ export * from './media-type';
 export * from './request-input';
 export * from './request-input.guard';
 export * from './forwarded-request';
+export * from './paging';

@@ -8,3 +8,4 @@ export * from './parameter-limits';
 export * from './sql-server';
 export * from './sqlite-files';
 export * from './prepared-read';
+export * from './pages';

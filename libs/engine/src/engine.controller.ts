@@ -10,11 +10,14 @@ import {
 } from '@nestjs/swagger';
 import {
   Actor,
+  ApiPaged,
   ApiProblemResponses,
   Authenticated,
   CurrentActor,
   GuidParam,
   GuidQuery,
+  Paged,
+  type PagedList,
   Permission,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
@@ -49,10 +52,10 @@ export class EntityAnalysisModelController {
 
   @Get()
   @Authenticated(MODEL)
-  @ApiOkResponse({ type: [ModelDto] })
+  @ApiPaged(ModelDto)
   @ApiOperation({ operationId: 'listEntityAnalysisModels', summary: 'List the models of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<ModelDto[]> {
-    return this.models.list(actor);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ModelDto[]> {
+    return paged.answer(this.models.list(actor, paged.request));
   }
 
   @Get(':guid')

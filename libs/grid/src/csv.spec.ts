@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { formulaCells, readCells } from '../../../test/support/csv-readings';
-import { csvCell, csvLine } from './csv';
+import { CSV_BYTE_ORDER_MARK, csvCell, csvColumn, csvFileName, csvInstant, csvLine, csvRecord } from './csv';
 
 describe('CSV', () => {
   it('quotes every text cell per RFC 4180; numbers, booleans and empty cells stay bare', () => {
@@ -71,5 +71,32 @@ describe('no cell of an export starts a formula, however a spreadsheet reads it 
   it('closes text that ends at a cell start, so no reader opens a quote on its closing one', () => {
     expect(csvCell('a;')).toBe('"a;\'"');
     expect(csvCell('\t')).toBe('"\'\t\'"');
+  });
+});
+
+describe('the export file (issue 40)', () => {
+  it('writes instants as spreadsheet date-times in UTC, bare; nothing else for an empty or unreadable one', () => {
+    expect(csvInstant('2026-11-23T18:05:00.123Z')).toBe('2026-11-23 18:05:00.123');
+    expect(csvInstant('2026-11-23T23:30:00+05:30')).toBe('2026-11-23 18:00:00.000');
+    expect(csvInstant(null)).toBe('');
+    expect(csvInstant('not a time')).toBe('');
+  });
+  it('heads each column with its label, times with their zone, and ends each record with CRLF', () => {
+    const columns = [
+      csvColumn('createdDate', 'When', 'date'),
+      csvColumn('createdUser', 'User name', 'string'),
+    ];
+    expect(columns.map((c) => c.heading)).toEqual(['When (UTC)', 'User name']);
+    expect(csvColumn('id', undefined, 'number').heading).toBe('id');
+    expect(csvRecord(columns, { createdDate: '2026-01-02T03:04:05.006Z', createdUser: 'Zoë Ñúñez' })).toBe(
+      '2026-01-02 03:04:05.006,"Zoë Ñúñez"\r\n',
+    );
+    expect(CSV_BYTE_ORDER_MARK).toBe('\uFEFF');
+    expect(Buffer.from(CSV_BYTE_ORDER_MARK, 'utf8')).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+  });
+  it('names a capped export: how many of how many', () => {
+    expect(csvFileName('UserLogin', 100_000, 100_041)).toBe('UserLogin-newest-100000-of-100041.csv');
+    expect(csvFileName('UserLogin', 7, 7)).toBe('UserLogin.csv');
+    expect(csvFileName('UserLogin', 0, 0)).toBe('UserLogin.csv');
   });
 });

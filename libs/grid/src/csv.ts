@@ -55,3 +55,54 @@ export function csvCell(value: unknown): string {
 export function csvLine(values: readonly unknown[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
 }
+
+// ---- The export's file: what a spreadsheet needs to open it as the page shows it (issue 40).
+
+/**
+ * The UTF-8 byte-order mark, first in every export: without it Excel on Windows reads the file in the
+ * system's ANSI code page and garbles every non-ASCII letter ("Zoë Ñúñez").
+ */
+export const CSV_BYTE_ORDER_MARK = '\uFEFF';
+
+/** The zone every time of an export is written in; its header says so. */
+export const CSV_TIME_ZONE = 'UTC';
+
+/**
+ * An instant (ISO 8601 text) as a cell that Excel and LibreOffice read as a date and time:
+ * `2026-11-23 18:05:00.123`, in UTC (no `T`, no `Z`: with them both keep the cell as text). Written bare:
+ * it holds only digits, `-`, `:`, `.` and a space, so it needs no quotes and cannot be a formula.
+ */
+export function csvInstant(value: unknown): string {
+  if (typeof value !== 'string' || value === '') return '';
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** A column of an export: its heading (the label the page shows; times with their zone) and kind. */
+export interface CsvColumn {
+  name: string;
+  heading: string;
+  kind: 'date' | 'other';
+}
+
+export function csvColumn(name: string, label: string | undefined, kind: string): CsvColumn {
+  const date = kind === 'date';
+  return {
+    name,
+    heading: `${label ?? name}${date ? ` (${CSV_TIME_ZONE})` : ''}`,
+    kind: date ? 'date' : 'other',
+  };
+}
+
+/** One record of an export: time cells as csvInstant, every other cell as csvCell; CRLF after it. */
+export function csvRecord(columns: readonly CsvColumn[], row: Record<string, unknown>): string {
+  return `${columns.map((c) => (c.kind === 'date' ? csvInstant(row[c.name]) : csvCell(row[c.name]))).join(',')}\r\n`;
+}
+
+/**
+ * The export's file name: the grid's name, and when the window holds more rows than the export (the
+ * newest 100 000 of a larger window, or `take`), how many of how many: `UserLogin-newest-100000-of-100041.csv`.
+ */
+export function csvFileName(grid: string, exported: number, total: number): string {
+  return exported < total ? `${grid}-newest-${exported}-of-${total}.csv` : `${grid}.csv`;
+}

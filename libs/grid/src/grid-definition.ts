@@ -10,6 +10,8 @@ export interface GridColumn {
   kind: ColumnKind;
   /** The column may hold NULL (answered as null). */
   nullable?: boolean;
+  /** What a person reads as its heading (the console's label; the CSV export's header). Default: `name`. */
+  label?: string;
 }
 
 /** A member `decorate` adds to each row (for the OpenAPI row schema). */
@@ -18,11 +20,25 @@ export interface DerivedMember {
   kind: ColumnKind;
   nullable?: boolean;
   description?: string;
+  /** As GridColumn.label. */
+  label?: string;
 }
 
 export type GridFilter =
   | { param: string; column: string; type: 'integer'; min: number; max: number }
-  | { param: string; column: string; type: 'guid' };
+  | { param: string; column: string; type: 'guid' }
+  /** `true` or `false` (any letter case): an exact match on a boolean column (UserLogin's failed). */
+  | { param: string; column: string; type: 'boolean'; description: string };
+
+/**
+ * The time series of a grid (GET /api/<Grid>/Series): its main measure per time bucket over the whole
+ * filtered window, one series per value of `by` (a stored number column) named by `name`.
+ */
+export interface GridSeries {
+  /** Row JSON name of the measure (a number column). */
+  measure: string;
+  by?: { column: string; name: (value: number) => string | null };
+}
 
 export interface GridDefinition {
   /** Route name, e.g. ArchiverStagePerformanceCounter. */
@@ -49,6 +65,8 @@ export interface GridDefinition {
    * column a grid shows is sortable.
    */
   sortDerived?: Readonly<Record<string, string>>;
+  /** The grid's time series, when it has one (the telemetry grids). */
+  series?: GridSeries;
 }
 
 const IDENTIFIER = /^[A-Za-z][A-Za-z0-9_]{0,62}$/;
@@ -63,6 +81,7 @@ export function validateDefinition(d: GridDefinition): GridDefinition {
     ...d.filters.map((f) => f.column),
     ...d.searchColumns,
     ...Object.values(d.sortDerived ?? {}),
+    ...(d.series?.by ? [d.series.by.column] : []),
   ];
   for (const id of ids)
     if (!IDENTIFIER.test(id)) throw new Error(`Grid ${d.name}: ${id} is not a plain identifier`);
@@ -73,5 +92,7 @@ export function validateDefinition(d: GridDefinition): GridDefinition {
       throw new Error(`Grid ${d.name}: statistics column ${s} is not a number column`);
   }
   if (names.size !== d.columns.length) throw new Error(`Grid ${d.name}: duplicate column names`);
+  if (d.series && d.columns.find((c) => c.name === d.series!.measure)?.kind !== 'number')
+    throw new Error(`Grid ${d.name}: series measure ${d.series.measure} is not a number column`);
   return d;
 }

@@ -1,98 +1,13 @@
 import 'reflect-metadata';
 import { expectStatisticsClose } from '../../../test/support/statistics';
 import fc from 'fast-check';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions, SchemaWriter } from '@app/database';
-import {
-  createEmptyPostgresDatabase,
-  createSqliteDirectory,
-  SQLITE_AND_POSTGRES,
-  TestProvider,
-} from '../../../test/support/databases';
-import type { GridDefinition } from './grid-definition';
+import type { DataSource } from 'typeorm';
+import { SQLITE_AND_POSTGRES } from '../../../test/support/databases';
 import { GridEngine } from './grid-engine';
 import { parseGridQuery } from './grid-query';
 import { inSample } from './sampling';
 import { referenceStatistics } from './statistics';
-
-const def: GridDefinition = {
-  name: 'GridTest',
-  table: 'GridTest',
-  idColumn: 'Id',
-  timeColumn: 'CreatedDate',
-  columns: [
-    { name: 'id', column: 'Id', kind: 'number' },
-    { name: 'stageId', column: 'StageId', kind: 'number' },
-    { name: 'name', column: 'Name', kind: 'string' },
-    { name: 'value', column: 'Value', kind: 'number' },
-    { name: 'other', column: 'Other', kind: 'number' },
-    { name: 'createdDate', column: 'CreatedDate', kind: 'date' },
-  ],
-  filters: [{ param: 'stageId', column: 'StageId', type: 'integer', min: 1, max: 4 }],
-  searchColumns: ['Name'],
-  statistics: ['value', 'other'],
-  sortable: true,
-  decorate: (r) => ({ stageName: `Stage${String(r.stageId)}` }),
-};
-
-interface TestRow {
-  createdDate: Date;
-  stageId: number;
-  name: string;
-  value: number;
-  other: number;
-}
-
-const BASE = Date.parse('2026-11-22T10:00:00Z');
-
-async function openDatabase(provider: TestProvider): Promise<DataSource> {
-  const ds = new DataSource(
-    dataSourceOptions(
-      {
-        provider,
-        connectionString: provider === 'postgres' ? await createEmptyPostgresDatabase() : undefined,
-        dataDirectory: createSqliteDirectory(),
-      },
-      [],
-      [],
-    ),
-  );
-  await ds.initialize();
-  const qr = ds.createQueryRunner();
-  const s = new SchemaWriter(qr);
-  await s.createTable(
-    'GridTest',
-    [
-      s.id('GridTest'),
-      s.column('timestamp', 'CreatedDate'),
-      s.column('integer', 'StageId'),
-      s.column('string', 'Name', { length: '100' }),
-      s.column('bigint', 'Value'),
-      s.column('double', 'Other'),
-    ],
-    [{ name: 'IX_GridTest_CreatedDate', columns: ['CreatedDate'] }],
-  );
-  await qr.release();
-  return ds;
-}
-
-async function insert(ds: DataSource, rows: TestRow[]): Promise<void> {
-  if (!rows.length) return;
-  await ds
-    .createQueryBuilder()
-    .insert()
-    .into('GridTest', ['CreatedDate', 'StageId', 'Name', 'Value', 'Other'])
-    .values(
-      rows.map((r) => ({
-        CreatedDate: r.createdDate,
-        StageId: r.stageId,
-        Name: r.name,
-        Value: r.value,
-        Other: r.other,
-      })),
-    )
-    .execute();
-}
+import { BASE, def, gridTableFixture, insert } from '../../../test/support/grid-test-table';
 
 // SQLite and PostgreSQL only: the test table is written with each dialect's own SQL, and the slow-writer case
 // relies on how they isolate; SQL Server's grid SQL is checked offline (test/sql-server-statements.spec.ts).
@@ -102,15 +17,7 @@ describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
   const wide = { from: '2026-11-22T00:00:00Z', to: '2026-11-23T00:00:00Z', take: '100000' };
   const q = (extra: Record<string, string> = {}) => parseGridQuery(def, { ...wide, ...extra }, BASE);
 
-  beforeAll(async () => {
-    ds = await openDatabase(provider);
-    engine = new GridEngine(ds);
-  });
-  afterAll(() => ds.destroy());
-  beforeEach(async () => {
-    await ds.query('DELETE FROM "GridTest"');
-    engine.clearCache();
-  });
+  gridTableFixture(provider, (d, e) => ([ds, engine] = [d, e]));
 
   it('empty set: zero total, null statistics and ten empty buckets', async () => {
     const r = await engine.query(def, q());

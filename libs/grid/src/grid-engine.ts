@@ -5,6 +5,7 @@ import type { GridDefinition } from './grid-definition';
 import type { GridQuery } from './grid-query';
 import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
 import { ColumnStatistics, typedStatistics } from './statistics';
+import { seriesAnswer, seriesOrigin, seriesStatement, seriesWidth, type SeriesResponse } from './grid-series';
 import { providerOf } from '@app/database';
 
 /** Statistics are computed over the filtered set capped at its newest rows (spec: Limits). */
@@ -132,7 +133,10 @@ export class GridEngine {
       );
 
     const rowsParams = d.params();
-    const rows = d.selectLimited(columns, t, where(rowsParams), order, q.take);
+    const rowsWhere = q.before
+      ? `${where(rowsParams)} AND ${this.olderThan(def, rowsParams, q.before)}`
+      : where(rowsParams);
+    const rows = d.selectLimited(columns, t, rowsWhere, order, q.take);
 
     // total and the cache markers ride in the statistics statement: one statement, one snapshot.
     const extrasOf = (p: Params, withTotal = true) => [
@@ -265,10 +269,7 @@ export class GridEngine {
     for (let sent = 0; sent < limit;) {
       const p = d.params();
       const where = [this.build(def, q, scope, seed).where(p)];
-      if (after)
-        where.push(
-          `(${time} < ${p.add(d.instant(after.time))} OR (${time} = ${p.add(d.instant(after.time))} AND ${id} < ${p.add(after.id)}))`,
-        );
+      if (after) where.push(this.olderThan(def, p, after));
       const n = Math.min(batch, limit - sent);
       const sql = d.selectLimited(columns, t, where.join(' AND '), `${time} DESC, ${id} DESC`, n);
       const raw = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
@@ -279,6 +280,44 @@ export class GridEngine {
       yield raw.map((r) => this.readRow(def, r));
       if (raw.length < n) return;
     }
+  }
+
+  /**
+   * The keyset bound "before this row in the newest-first order": earlier than `time`, or at `time` with a
+   * lower id (without an id: earlier than `time`). Times are written at millisecond precision by the
+   * service, so the row's time as answered (milliseconds) is its stored time.
+   */
+  private olderThan(def: GridDefinition, p: Params, before: { time: Date; id: number | null }): string {
+    const d = this.dialect;
+    const time = d.quote(def.timeColumn);
+    if (before.id === null) return `${time} < ${p.add(d.instant(before.time))}`;
+    const id = d.quote(def.idColumn);
+    return `(${time} < ${p.add(d.instant(before.time))} OR (${time} = ${p.add(d.instant(before.time))} AND ${id} < ${p.add(before.id)}))`;
+  }
+
+  /**
+   * The grid's time series over the whole filtered window (GET /api/<Grid>/Series): the measure's count, min,
+   * max and sum per bucket and series column, in one statement. Sampling, take, sort and paging do not apply.
+   */
+  async series(def: GridDefinition, q: GridQuery, buckets: number): Promise<SeriesResponse> {
+    if (!def.series) throw new Error(`Grid ${def.name} declares no series`);
+    await this.prepare();
+    const width = seriesWidth(q.to.getTime() - q.from.getTime(), buckets);
+    const origin = seriesOrigin(q.from, width);
+    const { where } = this.build(def, { ...q, samplePercentage: null }, [], null);
+    const statement = seriesStatement(this.dialect, def, def.series, where, origin, width);
+    const rows = await this.dataSource.query<Record<string, unknown>[]>(statement.sql, statement.params);
+    return seriesAnswer(def, def.series, q, origin, width, rows);
+  }
+
+  /** How many rows the filtered window holds (the CSV export's file name says when it holds more). */
+  async count(def: GridDefinition, q: GridQuery, scope: GridScope): Promise<number> {
+    await this.prepare();
+    const p = this.dialect.params();
+    const where = this.build(def, q, scope, q.sampleSeed).where(p);
+    const sql = `SELECT COUNT(*) AS n FROM ${this.dialect.quote(def.table)} WHERE ${where}`;
+    const [row] = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
+    return Number(row?.n ?? 0);
   }
 
   private readRow(def: GridDefinition, raw: Record<string, unknown>): Record<string, unknown> {
@@ -310,6 +349,7 @@ export class GridEngine {
       q.samplePercentage,
       q.sampleSeed,
       q.sort,
+      q.before && [q.before.time.getTime(), q.before.id],
       scope,
     ]);
   }

@@ -123,14 +123,14 @@ export function gridModels(def: GridDefinition): GridModels {
   return made;
 }
 
-/**
- * Documents a grid route from its declaration: every query parameter the engine reads (typed, with its
- * range), and its answer; `csv`: also the CSV export (`format=csv` or `Accept: text/csv`).
- */
-export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
-  const { row, statistics, response } = gridModels(def);
-  const time = def.timeColumn === 'OccurredDate' ? 'OccurredDate' : 'CreatedDate';
-  const queries = [
+/** The time column's name as the spec spells it. */
+const timeName = (def: GridDefinition) =>
+  def.timeColumn === 'OccurredDate' ? 'OccurredDate' : 'CreatedDate';
+
+/** What selects a grid's window: from, to, its filters and search (the same for the grid and its series). */
+export function windowQueries(def: GridDefinition) {
+  const time = timeName(def);
+  return [
     ApiQuery({
       name: 'from',
       required: false,
@@ -143,17 +143,7 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
       schema: { type: 'string', format: 'date-time' },
       description: `Upper bound on ${time} (ISO 8601; no offset: UTC). Default: now, whatever from is`,
     }),
-    ...def.filters.map((f) =>
-      ApiQuery({
-        name: f.param,
-        required: false,
-        schema:
-          f.type === 'integer'
-            ? { type: 'integer', minimum: f.min, maximum: f.max }
-            : { type: 'string', format: 'uuid' },
-        description: 'Exact match',
-      }),
-    ),
+    ...filterQueries(def),
     ...(def.searchColumns.length
       ? [
           ApiQuery({
@@ -164,12 +154,60 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
           }),
         ]
       : []),
+  ];
+}
+
+/** The grid's exact-match filters (the same for the grid and its series). */
+function filterQueries(def: GridDefinition) {
+  return def.filters.map((f) =>
+    ApiQuery({
+      name: f.param,
+      required: false,
+      schema:
+        f.type === 'integer'
+          ? { type: 'integer', minimum: f.min, maximum: f.max }
+          : f.type === 'boolean'
+            ? { type: 'boolean' }
+            : { type: 'string', format: 'uuid' },
+      description: f.type === 'boolean' ? f.description : 'Exact match',
+    }),
+  );
+}
+
+/** "Older rows": the optional keyset bound of the rows (never of total or statistics). */
+function pagingQueries(time: string) {
+  return [
+    ApiQuery({
+      name: 'beforeTime',
+      required: false,
+      schema: { type: 'string', format: 'date-time' },
+      description: `Rows only: those before a row in the newest-first order, earlier than this ${time} (ISO 8601; no offset: UTC), or at it with an id below beforeId. Give the last row's ${time} and id to page through a window that holds more than take while rows arrive; total and statistics stay the window's. Absent: the spec's grid`,
+    }),
+    ApiQuery({
+      name: 'beforeId',
+      required: false,
+      schema: { type: 'integer', minimum: 0 },
+      description:
+        'With beforeTime: the id of the last row shown (rows at that time with a lower id follow it)',
+    }),
+  ];
+}
+
+/**
+ * Documents a grid route from its declaration: every query parameter the engine reads (typed, with its
+ * range), and its answer; `csv`: also the CSV export (`format=csv` or `Accept: text/csv`).
+ */
+export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
+  const { row, statistics, response } = gridModels(def);
+  const queries = [
+    ...windowQueries(def),
     ApiQuery({
       name: 'take',
       required: false,
       schema: { type: 'integer', minimum: 1, maximum: MAX_TAKE, default: DEFAULT_TAKE },
       description: `Rows to answer; a whole number outside 1..${MAX_TAKE} is clamped into it`,
     }),
+    ...pagingQueries(timeName(def)),
     ApiQuery({
       name: 'samplePercentage',
       required: false,

@@ -14,13 +14,19 @@ export interface GridQuery {
   /** True when from/to were not given (they follow the clock). */
   fromDefaulted: boolean;
   toDefaulted: boolean;
-  filters: { column: string; value: number | string }[];
+  filters: { column: string; value: number | string | boolean }[];
   search: string | null;
   take: number;
   samplePercentage: number | null;
   sampleSeed: number | null;
   /** Database column and direction. */
   sort: { column: string; direction: 'ASC' | 'DESC' } | null;
+  /**
+   * Rows only (never total or statistics): those before this row in the newest-first order, i.e. earlier
+   * than `time`, or at `time` with a lower id (beforeTime, beforeId: "older rows" keyed on the last row shown,
+   * so a page stays right while rows arrive). Null: no such bound (the spec's grid).
+   */
+  before: { time: Date; id: number | null } | null;
 }
 
 type RawQuery = Record<string, unknown>;
@@ -97,6 +103,47 @@ function parseNumber(name: string, raw: string): number {
   return n;
 }
 
+/** The grid's exact-match filters that were given, each checked against its declaration. */
+function parseFilters(def: GridDefinition, q: RawQuery): GridQuery['filters'] {
+  const filters: GridQuery['filters'] = [];
+  for (const f of def.filters) {
+    const raw = single(q, f.param);
+    if (raw === undefined || raw === '') continue;
+    if (f.type === 'integer') {
+      const v = parseInteger(f.param, raw);
+      if (v < f.min || v > f.max)
+        throw Problems.badParameter(f.param, `${f.param} must be from ${f.min} to ${f.max}.`);
+      filters.push({ column: f.column, value: v });
+    } else if (f.type === 'boolean') {
+      const v = raw.trim().toLowerCase();
+      if (v !== 'true' && v !== 'false')
+        throw Problems.badParameter(f.param, `${f.param} must be true or false.`);
+      filters.push({ column: f.column, value: v === 'true' });
+    } else {
+      if (!GUID_PATTERN.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);
+      filters.push({ column: f.column, value: raw.trim().toLowerCase() });
+    }
+  }
+  return filters;
+}
+
+/** beforeTime (and beforeId, which needs it): the keyset bound of "older rows". */
+function parseBefore(q: RawQuery): GridQuery['before'] {
+  const timeRaw = single(q, 'beforeTime');
+  const idRaw = single(q, 'beforeId');
+  const hasTime = timeRaw !== undefined && timeRaw !== '';
+  const hasId = idRaw !== undefined && idRaw !== '';
+  if (!hasTime) {
+    if (hasId) throw Problems.badParameter('beforeTime', 'beforeId needs beforeTime (the row’s time) too.');
+    return null;
+  }
+  const time = parseInstant('beforeTime', timeRaw);
+  if (!hasId) return { time, id: null };
+  const id = parseInteger('beforeId', idRaw);
+  if (id < 0) throw Problems.badParameter('beforeId', 'beforeId must be 0 or more.');
+  return { time, id };
+}
+
 /** Validates a grid request against the grid's declaration. Every refusal is a 400 naming the parameter. */
 export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): GridQuery {
   const fromRaw = single(q, 'from');
@@ -115,20 +162,7 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
     throw Problems.badParameter('from', 'from must not be after to.');
   }
 
-  const filters: GridQuery['filters'] = [];
-  for (const f of def.filters) {
-    const raw = single(q, f.param);
-    if (raw === undefined || raw === '') continue;
-    if (f.type === 'integer') {
-      const v = parseInteger(f.param, raw);
-      if (v < f.min || v > f.max)
-        throw Problems.badParameter(f.param, `${f.param} must be from ${f.min} to ${f.max}.`);
-      filters.push({ column: f.column, value: v });
-    } else {
-      if (!GUID_PATTERN.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);
-      filters.push({ column: f.column, value: raw.trim().toLowerCase() });
-    }
-  }
+  const filters = parseFilters(def, q);
 
   let search: string | null = null;
   const searchRaw = single(q, 'search');
@@ -185,5 +219,6 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
     samplePercentage,
     sampleSeed,
     sort,
+    before: parseBefore(q),
   };
 }

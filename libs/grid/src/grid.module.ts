@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { GridService } from './grid.service';
 import { AuditGridsController, TelemetryGridsController } from './grids/grids.controller';
+import { TelemetrySeriesController } from './grids/series.controller';
 
 @Module({
-  controllers: [TelemetryGridsController, AuditGridsController],
+  controllers: [TelemetryGridsController, TelemetrySeriesController, AuditGridsController],
   providers: [GridService],
   exports: [GridService],
 })

@@ -10,3 +10,5 @@ export * from './grid.module';
 export * from './grids/telemetry-grids';
 export * from './grids/audit-grids';
 export * from './grid-openapi';
+export * from './grid-series';
+export * from './grid-series-openapi';

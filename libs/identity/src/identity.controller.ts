@@ -1,20 +1,26 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiQuery,
   ApiTags,
 } from '@nestjs/swagger';
 import {
   Actor,
+  ApiPaged,
   ApiProblemResponses,
   Authenticated,
   Client,
   ClientContext,
   CurrentActor,
   GuidParam,
+  MAX_LIST_SEARCH_LENGTH,
+  Paged,
+  type PagedList,
   Permission,
+  searchTerm,
 } from '@app/common';
 import {
   CreateRoleDto,
@@ -22,6 +28,7 @@ import {
   CreateUserDto,
   PermissionDto,
   ResetPasswordDto,
+  RoleChoiceDto,
   RoleDto,
   TenantDto,
   UpdateRoleDto,
@@ -40,10 +47,10 @@ export class TenantRegistryController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
-  @ApiOkResponse({ type: [TenantDto] })
+  @ApiPaged(TenantDto)
   @ApiOperation({ operationId: 'listTenants', summary: 'List the tenants' })
-  list(@CurrentActor() actor: Actor): Promise<TenantDto[]> {
-    return this.tenants.list(actor);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<TenantDto[]> {
+    return paged.answer(this.tenants.list(actor, paged.request));
   }
 
   @Get(':guid')
@@ -100,10 +107,10 @@ export class RoleRegistryController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
-  @ApiOkResponse({ type: [RoleDto] })
+  @ApiPaged(RoleDto)
   @ApiOperation({ operationId: 'listRoles', summary: 'List the roles of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<RoleDto[]> {
-    return this.roles.list(actor);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<RoleDto[]> {
+    return paged.answer(this.roles.list(actor, paged.request));
   }
 
   @Get(':guid')
@@ -152,10 +159,32 @@ export class UserRegistryController {
 
   @Get()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: [UserDto] })
+  @ApiPaged(UserDto)
+  @ApiQuery({
+    name: 'search',
+    required: false,
+    schema: { type: 'string', maxLength: MAX_LIST_SEARCH_LENGTH },
+    description:
+      'Only the users whose name holds this text (case-insensitive, compared as normalised: trimmed, NFKC, lower case); with or without paging',
+  })
   @ApiOperation({ operationId: 'listUsers', summary: 'List the users of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<UserDto[]> {
-    return this.users.list(actor);
+  list(
+    @CurrentActor() actor: Actor,
+    @Paged() paged: PagedList,
+    @Query('search') search: unknown,
+  ): Promise<UserDto[]> {
+    return paged.answer(this.users.list(actor, paged.request, searchTerm(search)));
+  }
+
+  @Get('AssignableRoles')
+  @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOkResponse({ type: [RoleChoiceDto] })
+  @ApiOperation({
+    operationId: 'listAssignableRoles',
+    summary: 'The roles a user administrator may give, by name (no right to manage roles needed)',
+  })
+  assignableRoles(@CurrentActor() actor: Actor): Promise<RoleChoiceDto[]> {
+    return this.users.assignableRoles(actor);
   }
 
   @Get(':guid')

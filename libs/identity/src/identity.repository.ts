@@ -1,15 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, EntityManager, In, IsNull, Repository, type WhereExpressionBuilder } from 'typeorm';
+import {
+  DataSource,
+  EntityManager,
+  In,
+  IsNull,
+  Raw,
+  Repository,
+  type FindOptionsWhere,
+  type WhereExpressionBuilder,
+} from 'typeorm';
 import { isPermission, nowOrLater, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import {
   findInChunks,
+  findPage,
   preparedReadNow,
   providerOf,
   rawBoolean,
   rawInstant,
+  type PageRequest,
   type PreparedReadNow,
+  type RowPage,
 } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
@@ -206,6 +218,13 @@ export class IdentityRepository {
   listTenants(): Promise<TenantRegistry[]> {
     return this.tenants.find({ where: { DeletedDate: IsNull() }, order: { Id: 'ASC' } });
   }
+  /** The live tenants, a page of them when asked (null: all of them). */
+  pageTenants(page: PageRequest | null): Promise<RowPage<TenantRegistry>> {
+    return findPage(this.tenants, { DeletedDate: IsNull() }, page);
+  }
+  findTenantsByIds(ids: number[]): Promise<TenantRegistry[]> {
+    return findInChunks(ids, (chunk) => this.tenants.find({ where: { Id: In(chunk) } }));
+  }
   findTenantByGuid(guid: string): Promise<TenantRegistry | null> {
     return this.tenants.findOne({ where: { Guid: guid, DeletedDate: IsNull() } });
   }
@@ -236,6 +255,17 @@ export class IdentityRepository {
       where: { DeletedDate: IsNull(), ...(tenantId !== undefined ? { TenantRegistryId: tenantId } : {}) },
       order: { Id: 'ASC' },
     });
+  }
+  /** The live roles of a tenant (undefined: of every tenant), a page of them when asked. */
+  pageRoles(tenantId: number | undefined, page: PageRequest | null): Promise<RowPage<RoleRegistry>> {
+    return findPage(
+      this.roles,
+      { DeletedDate: IsNull(), ...(tenantId !== undefined ? { TenantRegistryId: tenantId } : {}) },
+      page,
+    );
+  }
+  findRolesByIds(ids: number[]): Promise<RoleRegistry[]> {
+    return findInChunks(ids, (chunk) => this.roles.find({ where: { Id: In(chunk) } }));
   }
   findRoleByGuid(guid: string): Promise<RoleRegistry | null> {
     return this.roles.findOne({ where: { Guid: guid, DeletedDate: IsNull() } });
@@ -297,6 +327,29 @@ export class IdentityRepository {
       where: { DeletedDate: IsNull(), ...(tenantId !== undefined ? { TenantRegistryId: tenantId } : {}) },
       order: { Id: 'ASC' },
     });
+  }
+  /**
+   * The live users of a tenant (undefined: of every tenant) whose normalised name holds `search` (already
+   * normalised; null: all), a page of them when asked. The normalised name is lower case on every database,
+   * so the match is case-insensitive without a dialect's own folding; `%`, `_`, `\` and `[` match themselves.
+   */
+  pageUsers(
+    tenantId: number | undefined,
+    search: string | null,
+    page: PageRequest | null,
+  ): Promise<RowPage<UserRegistry>> {
+    const where: FindOptionsWhere<UserRegistry> = {
+      DeletedDate: IsNull(),
+      ...(tenantId !== undefined ? { TenantRegistryId: tenantId } : {}),
+      ...(search
+        ? {
+            NormalizedName: Raw((column) => `${column} LIKE :userSearch ESCAPE '\\'`, {
+              userSearch: `%${search.replace(/[\\%_[]/g, (c) => `\\${c}`)}%`,
+            }),
+          }
+        : {}),
+    };
+    return findPage(this.users, where, page);
   }
   findUserByGuid(guid: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { Guid: guid, DeletedDate: IsNull() } });

@@ -57,7 +57,7 @@ describe.each(TEST_PROVIDERS)('identity on %s', (provider) => {
       const b = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
       const users = t.app.get(UserService);
 
-      const listed = (await users.list(a.actor)).map((u) => u.guid).sort();
+      const listed = (await users.list(a.actor)).items.map((u) => u.guid).sort();
       expect(listed).toEqual([a.guid, a2.guid].sort());
       expect((await users.get(a.actor, a2.guid)).name).toBe(a2.name);
 
@@ -103,7 +103,7 @@ describe.each(TEST_PROVIDERS)('identity on %s', (provider) => {
       const a = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityRole] });
       const b = await createUser(t.app);
       const roles = t.app.get(RoleService);
-      expect((await roles.list(a.actor)).map((r) => r.guid)).toEqual([a.roleGuid]);
+      expect((await roles.list(a.actor)).items.map((r) => r.guid)).toEqual([a.roleGuid]);
       expect((await problemOf(roles.get(a.actor, b.roleGuid))).status).toBe(404);
       expect(
         (await problemOf(roles.create(a.actor, { name: 'r', permissions: [], tenantGuid: b.tenantGuid })))

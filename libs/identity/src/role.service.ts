@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, ALL_PERMISSIONS, Clock, PERMISSION_NAMES, Permission, Problems } from '@app/common';
+import {
+  Actor,
+  ALL_PERMISSIONS,
+  Clock,
+  type Page,
+  pageOf,
+  PERMISSION_NAMES,
+  Permission,
+  Problems,
+} from '@app/common';
+import type { PageRequest } from '@app/database';
 import type { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';
 import { RoleRegistry, TenantRegistry } from './entities';
 import { IdentityEvents } from './identity-events';
@@ -38,11 +48,15 @@ export class RoleService {
     return toRoleDto(role, tenantGuid, perms.get(role.Id) ?? []);
   }
 
-  async list(actor: Actor): Promise<RoleDto[]> {
-    const roles = await this.repo.listRoles(actor.landlord ? undefined : actor.tenantId);
-    const perms = await this.repo.permissionsOf(roles.map((r) => r.Id));
-    const tenants = new Map((await this.repo.listTenants()).map((t) => [t.Id, t.Guid]));
-    return roles.map((r) => toRoleDto(r, tenants.get(r.TenantRegistryId) ?? '', perms.get(r.Id) ?? []));
+  /** The roles the actor may see, a page of them when asked (null: the whole list). */
+  async list(actor: Actor, page: PageRequest | null = null): Promise<Page<RoleDto>> {
+    const rows = await this.repo.pageRoles(actor.landlord ? undefined : actor.tenantId, page);
+    return pageOf(rows, async (roles) => {
+      const perms = await this.repo.permissionsOf(roles.map((r) => r.Id));
+      const tenantIds = [...new Set(roles.map((r) => r.TenantRegistryId))];
+      const tenants = new Map((await this.repo.findTenantsByIds(tenantIds)).map((t) => [t.Id, t.Guid]));
+      return roles.map((r) => toRoleDto(r, tenants.get(r.TenantRegistryId) ?? '', perms.get(r.Id) ?? []));
+    });
   }
 
   async get(actor: Actor, guid: string): Promise<RoleDto> {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, type Page, pageOf, Problems } from '@app/common';
+import type { PageRequest } from '@app/database';
 import type { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
 import { TenantRegistry } from './entities';
 import { IdentityEvents } from './identity-events';
@@ -20,9 +21,10 @@ export class TenantService {
     if (!actor.landlord) throw Problems.forbidden('Only the landlord tenant manages tenants.');
   }
 
-  async list(actor: Actor): Promise<TenantDto[]> {
+  /** The tenants, a page of them when asked (null: the whole list). */
+  async list(actor: Actor, page: PageRequest | null = null): Promise<Page<TenantDto>> {
     this.assertLandlord(actor);
-    return (await this.repo.listTenants()).map(toTenantDto);
+    return pageOf(await this.repo.pageTenants(page), (tenants) => tenants.map(toTenantDto));
   }
 
   async get(actor: Actor, guid: string): Promise<TenantDto> {

@@ -1,7 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, ClientContext, Clock, isUniqueViolation, Problems } from '@app/common';
-import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
+import { Actor, ClientContext, Clock, isUniqueViolation, type Page, pageOf, Problems } from '@app/common';
+import type { PageRequest } from '@app/database';
+import type {
+  CreateUserDto,
+  ResetPasswordDto,
+  RoleChoiceDto,
+  UpdateUserDto,
+  UserDto,
+} from './dto/identity.dto';
 import { UserRegistry } from './entities';
 import { IdentityEvents, PrincipalsCeiling, SessionCutCause } from './identity-events';
 import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
@@ -9,7 +16,7 @@ import { toUserDto } from './mappers';
 import { normalizeUserName } from './names';
 import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
-import { assertHoldsEvery } from './permission-rule';
+import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
 
 /**
  * User administration. A tenant administrator sees and changes only their own tenant's users (another
@@ -73,13 +80,55 @@ export class UserService {
     return user;
   }
 
-  async list(actor: Actor): Promise<UserDto[]> {
-    const users = await this.repo.listUsers(actor.landlord ? undefined : actor.tenantId);
-    const tenants = new Map((await this.repo.listTenants()).map((t) => [t.Id, t.Guid]));
-    const roles = new Map((await this.repo.listRoles()).map((r) => [r.Id, r.Guid]));
-    return users.map((u) =>
-      toUserDto(u, tenants.get(u.TenantRegistryId) ?? '', roles.get(u.RoleRegistryId) ?? ''),
+  /**
+   * The users the actor may administer, those whose name holds `search` (case-insensitive; null: all), a page
+   * of them when asked (null: the whole list, as it always was).
+   */
+  async list(
+    actor: Actor,
+    page: PageRequest | null = null,
+    search: string | null = null,
+  ): Promise<Page<UserDto>> {
+    const rows = await this.repo.pageUsers(
+      actor.landlord ? undefined : actor.tenantId,
+      search === null ? null : normalizeUserName(search),
+      page,
     );
+    return pageOf(rows, async (users) => {
+      const ids = (pick: (u: UserRegistry) => number) => [...new Set(users.map(pick))];
+      const [tenants, roles] = await Promise.all([
+        this.repo.findTenantsByIds(ids((u) => u.TenantRegistryId)),
+        this.repo.findRolesByIds(ids((u) => u.RoleRegistryId)),
+      ]);
+      const tenantGuid = new Map(tenants.map((t) => [t.Id, t.Guid]));
+      const roleGuid = new Map(roles.map((r) => [r.Id, r.Guid]));
+      return users.map((u) =>
+        toUserDto(u, tenantGuid.get(u.TenantRegistryId) ?? '', roleGuid.get(u.RoleRegistryId) ?? ''),
+      );
+    });
+  }
+
+  /**
+   * The roles the actor may give a user, by name with their tenant's (its own tenant's; the landlord's: every
+   * tenant's): what a user administrator chooses from without the right to manage roles.
+   */
+  async assignableRoles(actor: Actor): Promise<RoleChoiceDto[]> {
+    const visible = await this.repo.listRoles(actor.landlord ? undefined : actor.tenantId);
+    // Only the roles this actor may hand out (issue 37): the console offers nothing the service refuses.
+    const permissions = await this.repo.permissionsOf(visible.map((r) => r.Id));
+    const roles = visible.filter((r) => !permissionsNotHeld(actor, permissions.get(r.Id) ?? []).length);
+    const tenants = new Map(
+      (await this.repo.findTenantsByIds([...new Set(roles.map((r) => r.TenantRegistryId))])).map((t) => [
+        t.Id,
+        t,
+      ]),
+    );
+    return roles.flatMap((r) => {
+      const tenant = tenants.get(r.TenantRegistryId);
+      return tenant && tenant.DeletedDate === null
+        ? [{ guid: r.Guid, name: r.Name, tenantGuid: tenant.Guid, tenantName: tenant.Name }]
+        : [];
+    });
   }
 
   async get(actor: Actor, guid: string): Promise<UserDto> {

@@ -33,3 +33,10 @@ const instant = new Intl.DateTimeFormat(undefined, {
 export function formatInstant(ms: number): string {
   return instant.format(ms);
 }
+
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** The time of day of an instant to the second, in this browser's time zone. */
+export function formatClock(ms: number): string {
+  return clock.format(ms);
+}

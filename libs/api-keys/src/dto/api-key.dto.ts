@@ -1,5 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
+import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
 import { IsName, NoControlCharacters, Optional } from '@app/common';
 
 export class CreateApiKeyDto {
@@ -23,6 +23,10 @@ export class ListApiKeysQuery {
   @ApiProperty()
   @IsUUID()
   userRegistryGuid!: string;
+
+  // The optional paging (documented by ApiPaged, checked by pageRequest).
+  @ApiHideProperty() @Allow() limit?: unknown;
+  @ApiHideProperty() @Allow() cursor?: unknown;
 }
 
 export class ApiKeyDto {

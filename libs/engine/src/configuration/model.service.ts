@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, type Page, pageOf, Problems } from '@app/common';
+import type { PageRequest } from '@app/database';
 import {
   ActivationRuleDto,
   CreateActivationRuleDto,
@@ -102,8 +103,9 @@ export class ModelService {
   }
 
   // ---- models
-  async list(actor: Actor): Promise<ModelDto[]> {
-    return (await this.repo.listModels(actor.tenantId)).map(toModelDto);
+  /** The tenant's models, a page of them when asked (null: the whole list). */
+  async list(actor: Actor, page: PageRequest | null = null): Promise<Page<ModelDto>> {
+    return pageOf(await this.repo.listModels(actor.tenantId, page), (models) => models.map(toModelDto));
   }
   async get(actor: Actor, guid: string): Promise<ModelDto> {
     return toModelDto(await this.model(actor, guid));

@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
-import { findInChunks, preparedRead, rawBoolean, type PreparedRead } from '@app/database';
+import {
+  findInChunks,
+  findPage,
+  preparedRead,
+  rawBoolean,
+  type PageRequest,
+  type PreparedRead,
+  type RowPage,
+} from '@app/database';
 import {
   CaseWorkflow,
   CaseWorkflowStatus,
@@ -66,11 +74,9 @@ export class ConfigurationRepository {
   ) {}
 
   // ---- models
-  listModels(tenantId: number): Promise<EntityAnalysisModel[]> {
-    return this.models.find({
-      where: { TenantRegistryId: tenantId, DeletedDate: IsNull() },
-      order: { Id: 'ASC' },
-    });
+  /** The live models of a tenant, a page of them when asked (null: all of them). */
+  listModels(tenantId: number, page: PageRequest | null = null): Promise<RowPage<EntityAnalysisModel>> {
+    return findPage(this.models, { TenantRegistryId: tenantId, DeletedDate: IsNull() }, page);
   }
   findModel(tenantId: number, guid: string): Promise<EntityAnalysisModel | null> {
     return this.models.findOne({ where: { Guid: guid, TenantRegistryId: tenantId, DeletedDate: IsNull() } });

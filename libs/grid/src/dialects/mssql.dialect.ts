@@ -51,6 +51,11 @@ export class MssqlDialect implements SqlDialect {
     return parseAggregateRow(row, count);
   }
 
+  timeBucket(column: string, origin: string, width: string): string {
+    // whole milliseconds in a bigint (DATEDIFF's int would overflow past 24 days), integer division
+    return `DATEDIFF_BIG(millisecond, ${origin}, ${column}) / ${width}`;
+  }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     return (value instanceof Date ? value : new Date(textOf(value))).toISOString();

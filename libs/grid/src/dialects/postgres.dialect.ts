@@ -84,6 +84,10 @@ export class PostgresDialect implements SqlDialect {
     return { columns: packed.map((_, i) => float8s(row[`a${i}`])), extras: row };
   }
 
+  timeBucket(column: string, origin: string, width: string): string {
+    return `FLOOR(EXTRACT(EPOCH FROM (${column} - ${origin}::timestamptz)) * 1000 / ${width}::float8)::bigint`;
+  }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     return (value instanceof Date ? value : new Date(textOf(value))).toISOString();

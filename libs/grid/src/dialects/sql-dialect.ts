@@ -85,6 +85,12 @@ export interface SqlDialect {
   readonly quietSnapshot: string | null;
   /** A raw value of a date column as an ISO 8601 string. */
   readDate(value: unknown): string | null;
+  /**
+   * The 0-based index of the time bucket a time column's value falls in: whole `width` milliseconds
+   * counted from the instant `origin` (placeholders of an instant bound with `instant` and of a whole number).
+   * Only values at or after the origin reach it (the window's condition), so truncation is the floor.
+   */
+  timeBucket(column: string, origin: string, width: string): string;
 }
 
 /**

@@ -99,6 +99,11 @@ export class SqliteDialect implements SqlDialect {
     return { columns: Array.from({ length: count }, (_, i) => numberList(row[`a${i}`])), extras: row };
   }
 
+  timeBucket(column: string, origin: string, width: string): string {
+    // julianday() reads TypeORM's UTC text; the difference in days to whole milliseconds, then the bucket.
+    return `CAST(ROUND((julianday(${column}) - julianday(${origin})) * 86400000.0) / ${width} AS INTEGER)`;
+  }
+
   readDate(value: unknown): string | null {
     if (value === null || value === undefined) return null;
     if (value instanceof Date) return value.toISOString();

@@ -1,12 +1,14 @@
 import { AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@app/audit';
 import { GridColumn, validateDefinition } from '../grid-definition';
 
-const col = (name: string, column: string, kind: GridColumn['kind'], nullable = false): GridColumn => ({
-  name,
-  column,
-  kind,
-  ...(nullable ? { nullable } : {}),
-});
+/** A column with the label the console shows and the CSV export's header holds. */
+const col = (
+  name: string,
+  column: string,
+  kind: GridColumn['kind'],
+  label: string,
+  nullable = false,
+): GridColumn => ({ name, column, kind, label, ...(nullable ? { nullable } : {}) });
 const nameOf = (e: Record<string | number, string | number>, v: unknown) =>
   typeof v === 'number' ? ((e[v] as string | undefined) ?? null) : null;
 
@@ -17,18 +19,25 @@ export const USER_LOGIN_GRID = validateDefinition({
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
   columns: [
-    col('id', 'Id', 'number'),
-    col('createdUser', 'CreatedUser', 'string'),
-    col('remoteIp', 'RemoteIp', 'string', true),
-    col('localIp', 'LocalIp', 'string', true),
-    col('userAgent', 'UserAgent', 'string', true),
-    col('authenticationTypeId', 'AuthenticationTypeId', 'number'),
-    col('failed', 'Failed', 'boolean'),
-    col('failureTypeId', 'FailureTypeId', 'number', true),
-    col('failureMessage', 'FailureMessage', 'string', true),
-    col('createdDate', 'CreatedDate', 'date'),
+    col('id', 'Id', 'number', 'Id'),
+    col('createdUser', 'CreatedUser', 'string', 'User name'),
+    col('remoteIp', 'RemoteIp', 'string', 'Remote address', true),
+    col('localIp', 'LocalIp', 'string', 'Local address', true),
+    col('userAgent', 'UserAgent', 'string', 'User agent', true),
+    col('authenticationTypeId', 'AuthenticationTypeId', 'number', 'Scheme id'),
+    col('failed', 'Failed', 'boolean', 'Failed'),
+    col('failureTypeId', 'FailureTypeId', 'number', 'Failure id', true),
+    col('failureMessage', 'FailureMessage', 'string', 'Message', true),
+    col('createdDate', 'CreatedDate', 'date', 'When'),
   ],
-  filters: [],
+  filters: [
+    {
+      param: 'failed',
+      column: 'Failed',
+      type: 'boolean',
+      description: 'true: failed attempts only (FailureTypeId set); false: successful sign-ins only',
+    },
+  ],
   searchColumns: ['CreatedUser', 'RemoteIp', 'LocalIp', 'UserAgent', 'FailureMessage'],
   statistics: [],
   sortable: false,
@@ -42,8 +51,15 @@ export const USER_LOGIN_GRID = validateDefinition({
       kind: 'string',
       nullable: true,
       description: 'The name of authenticationTypeId',
+      label: 'Scheme',
     },
-    { name: 'failureType', kind: 'string', nullable: true, description: 'The name of failureTypeId' },
+    {
+      name: 'failureType',
+      kind: 'string',
+      nullable: true,
+      description: 'The name of failureTypeId',
+      label: 'Failure',
+    },
   ],
 });
 
@@ -54,17 +70,17 @@ export const USER_LOGOUT_GRID = validateDefinition({
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
   columns: [
-    col('id', 'Id', 'number'),
-    col('userName', 'UserName', 'string', true),
-    col('reasonId', 'ReasonId', 'number'),
-    col('outcomeId', 'OutcomeId', 'number'),
-    col('remoteIp', 'RemoteIp', 'string', true),
-    col('localIp', 'LocalIp', 'string', true),
-    col('userAgent', 'UserAgent', 'string', true),
-    col('sessionStartedDate', 'SessionStartedDate', 'date', true),
-    col('revokedByUser', 'RevokedByUser', 'string', true),
-    col('message', 'Message', 'string', true),
-    col('createdDate', 'CreatedDate', 'date'),
+    col('id', 'Id', 'number', 'Id'),
+    col('userName', 'UserName', 'string', 'User name', true),
+    col('reasonId', 'ReasonId', 'number', 'Reason id'),
+    col('outcomeId', 'OutcomeId', 'number', 'Outcome id'),
+    col('remoteIp', 'RemoteIp', 'string', 'Remote address', true),
+    col('localIp', 'LocalIp', 'string', 'Local address', true),
+    col('userAgent', 'UserAgent', 'string', 'User agent', true),
+    col('sessionStartedDate', 'SessionStartedDate', 'date', 'Session started', true),
+    col('revokedByUser', 'RevokedByUser', 'string', 'Revoked by', true),
+    col('message', 'Message', 'string', 'Message', true),
+    col('createdDate', 'CreatedDate', 'date', 'When'),
   ],
   filters: [],
   searchColumns: ['UserName', 'RemoteIp', 'LocalIp', 'UserAgent', 'Message'],
@@ -75,7 +91,13 @@ export const USER_LOGOUT_GRID = validateDefinition({
     outcome: nameOf(LogoutOutcome, r.outcomeId),
   }),
   derived: [
-    { name: 'reason', kind: 'string', nullable: true, description: 'The name of reasonId' },
-    { name: 'outcome', kind: 'string', nullable: true, description: 'The name of outcomeId' },
+    { name: 'reason', kind: 'string', nullable: true, description: 'The name of reasonId', label: 'Reason' },
+    {
+      name: 'outcome',
+      kind: 'string',
+      nullable: true,
+      description: 'The name of outcomeId',
+      label: 'Outcome',
+    },
   ],
 });

@@ -136,7 +136,7 @@ export class AuditGridsController {
     const scope: GridScope = actor.landlord ? [] : [{ column: 'TenantRegistryId', value: actor.tenantId }];
     const { format: _format, ...query } = q;
     if (wantsCsv(q, req.headers.accept)) {
-      const csv = this.grids.csv(def, query, scope);
+      const csv = await this.grids.csv(def, query, scope);
       const chunks = csv.chunks();
       // Nothing is sent before the first batch was read: a refusal until then is still a problem answer.
       const first = await chunks.next();

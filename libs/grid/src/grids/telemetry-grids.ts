@@ -42,6 +42,15 @@ const stageCounterColumns = [
   instance,
 ];
 const stageCounterStatistics = ['totalMicroseconds', 'minMicroseconds', 'maxMicroseconds', 'invokeCount'];
+/** The series of a grid: its measure per time bucket, one line per stage (GET /api/<Grid>/Series). */
+const perArchiverStage = (measure: string) => ({
+  measure,
+  by: { column: 'StageId', name: (v: number) => ARCHIVER_STAGE_NAMES[v as ArchiverStage] ?? null },
+});
+const perCaseCreationStage = (measure: string) => ({
+  measure,
+  by: { column: 'StageId', name: (v: number) => CASE_CREATION_STAGE_NAMES[v as CaseCreationStage] ?? null },
+});
 
 /** The six telemetry grids of the spec, declared to the one engine. Landlord tenant only. */
 export const ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
@@ -54,6 +63,7 @@ export const ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
   searchColumns: [],
   statistics: stageCounterStatistics,
   sortable: true,
+  series: perArchiverStage('totalMicroseconds'),
 });
 
 export const CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
@@ -66,6 +76,7 @@ export const CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
   searchColumns: [],
   statistics: stageCounterStatistics,
   sortable: true,
+  series: perCaseCreationStage('totalMicroseconds'),
 });
 
 export const ARCHIVER_WARNING_GRID = validateDefinition({
@@ -90,6 +101,7 @@ export const ARCHIVER_WARNING_GRID = validateDefinition({
   decorate: archiverStageName,
   derived: [stageNameMember],
   sortDerived: { stageName: 'StageId' },
+  series: perArchiverStage('durationMicroseconds'),
 });
 
 export const CASE_CREATION_WARNING_GRID = validateDefinition({
@@ -116,6 +128,7 @@ export const CASE_CREATION_WARNING_GRID = validateDefinition({
   decorate: caseStageName,
   derived: [stageNameMember],
   sortDerived: { stageName: 'StageId' },
+  series: perCaseCreationStage('durationMicroseconds'),
 });
 
 export const MODEL_INVOKE_WARNING_GRID = validateDefinition({
@@ -139,6 +152,7 @@ export const MODEL_INVOKE_WARNING_GRID = validateDefinition({
   searchColumns: ['EntityAnalysisModelName', 'Message'],
   statistics: ['elapsedMicroseconds', 'sinceLastEntryMicroseconds'],
   sortable: true,
+  series: { measure: 'sinceLastEntryMicroseconds' },
 });
 
 export const CAPTURE_QUEUE_HEALTH_GRID = validateDefinition({
@@ -164,6 +178,10 @@ export const CAPTURE_QUEUE_HEALTH_GRID = validateDefinition({
     queueName: r.queueName ?? CAPTURE_QUEUE_NAMES[r.queueId as CaptureQueueId] ?? null,
   }),
   derived: [{ name: 'queueName', kind: 'string', nullable: true }],
+  series: {
+    measure: 'queueDepth',
+    by: { column: 'QueueId', name: (v: number) => CAPTURE_QUEUE_NAMES[v as CaptureQueueId] ?? null },
+  },
 });
 
 export const TELEMETRY_GRIDS: readonly GridDefinition[] = [

@@ -143,6 +143,14 @@ export class ResetPasswordDto {
   wirePasswordHash?: boolean;
 }
 
+/** A role a user administrator may give, by name (GET /api/UserRegistry/AssignableRoles). */
+export class RoleChoiceDto {
+  @ApiProperty({ format: 'uuid' }) guid!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty({ format: 'uuid' }) tenantGuid!: string;
+  @ApiProperty() tenantName!: string;
+}
+
 export class UserDto {
   @ApiProperty() guid!: string;
   @ApiProperty() tenantGuid!: string;

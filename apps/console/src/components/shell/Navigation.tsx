@@ -26,7 +26,7 @@ export const SECURITY_PAGES: readonly Entry[] = [
  * telemetry grids, Read Security Audit for the audit grids, ...). Hiding is a courtesy: the service still
  * decides every request, and a page opened by URL says "not permitted".
  */
-export function Navigation({ session }: { session: Session }) {
+export function Navigation({ session, open }: { session: Session; open: boolean }) {
   const groups: { title: string; entries: Entry[] }[] = [
     {
       title: 'Telemetry',
@@ -50,7 +50,7 @@ export function Navigation({ session }: { session: Session }) {
     .filter((g) => g.entries.length > 0);
 
   return (
-    <nav aria-label="Console" className={styles.nav}>
+    <nav aria-label="Console" id="console-navigation" className={styles.nav} data-open={open}>
       <NavLink to="/" end className={({ isActive }) => (isActive ? styles.current : undefined)}>
         Home
       </NavLink>

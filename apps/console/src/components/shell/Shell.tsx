@@ -1,8 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { Link, Outlet } from 'react-router';
+import { Link, Outlet, useLocation } from 'react-router';
 import { ApiError, describeError } from '../../api/problem';
-import { sessionQuery, signInOptionsQuery } from '../../api/queries';
+import { sessionQuery, signInOptionsQuery, type Session } from '../../api/queries';
 import { Alert } from '../Alert';
 import { Brand } from '../Brand';
 import { here, loginUrl } from '../return-url';
@@ -19,6 +19,11 @@ export function Shell() {
   const session = useQuery(sessionQuery);
   const options = useQuery(signInOptionsQuery);
   const [changing, setChanging] = useState(false);
+  // On a phone the navigation is behind the Menu button, open for the page it was opened on: choosing a
+  // page closes it.
+  const { pathname } = useLocation();
+  const [menuOpenOn, setMenuOpenOn] = useState<string | null>(null);
+  const menuOpen = menuOpenOn === pathname;
   const ended = session.error instanceof ApiError && session.error.status === 401;
 
   useEffect(() => {
@@ -44,31 +49,15 @@ export function Shell() {
       <a className={styles.skip} href="#main">
         Skip to the page
       </a>
-      <header className={styles.header}>
-        <Link to="/" className={styles.home} aria-label="Decisioning operations, console home">
-          <Brand inverse />
-        </Link>
-        <div className={styles.who}>
-          <span>
-            <span className={styles.muted}>User</span> <strong>{user.userName}</strong>
-          </span>
-          <span>
-            <span className={styles.muted}>Tenant</span> <strong>{user.tenantName ?? user.tenantGuid}</strong>
-          </span>
-        </div>
-        <nav aria-label="Account" className={styles.account}>
-          <a href="/swagger/">API explorer</a>
-          {options.data?.mode === 'password' && (
-            <button type="button" className={styles.link} onClick={() => setChanging(true)}>
-              Change password
-            </button>
-          )}
-          <Link to="/Account/Logout">Log out</Link>
-        </nav>
-      </header>
+      <ShellHeader
+        session={user}
+        menuOpen={menuOpen}
+        onMenu={() => setMenuOpenOn(menuOpen ? null : pathname)}
+        onChangePassword={options.data?.mode === 'password' ? () => setChanging(true) : undefined}
+      />
       <SessionExpiry session={user} />
       <div className={styles.body}>
-        <Navigation session={user} />
+        <Navigation session={user} open={menuOpen} />
         <main id="main" className={styles.main}>
           <Outlet context={user} />
         </main>
@@ -82,5 +71,52 @@ export function Shell() {
         />
       )}
     </div>
+  );
+}
+
+/** The header: home, the Menu button (a phone's), the user and tenant, the account's links. */
+function ShellHeader({
+  session: user,
+  menuOpen,
+  onMenu,
+  onChangePassword,
+}: {
+  session: Session;
+  menuOpen: boolean;
+  onMenu: () => void;
+  onChangePassword?: () => void;
+}) {
+  return (
+    <header className={styles.header}>
+      <Link to="/" className={styles.home} aria-label="Decisioning operations, console home">
+        <Brand inverse />
+      </Link>
+      <button
+        type="button"
+        className={styles.menu}
+        aria-expanded={menuOpen}
+        aria-controls="console-navigation"
+        onClick={onMenu}
+      >
+        {menuOpen ? 'Close menu' : 'Menu'}
+      </button>
+      <div className={styles.who}>
+        <span>
+          <span className={styles.muted}>User</span> <strong>{user.userName}</strong>
+        </span>
+        <span>
+          <span className={styles.muted}>Tenant</span> <strong>{user.tenantName ?? user.tenantGuid}</strong>
+        </span>
+      </div>
+      <nav aria-label="Account" className={styles.account}>
+        <a href="/swagger/">API explorer</a>
+        {onChangePassword && (
+          <button type="button" className={styles.link} onClick={onChangePassword}>
+            Change password
+          </button>
+        )}
+        <Link to="/Account/Logout">Log out</Link>
+      </nav>
+    </header>
   );
 }

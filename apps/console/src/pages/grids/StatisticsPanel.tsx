@@ -1,6 +1,6 @@
 import { Histogram } from './charts/Histogram';
 import type { ColumnDeclaration } from './declarations';
-import { formatNumber } from './format';
+import { formatDuration, formatNumber } from './format';
 import type { ColumnStatistics } from './grid-types';
 import styles from './grids.module.css';
 
@@ -16,7 +16,9 @@ export function StatisticsPanel({
   statistics: ColumnStatistics;
 }) {
   const id = `statistics-${column.key}`;
-  const value = (v: number | null) => (v === null ? '—' : formatNumber(v, column.format, true));
+  // Durations in the unit that reads best (317 852 µs: 318 ms); the bucket table keeps every digit.
+  const value = (v: number | null) =>
+    v === null ? '—' : column.format === 'micros' ? formatDuration(v) : formatNumber(v, column.format, true);
   return (
     <section className={styles.panel} aria-labelledby={id} data-statistics={column.key}>
       <h3 id={id}>

@@ -3,14 +3,105 @@ import { Link } from 'react-router';
 import formStyles from '../../components/forms.module.css';
 import type { GridDeclaration } from './declarations';
 import styles from './grids.module.css';
-import { isoToLocalInput, localInputToIso, offsetOf } from './toolbar-state';
+import {
+  DEFAULT_RANGE,
+  isoToLocalInput,
+  localInputToIso,
+  offsetOf,
+  RANGES,
+  windowChoice,
+  type WindowChoice,
+} from './toolbar-state';
 
 const MAX_TAKE = 100_000;
 
+/** Changes to the URL's view: a value, or '' to remove the parameter. */
+export type ViewChanges = Record<string, string>;
+
+/**
+ * The window: a preset (the last 15 minutes … 7 days, moving with the clock; chosen, it applies at once) or
+ * Custom, whose From and To are typed in this browser's zone and sent with its offset.
+ */
+function WindowTools({
+  choice,
+  from,
+  to,
+  onChoose,
+  onFrom,
+  onTo,
+}: {
+  choice: WindowChoice;
+  from: string;
+  to: string;
+  onChoose: (v: WindowChoice) => void;
+  onFrom: (v: string) => void;
+  onTo: (v: string) => void;
+}) {
+  return (
+    <>
+      <div className={styles.tool}>
+        <label htmlFor="grid-window">Window</label>
+        <select id="grid-window" value={choice} onChange={(e) => onChoose(e.target.value as WindowChoice)}>
+          {RANGES.map((r) => (
+            <option key={r.value} value={r.value}>
+              {r.label}
+            </option>
+          ))}
+          <option value="custom">Custom (From, To)</option>
+        </select>
+      </div>
+      {choice === 'custom' &&
+        (
+          [
+            ['from', 'From', from, onFrom],
+            ['to', 'To', to, onTo],
+          ] as const
+        ).map(([id, label, value, onChange]) => (
+          <div key={id} className={styles.tool}>
+            <label htmlFor={`grid-${id}`}>{label}</label>
+            <input
+              id={`grid-${id}`}
+              type="datetime-local"
+              step={1}
+              value={value}
+              onChange={(e) => onChange(e.target.value)}
+              aria-describedby="grid-zone"
+            />
+          </div>
+        ))}
+    </>
+  );
+}
+
+/** The grid's exact-match filter (stage or queue), when it has one. */
+function FilterTool({
+  grid,
+  value,
+  onChange,
+}: {
+  grid: GridDeclaration;
+  value: string;
+  onChange: (v: string) => void;
+}) {
+  if (!grid.filter) return null;
+  return (
+    <div className={styles.tool}>
+      <label htmlFor="grid-filter">{grid.filter.label}</label>
+      <select id="grid-filter" value={value} onChange={(e) => onChange(e.target.value)}>
+        <option value="">Any</option>
+        {grid.filter.options.map((o) => (
+          <option key={o.value} value={String(o.value)}>
+            {o.value} · {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /**
  * The grid's toolbar (spec: from, to, stageId, queueId, search, take; sort is the table's headers). Its
- * state is the URL: Apply writes the fields into the query, so a view can be bookmarked and shared. Times
- * are typed in this browser's zone and sent as instants with the zone's offset.
+ * state is the URL: a preset applies at once, the rest with Apply, so a view can be bookmarked and shared.
  */
 export function Toolbar({
   grid,
@@ -19,21 +110,27 @@ export function Toolbar({
 }: {
   grid: GridDeclaration;
   params: URLSearchParams;
-  onApply: (changes: Record<string, string>) => void;
+  onApply: (changes: ViewChanges) => void;
 }) {
+  const [choice, setChoice] = useState<WindowChoice>(windowChoice(params));
   const [from, setFrom] = useState(isoToLocalInput(params.get('from')));
   const [to, setTo] = useState(isoToLocalInput(params.get('to')));
   const [filter, setFilter] = useState(grid.filter ? (params.get(grid.filter.param) ?? '') : '');
+  const [failed, setFailed] = useState(params.get('failed') === 'true');
   const [search, setSearch] = useState(params.get('search') ?? '');
   const [take, setTake] = useState(params.get('take') ?? '');
-  const offset = offsetOf(new Date());
+
+  function choose(value: WindowChoice) {
+    setChoice(value);
+    if (value !== 'custom') onApply({ range: value === DEFAULT_RANGE ? '' : value, from: '', to: '' });
+  }
 
   function apply(event: FormEvent) {
     event.preventDefault();
     onApply({
-      from: localInputToIso(from),
-      to: localInputToIso(to),
+      ...(choice === 'custom' ? { from: localInputToIso(from), to: localInputToIso(to), range: '' } : {}),
       ...(grid.filter ? { [grid.filter.param]: filter } : {}),
+      ...(grid.failedOnly ? { failed: failed ? 'true' : '' } : {}),
       ...(grid.search ? { search: search.trim() } : {}),
       take: take.trim(),
     });
@@ -41,39 +138,62 @@ export function Toolbar({
 
   return (
     <form className={styles.toolbar} onSubmit={apply} aria-label={`${grid.title} toolbar`}>
-      <div className={styles.tool}>
-        <label htmlFor="grid-from">From</label>
-        <input
-          id="grid-from"
-          type="datetime-local"
-          step={1}
-          value={from}
-          onChange={(e) => setFrom(e.target.value)}
-          aria-describedby="grid-zone"
-        />
+      <WindowTools choice={choice} from={from} to={to} onChoose={choose} onFrom={setFrom} onTo={setTo} />
+      <FilterTool grid={grid} value={filter} onChange={setFilter} />
+      <ViewTools
+        grid={grid}
+        failed={failed}
+        onFailed={setFailed}
+        search={search}
+        onSearch={setSearch}
+        take={take}
+        onTake={setTake}
+      />
+      <div className={styles.toolActions}>
+        <button type="submit" className={formStyles.primary}>
+          Apply
+        </button>
+        <Link to={{ search: '' }} className={formStyles.secondary}>
+          Reset
+        </Link>
       </div>
-      <div className={styles.tool}>
-        <label htmlFor="grid-to">To</label>
-        <input
-          id="grid-to"
-          type="datetime-local"
-          step={1}
-          value={to}
-          onChange={(e) => setTo(e.target.value)}
-          aria-describedby="grid-zone"
-        />
-      </div>
-      {grid.filter && (
-        <div className={styles.tool}>
-          <label htmlFor="grid-filter">{grid.filter.label}</label>
-          <select id="grid-filter" value={filter} onChange={(e) => setFilter(e.target.value)}>
-            <option value="">Any</option>
-            {grid.filter.options.map((o) => (
-              <option key={o.value} value={String(o.value)}>
-                {o.value} · {o.label}
-              </option>
-            ))}
-          </select>
+      <p id="grid-zone" className={styles.zone}>
+        Times are in this browser&apos;s zone (UTC{offsetOf(new Date())}). A preset window moves with the
+        clock; empty From and To: the last hour.
+      </p>
+    </form>
+  );
+}
+
+/** The failed-only view (the sign-in audit), search (where the grid has it) and Rows. */
+function ViewTools({
+  grid,
+  failed,
+  onFailed,
+  search,
+  onSearch,
+  take,
+  onTake,
+}: {
+  grid: GridDeclaration;
+  failed: boolean;
+  onFailed: (v: boolean) => void;
+  search: string;
+  onSearch: (v: string) => void;
+  take: string;
+  onTake: (v: string) => void;
+}) {
+  return (
+    <>
+      {grid.failedOnly && (
+        <div className={`${styles.tool} ${styles.checkTool}`}>
+          <input
+            id="grid-failed"
+            type="checkbox"
+            checked={failed}
+            onChange={(e) => onFailed(e.target.checked)}
+          />
+          <label htmlFor="grid-failed">Failed attempts only</label>
         </div>
       )}
       {grid.search && (
@@ -84,7 +204,7 @@ export function Toolbar({
             type="search"
             value={search}
             maxLength={256}
-            onChange={(e) => setSearch(e.target.value)}
+            onChange={(e) => onSearch(e.target.value)}
             placeholder={`Part of ${grid.search}`}
           />
         </div>
@@ -96,26 +216,15 @@ export function Toolbar({
           className={styles.take}
           inputMode="numeric"
           value={take}
-          onChange={(e) => setTake(e.target.value)}
+          onChange={(e) => onTake(e.target.value)}
           placeholder="100"
           aria-describedby="grid-take-hint"
         />
         <span id="grid-take-hint" className={styles.visuallyHidden}>
-          At most {MAX_TAKE.toLocaleString()} rows; the statistics cover the whole window whatever this is.
+          Rows per page, at most {MAX_TAKE.toLocaleString()}; the statistics and the chart cover the whole
+          window whatever this is.
         </span>
       </div>
-      <div className={styles.toolActions}>
-        <button type="submit" className={formStyles.primary}>
-          Apply
-        </button>
-        <Link to={{ search: '' }} className={formStyles.secondary} reloadDocument={false}>
-          Reset
-        </Link>
-      </div>
-      <p id="grid-zone" className={styles.zone}>
-        Times are in this browser&apos;s zone (UTC{offset}). Empty From and To: the last hour, moving with the
-        clock.
-      </p>
-    </form>
+    </>
   );
 }

@@ -18,12 +18,15 @@ export interface FilterDeclaration {
   options: { value: number; label: string }[];
 }
 
-/** A chart of one measure over the rows shown, one line per value of `seriesBy`. */
+/**
+ * The chart of the grid's main measure over the whole window (GET /api/<Grid>/Series: the service chooses
+ * the measure and draws one line per stage or queue); here how it is named and shown.
+ */
 export interface TimeSeriesDeclaration {
-  measure: string;
-  time: string;
-  seriesBy?: string;
   label: string;
+  format: ColumnFormat;
+  /** What one line stands for, when there are several. */
+  per?: 'stage' | 'queue';
 }
 
 /**
@@ -47,6 +50,10 @@ export interface GridDeclaration {
   /** Statistics columns (the server computes them over the whole filtered window). */
   statistics: string[];
   timeSeries?: TimeSeriesDeclaration;
+  /** The row member holding the grid's time (from, to and "older rows" apply to it); default createdDate. */
+  time?: 'occurredDate';
+  /** The sign-in audit's failed-only view (the service's `failed=true`). */
+  failedOnly?: boolean;
   /**
    * What refreshes the page while it is open: an event of GET /api/Stream/Telemetry named like the grid,
    * or a short poll while the page is visible.
@@ -111,7 +118,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
     sortable: true,
     statistics: STAGE_COUNTER_STATISTICS,
-    timeSeries: { measure: 'totalMicroseconds', time: 'createdDate', seriesBy: 'stageName', label: 'Total' },
+    timeSeries: { label: 'Total time', format: 'micros', per: 'stage' },
     live: { stream: true },
     csv: false,
   },
@@ -132,12 +139,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
     sortable: true,
     statistics: ['durationMicroseconds'],
-    timeSeries: {
-      measure: 'durationMicroseconds',
-      time: 'createdDate',
-      seriesBy: 'stageName',
-      label: 'Duration',
-    },
+    timeSeries: { label: 'Duration', format: 'micros', per: 'stage' },
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
     csv: false,
   },
@@ -159,7 +161,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
     sortable: true,
     statistics: STAGE_COUNTER_STATISTICS,
-    timeSeries: { measure: 'totalMicroseconds', time: 'createdDate', seriesBy: 'stageName', label: 'Total' },
+    timeSeries: { label: 'Total time', format: 'micros', per: 'stage' },
     live: { stream: true },
     csv: false,
   },
@@ -183,12 +185,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     search: 'the case key value',
     sortable: true,
     statistics: ['durationMicroseconds'],
-    timeSeries: {
-      measure: 'durationMicroseconds',
-      time: 'createdDate',
-      seriesBy: 'stageName',
-      label: 'Duration',
-    },
+    timeSeries: { label: 'Duration', format: 'micros', per: 'stage' },
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
     csv: false,
   },
@@ -208,9 +205,10 @@ export const GRIDS: readonly GridDeclaration[] = [
       { key: 'instance', label: 'Instance', format: 'text' },
     ]),
     search: 'the model name or the trace point',
+    time: 'occurredDate',
     sortable: true,
     statistics: ['elapsedMicroseconds', 'sinceLastEntryMicroseconds'],
-    timeSeries: { measure: 'sinceLastEntryMicroseconds', time: 'occurredDate', label: 'Since previous' },
+    timeSeries: { label: 'Time since the previous trace point', format: 'micros' },
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
     csv: false,
   },
@@ -231,7 +229,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     filter: { param: 'queueId', label: 'Queue', options: QUEUES },
     sortable: false,
     statistics: ['queueDepth', 'droppedCount'],
-    timeSeries: { measure: 'queueDepth', time: 'createdDate', seriesBy: 'queueName', label: 'Queue depth' },
+    timeSeries: { label: 'Queue depth', format: 'number', per: 'queue' },
     live: { stream: true },
     csv: false,
   },
@@ -254,6 +252,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     search: 'the user name, addresses, user agent or message',
     sortable: false,
     statistics: [],
+    failedOnly: true,
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
     csv: true,
   },

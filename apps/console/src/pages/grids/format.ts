@@ -4,6 +4,7 @@ import type { ColumnFormat } from './declarations';
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+const significant = new Intl.NumberFormat(undefined, { maximumSignificantDigits: 3 });
 
 /** A number as the column shows it: microseconds with their unit, counts whole. */
 export function formatNumber(value: number, format: ColumnFormat, precise = false): string {
@@ -14,6 +15,20 @@ export function formatNumber(value: number, format: ColumnFormat, precise = fals
 /** Short axis labels (12.3K). */
 export function compactNumber(value: number): string {
   return compact.format(value);
+}
+
+/** Durations in the unit that reads best, to three significant digits: 850 µs, 318 ms, 12.3 s, 4.5 min. */
+export function formatDuration(micros: number): string {
+  const size = Math.abs(micros);
+  if (size < 1_000) return `${significant.format(micros)} µs`;
+  if (size < 1_000_000) return `${significant.format(micros / 1_000)} ms`;
+  if (size < 60_000_000) return `${significant.format(micros / 1_000_000)} s`;
+  return `${significant.format(micros / 60_000_000)} min`;
+}
+
+/** A value of a chart's axis or tooltip: durations in their best unit, other numbers short (12.3K). */
+export function chartValue(value: number, format: ColumnFormat): string {
+  return format === 'micros' ? formatDuration(value) : compactNumber(value);
 }
 
 /** Any value of a row as text (rows are JSON: strings, numbers, booleans, null). */

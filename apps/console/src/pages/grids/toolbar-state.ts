@@ -1,30 +1,82 @@
 import type { GridDeclaration } from './declarations';
 
-/** The toolbar's parameters as they stand in the URL (and are sent to the service as they are). */
-export const TOOLBAR_PARAMS = [
+/** The time ranges the toolbar offers; each is the last span of time up to now, moving with the clock. */
+export const RANGES = [
+  { value: '15m', label: 'Last 15 minutes', ms: 15 * 60_000 },
+  { value: '1h', label: 'Last hour', ms: 3_600_000 },
+  { value: '6h', label: 'Last 6 hours', ms: 6 * 3_600_000 },
+  { value: '24h', label: 'Last 24 hours', ms: 24 * 3_600_000 },
+  { value: '7d', label: 'Last 7 days', ms: 7 * 24 * 3_600_000 },
+] as const;
+/** The service's own default window (spec: from one hour back, to now): no parameter needed for it. */
+export const DEFAULT_RANGE = '1h';
+export type WindowChoice = (typeof RANGES)[number]['value'] | 'custom';
+
+/**
+ * The page's parameters as they stand in the URL, in a fixed order. `range` (a preset) becomes `from` when
+ * the request is sent; `page` is the page's own count of "older rows" pages, never sent.
+ */
+export const URL_PARAMS = [
+  'range',
   'from',
   'to',
   'stageId',
   'queueId',
+  'failed',
   'search',
   'take',
   'sortField',
   'sortDirection',
+  'beforeTime',
+  'beforeId',
+  'page',
 ] as const;
-export type ToolbarParam = (typeof TOOLBAR_PARAMS)[number];
+export type UrlParam = (typeof URL_PARAMS)[number];
 
-/** The parameters of this grid's request: the toolbar's, from the URL, only those the grid takes. */
+/** The "older rows" position: changed by the pager, cleared by any other change of the view. */
+export const PAGING_PARAMS = ['beforeTime', 'beforeId', 'page'] as const;
+
+/** Whether this grid takes the parameter (a filter it has, search, sort, the failed-only view). */
+function takes(grid: GridDeclaration, name: UrlParam): boolean {
+  if (name === 'stageId' || name === 'queueId') return grid.filter?.param === name;
+  if (name === 'search') return grid.search !== undefined;
+  if (name === 'sortField' || name === 'sortDirection') return grid.sortable;
+  if (name === 'failed') return grid.failedOnly === true;
+  return true;
+}
+
+/** The view this URL shows, for this grid: only what it takes, in a fixed order (the query's cache key). */
 export function gridQuery(grid: GridDeclaration, url: URLSearchParams): URLSearchParams {
   const out = new URLSearchParams();
-  for (const name of TOOLBAR_PARAMS) {
+  for (const name of URL_PARAMS) {
     const value = url.get(name);
-    if (value === null || value === '') continue;
-    if ((name === 'stageId' || name === 'queueId') && grid.filter?.param !== name) continue;
-    if (name === 'search' && !grid.search) continue;
-    if ((name === 'sortField' || name === 'sortDirection') && !grid.sortable) continue;
-    out.set(name, value);
+    if (value !== null && value !== '' && takes(grid, name)) out.set(name, value);
   }
-  out.sort();
+  if (out.has('from') || out.has('to')) out.delete('range');
+  return out;
+}
+
+/** The window the URL holds: a preset, or custom From/To. */
+export function windowChoice(url: URLSearchParams): WindowChoice {
+  if (url.get('from') || url.get('to')) return 'custom';
+  return RANGES.find((r) => r.value === url.get('range'))?.value ?? DEFAULT_RANGE;
+}
+
+/**
+ * What is sent to the service for a view, at the instant `now`: a preset as `from` (now minus its span; `to`
+ * left to the service, so the window keeps moving with every refresh); the page count stays in the page.
+ */
+export function requestParams(
+  view: URLSearchParams,
+  now: number,
+  without: readonly string[] = [],
+): URLSearchParams {
+  const out = new URLSearchParams(view);
+  const range = RANGES.find((r) => r.value === out.get('range'));
+  out.delete('range');
+  out.delete('page');
+  if (range && range.value !== DEFAULT_RANGE) out.set('from', isoWithOffset(new Date(now - range.ms)));
+  for (const name of without) out.delete(name);
   return out;
 }
 
@@ -38,10 +90,7 @@ export function offsetOf(date: Date): string {
 
 /** An instant as ISO 8601 in the browser's zone, with its offset: 2026-11-23T18:05:00+01:00. */
 export function isoWithOffset(date: Date): string {
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${offsetOf(date)}`
-  );
+  return `${isoToLocalInput(date.toISOString())}${offsetOf(date)}`;
 }
 
 /** A datetime-local input's value (browser zone, no offset) as an instant with its offset; '' stays ''. */

@@ -8,10 +8,10 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import formStyles from '../../components/forms.module.css';
 import { usePageTitle } from '../../components/page-title';
-import { tenantName } from './controls';
-import { permissionsQuery, rolesQuery, type Role } from './queries';
+import { allows, PERMISSION } from '../../components/permissions';
+import { refused, securityError, useNames } from './controls';
+import { permissionsQuery, rolesQuery, tenantsQuery, type Role } from './queries';
 import styles from './security.module.css';
-import { securityError, useDirectory } from './UsersPage';
 
 type PermissionCode = Schemas['CreateRoleDto']['permissions'][number];
 
@@ -20,12 +20,12 @@ export function RolesPage() {
   const session = useOutletContext<Session>();
   usePageTitle('Roles');
   const roles = useQuery(rolesQuery);
-  const { tenants } = useDirectory(session);
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<Role | 'new' | null>(null);
   const [deleting, setDeleting] = useState<Role | null>(null);
   const [message, setMessage] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
-  const own = { guid: session.tenantGuid, name: session.tenantName };
+  const mayManage =
+    allows(session, { permission: PERMISSION.ReadWriteSecurityRole }) && !refused(roles.error);
 
   const remove = useMutation({
     mutationFn: (role: Role) =>
@@ -46,7 +46,7 @@ export function RolesPage() {
       <h1>Roles</h1>
       <p className={styles.lead}>A user has one role; a role grants permissions within its tenant.</p>
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
-      {editing === null && (
+      {mayManage && editing === null && (
         <p>
           <button type="button" className={formStyles.primary} onClick={() => setEditing('new')}>
             New role
@@ -67,52 +67,7 @@ export function RolesPage() {
       {roles.isError && <Alert tone="error">{securityError(roles.error)}</Alert>}
       {roles.isPending && <p role="status">Loading roles…</p>}
       {roles.data && (
-        <section className={styles.card} aria-labelledby="roles-title">
-          <h2 id="roles-title">
-            {roles.data.length} {roles.data.length === 1 ? 'role' : 'roles'}
-          </h2>
-          <table className={styles.table}>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Tenant</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">
-                  <span className={styles.visuallyHidden}>Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {roles.data.map((r) => (
-                <tr key={r.guid}>
-                  <td>{r.name}</td>
-                  <td>{tenantName(tenants, r.tenantGuid, own)}</td>
-                  <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
-                  <td>
-                    <div className={styles.cellActions}>
-                      <button
-                        type="button"
-                        className={formStyles.secondary}
-                        onClick={() => setEditing(r)}
-                        aria-label={`Edit the role ${r.name}`}
-                      >
-                        Edit
-                      </button>
-                      <button
-                        type="button"
-                        className={`${formStyles.secondary} ${styles.danger}`}
-                        onClick={() => setDeleting(r)}
-                        aria-label={`Delete the role ${r.name}`}
-                      >
-                        Delete
-                      </button>
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </section>
+        <RolesTable roles={roles.data} session={session} onEdit={setEditing} onDelete={setDeleting} />
       )}
       <ConfirmDialog
         open={deleting !== null}
@@ -128,6 +83,70 @@ export function RolesPage() {
   );
 }
 
+function RolesTable({
+  roles,
+  session,
+  onEdit,
+  onDelete,
+}: {
+  roles: Role[];
+  session: Session;
+  onEdit: (role: Role) => void;
+  onDelete: (role: Role) => void;
+}) {
+  const { tenantName } = useNames(session);
+  return (
+    <section className={styles.card} aria-labelledby="roles-title">
+      <h2 id="roles-title">
+        {roles.length} {roles.length === 1 ? 'role' : 'roles'}
+      </h2>
+      <div className={styles.tableBox}>
+        <table className={styles.table}>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Tenant</th>
+              <th scope="col">Permissions</th>
+              <th scope="col">
+                <span className={styles.visuallyHidden}>Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {roles.map((r) => (
+              <tr key={r.guid}>
+                <td>{r.name}</td>
+                <td>{tenantName(r.tenantGuid)}</td>
+                <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
+                <td>
+                  <div className={styles.cellActions}>
+                    <button
+                      type="button"
+                      className={formStyles.secondary}
+                      onClick={() => onEdit(r)}
+                      aria-label={`Edit the role ${r.name}`}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      className={`${formStyles.secondary} ${styles.danger}`}
+                      onClick={() => onDelete(r)}
+                      aria-label={`Delete the role ${r.name}`}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 function RoleForm({
   role,
   session,
@@ -137,8 +156,6 @@ function RoleForm({
   session: Session;
   onDone: (text?: string) => void;
 }) {
-  const permissions = useQuery(permissionsQuery);
-  const { tenants } = useDirectory(session);
   const queryClient = useQueryClient();
   const [name, setName] = useState(role?.name ?? '');
   const [chosen, setChosen] = useState<Set<number>>(new Set(role?.permissions ?? []));
@@ -189,42 +206,10 @@ function RoleForm({
       <form onSubmit={submit} noValidate aria-busy={save.isPending}>
         {error && <Alert tone="error">{error}</Alert>}
         <Field id="role-name" label="Name" value={name} onChange={setName} autoComplete="off" />
-        {!role && session.landlord && tenants && (
-          <div className={formStyles.field}>
-            <label htmlFor="role-tenant" className={formStyles.label}>
-              Tenant
-            </label>
-            <select
-              id="role-tenant"
-              className={styles.select}
-              value={tenantGuid}
-              onChange={(e) => setTenantGuid(e.target.value)}
-            >
-              {tenants.map((t) => (
-                <option key={t.guid} value={t.guid}>
-                  {t.name}
-                  {t.landlord ? ' (landlord)' : ''}
-                </option>
-              ))}
-            </select>
-          </div>
+        {!role && session.landlord && (
+          <TenantChoice session={session} value={tenantGuid} onChange={setTenantGuid} />
         )}
-        <fieldset className={styles.fieldset}>
-          <legend>Permissions</legend>
-          <div className={styles.permissions}>
-            {permissions.data?.map((p) => (
-              <div key={p.id} className={styles.check}>
-                <input
-                  id={`permission-${p.id}`}
-                  type="checkbox"
-                  checked={chosen.has(p.id)}
-                  onChange={(e) => toggle(p.id, e.target.checked)}
-                />
-                <label htmlFor={`permission-${p.id}`}>{p.name}</label>
-              </div>
-            ))}
-          </div>
-        </fieldset>
+        <PermissionChoice chosen={chosen} onToggle={toggle} />
         <div className={formStyles.actions}>
           <button type="button" className={formStyles.secondary} onClick={() => onDone()}>
             Cancel
@@ -235,5 +220,71 @@ function RoleForm({
         </div>
       </form>
     </section>
+  );
+}
+
+/** The landlord chooses the new role's tenant (by name, when it may read the tenants). */
+function TenantChoice({
+  session,
+  value,
+  onChange,
+}: {
+  session: Session;
+  value: string;
+  onChange: (guid: string) => void;
+}) {
+  const tenants = useQuery({
+    ...tenantsQuery,
+    enabled: allows(session, { permission: PERMISSION.ReadWriteTenant, landlord: true }),
+  }).data;
+  if (!tenants) return null;
+  return (
+    <div className={formStyles.field}>
+      <label htmlFor="role-tenant" className={formStyles.label}>
+        Tenant
+      </label>
+      <select
+        id="role-tenant"
+        className={styles.select}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {tenants.map((t) => (
+          <option key={t.guid} value={t.guid}>
+            {t.name}
+            {t.landlord ? ' (landlord)' : ''}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** The permissions a role may hold, as checkboxes. */
+function PermissionChoice({
+  chosen,
+  onToggle,
+}: {
+  chosen: Set<number>;
+  onToggle: (id: number, on: boolean) => void;
+}) {
+  const permissions = useQuery(permissionsQuery);
+  return (
+    <fieldset className={styles.fieldset}>
+      <legend>Permissions</legend>
+      <div className={styles.permissions}>
+        {permissions.data?.map((p) => (
+          <div key={p.id} className={styles.check}>
+            <input
+              id={`permission-${p.id}`}
+              type="checkbox"
+              checked={chosen.has(p.id)}
+              onChange={(e) => onToggle(p.id, e.target.checked)}
+            />
+            <label htmlFor={`permission-${p.id}`}>{p.name}</label>
+          </div>
+        ))}
+      </div>
+    </fieldset>
   );
 }

@@ -1,7 +1,21 @@
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
+import { ApiError, describeError } from '../../api/problem';
+import type { Session } from '../../api/queries';
 import formStyles from '../../components/forms.module.css';
-import type { Role, Tenant } from './queries';
+import { allows, PERMISSION } from '../../components/permissions';
+import { assignableRolesQuery, tenantsQuery, type RoleChoice, type User } from './queries';
 import styles from './security.module.css';
+
+/** What a refused Security request means here: 403 is "not permitted", the rest as everywhere. */
+export function securityError(error: unknown): string {
+  if (error instanceof ApiError && error.status === 403)
+    return 'Not permitted: your account may not do this. Ask an administrator if you need it.';
+  return describeError(error);
+}
+
+/** Whether a list was refused as not permitted (the page then offers nothing to create either). */
+export const refused = (error: unknown) => error instanceof ApiError && error.status === 403;
 
 /** A labelled checkbox with an optional hint. */
 export function Check({
@@ -38,63 +52,69 @@ export function Check({
   );
 }
 
-/** The tenant of a record, by name when the tenant list can be read. */
-export function tenantName(
-  tenants: Tenant[] | undefined,
-  guid: string,
-  own: { guid: string; name: string | null },
-) {
-  if (guid === own.guid && own.name) return own.name;
-  return tenants?.find((t) => t.guid === guid)?.name ?? guid;
+export function UserState({ user }: { user: User }) {
+  return (
+    <>
+      <span className={`${styles.badge} ${user.active ? styles.ok : styles.off}`}>
+        {user.active ? 'Active' : 'Inactive'}
+      </span>
+      {user.passwordLocked && <span className={`${styles.badge} ${styles.bad}`}>Password locked</span>}
+      {user.wirePasswordHash && <span className={`${styles.badge} ${styles.off}`}>WirePasswordHash</span>}
+    </>
+  );
 }
 
 /**
- * The role of a user: a list to choose from when the caller may read roles (Read Write Security Role),
- * else the role's identifier typed in (the service checks it either way).
+ * Roles and tenants by name for the user pages: the roles a user administrator may give (GET
+ * /api/UserRegistry/AssignableRoles, which needs no right over roles) carry their names and their tenants';
+ * the tenant list fills in the rest when the caller may read it. An identifier is shown only for what
+ * neither names (a tenant without roles, for a landlord without Read Write Tenant).
  */
-export function RoleChoice({
+export function useNames(session: Session) {
+  const choices = useQuery({
+    ...assignableRolesQuery,
+    enabled: allows(session, { permission: PERMISSION.ReadWriteSecurityUser }),
+  });
+  const tenants = useQuery({
+    ...tenantsQuery,
+    enabled: allows(session, { permission: PERMISSION.ReadWriteTenant, landlord: true }),
+  });
+  const roleName = (guid: string) => choices.data?.find((r) => r.guid === guid)?.name ?? guid;
+  const tenantName = (guid: string) =>
+    (guid === session.tenantGuid ? session.tenantName : null) ??
+    tenants.data?.find((t) => t.guid === guid)?.name ??
+    choices.data?.find((r) => r.tenantGuid === guid)?.tenantName ??
+    guid;
+  return { choices: choices.data, roleName, tenantName };
+}
+
+/**
+ * The role of a user, chosen by name from the roles the caller may give (with the tenant's name when they
+ * span tenants, as the landlord's do). The service checks the choice either way.
+ */
+export function RoleSelect({
   id,
-  roles,
-  tenants,
-  own,
+  choices,
   value,
   onChange,
 }: {
   id: string;
-  roles: Role[] | undefined;
-  tenants: Tenant[] | undefined;
-  own: { guid: string; name: string | null };
+  choices: RoleChoice[] | undefined;
   value: string;
   onChange: (guid: string) => void;
 }) {
-  if (!roles)
-    return (
-      <div className={formStyles.field}>
-        <label htmlFor={id} className={formStyles.label}>
-          Role identifier
-        </label>
-        <input
-          id={id}
-          className={formStyles.input}
-          value={value}
-          onChange={(e) => onChange(e.target.value.trim())}
-          aria-describedby={`${id}-hint`}
-        />
-        <p id={`${id}-hint`} className={formStyles.hint}>
-          Your account may not list roles; type the role&apos;s identifier (a GUID).
-        </p>
-      </div>
-    );
+  const tenants = new Set(choices?.map((r) => r.tenantGuid));
   return (
     <div className={formStyles.field}>
       <label htmlFor={id} className={formStyles.label}>
         Role
       </label>
       <select id={id} className={styles.select} value={value} onChange={(e) => onChange(e.target.value)}>
-        <option value="">Choose a role…</option>
-        {roles.map((r) => (
+        <option value="">{choices ? 'Choose a role…' : 'Loading the roles…'}</option>
+        {choices?.map((r) => (
           <option key={r.guid} value={r.guid}>
-            {r.name} ({tenantName(tenants, r.tenantGuid, own)})
+            {r.name}
+            {tenants.size > 1 ? ` (${r.tenantName})` : ''}
           </option>
         ))}
       </select>

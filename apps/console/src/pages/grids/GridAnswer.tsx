@@ -1,0 +1,171 @@
+import formStyles from '../../components/forms.module.css';
+import { columnLabel, type GridDeclaration } from './declarations';
+import { csvHref, type Row } from './grid-api';
+import { GridTable, type Sort } from './GridTable';
+import type { GridResponse } from './grid-types';
+import styles from './grids.module.css';
+import { StatisticsPanel } from './StatisticsPanel';
+import type { Paging } from './paging';
+
+/**
+ * Rows the table lists at most: Rows may fetch up to 100 000, but a plain table of that many rows takes the
+ * browser seconds and hundreds of megabytes to lay out.
+ */
+const TABLE_ROWS = 1_000;
+/** The newest rows an export holds at most (spec: each grid holds the last 100 000). */
+const EXPORT_CAP = 100_000;
+const n = (v: number) => v.toLocaleString();
+
+/** "N rows in the window", or which rows of how many this page shows; Download CSV and its cap. */
+export function CountLine({
+  grid,
+  view,
+  data,
+  paging,
+  fetching,
+}: {
+  grid: GridDeclaration;
+  view: URLSearchParams;
+  data: GridResponse<Row>;
+  paging: Paging;
+  fetching: boolean;
+}) {
+  const shown = data.rows.length;
+  const first = paging.offset + 1;
+  const exported = Math.min(view.has('take') ? Number(view.get('take')) : EXPORT_CAP, EXPORT_CAP, data.total);
+  return (
+    <div className={styles.countLine}>
+      <div>
+        <p role="status" aria-live="polite" data-total={data.total} data-shown={shown} data-first={first}>
+          {data.total > shown || paging.page > 1 ? (
+            <>
+              Showing rows <strong>{n(shown ? first : 0)}</strong>–<strong>{n(paging.offset + shown)}</strong>{' '}
+              of <strong>{n(data.total)}</strong> in the window, newest first.
+            </>
+          ) : (
+            <>
+              <strong>{n(data.total)}</strong> {data.total === 1 ? 'row' : 'rows'} in the window.
+            </>
+          )}
+          {fetching && <span className={styles.fetching}> Refreshing…</span>}
+        </p>
+        {grid.csv && exported < data.total && (
+          <p className={styles.capped} data-capped={exported}>
+            The CSV holds the newest {n(exported)} of the {n(data.total)} rows in the window
+            {view.has('take') ? ' (Rows is set)' : ' (the most an export holds)'}; its file name says so.
+          </p>
+        )}
+      </div>
+      {grid.csv && (
+        <a className={formStyles.secondary} href={csvHref(grid, view)} download>
+          Download CSV
+        </a>
+      )}
+    </div>
+  );
+}
+
+/** Per statistics column: the service's figures and histogram over the whole window. */
+export function StatisticsSection({ grid, data }: { grid: GridDeclaration; data: GridResponse<Row> }) {
+  if (grid.statistics.length === 0) return null;
+  return (
+    <section aria-labelledby="grid-statistics-title">
+      <h2 id="grid-statistics-title" className={styles.sectionTitle}>
+        Statistics over the whole window ({n(data.total)} rows, at most the newest 100 000)
+      </h2>
+      <div className={styles.panels}>
+        {grid.statistics.map((key) => {
+          const column = grid.columns.find((c) => c.key === key) ?? {
+            key,
+            label: columnLabel(grid, key),
+            format: 'number' as const,
+          };
+          const statistics = data.statistics[key];
+          return statistics ? <StatisticsPanel key={key} column={column} statistics={statistics} /> : null;
+        })}
+      </div>
+    </section>
+  );
+}
+
+/** The rows, in the service's order, with the pager to older rows below them. */
+export function RowsSection({
+  grid,
+  data,
+  sort,
+  onSort,
+  paging,
+}: {
+  grid: GridDeclaration;
+  data: GridResponse<Row>;
+  sort: Sort;
+  onSort: (field: string) => void;
+  paging: Paging;
+}) {
+  const shown = data.rows.length;
+  return (
+    <>
+      <h2 id="grid-rows-title" className={styles.sectionTitle}>
+        Rows{grid.sortable ? ' (sorted by the service: choose a column header)' : ', newest first'}
+      </h2>
+      {shown === 0 ? (
+        <p className={styles.empty}>
+          {paging.page > 1
+            ? 'No older rows in this window.'
+            : 'No rows in this window. Widen the window, or clear the filters.'}
+        </p>
+      ) : (
+        <>
+          {shown > TABLE_ROWS && (
+            <p role="status" className={styles.empty}>
+              The table lists the first {n(TABLE_ROWS)} of the {n(shown)} rows fetched; Older rows pages on.
+            </p>
+          )}
+          <GridTable
+            grid={grid}
+            rows={shown > TABLE_ROWS ? data.rows.slice(0, TABLE_ROWS) : data.rows}
+            sort={sort}
+            onSort={onSort}
+          />
+        </>
+      )}
+      <Pager data={data} paging={paging} />
+    </>
+  );
+}
+
+/** Newest rows / Older rows: "older" is keyed on the last row's time and id, so it stays right while rows arrive. */
+function Pager({ data, paging }: { data: GridResponse<Row>; paging: Paging }) {
+  // More when this page is full and the window holds rows beyond it.
+  const more =
+    paging.enabled &&
+    data.rows.length > 0 &&
+    data.rows.length >= paging.take &&
+    paging.offset + data.rows.length < data.total;
+  if (!paging.enabled || (paging.page === 1 && !more)) return null;
+  return (
+    <nav className={styles.pager} aria-label="Pages of rows">
+      <button
+        type="button"
+        className={formStyles.secondary}
+        disabled={paging.page === 1}
+        onClick={paging.newest}
+      >
+        Newest rows
+      </button>
+      <button
+        type="button"
+        className={formStyles.secondary}
+        disabled={!more}
+        onClick={() => paging.older(data.rows.at(-1)!)}
+      >
+        Older rows
+      </button>
+      <p>
+        {more
+          ? `Page ${paging.page}, ${n(paging.take)} rows a page.`
+          : `Page ${paging.page}: the oldest rows of the window.`}
+      </p>
+    </nav>
+  );
+}

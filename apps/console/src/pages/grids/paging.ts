@@ -1,0 +1,47 @@
+import type { GridDeclaration } from './declarations';
+import type { Row } from './grid-api';
+import { textOf } from './format';
+
+/** Rows a page holds when Rows is empty (the service's default take). */
+export const DEFAULT_TAKE = 100;
+
+/**
+ * "Older rows" through a window larger than a page: the URL holds the last row's time and id (beforeTime,
+ * beforeId: the service answers the rows after it in the newest-first order) and the page's number. Only in
+ * the default order: a page of another order is not "older".
+ */
+export interface Paging {
+  enabled: boolean;
+  /** 1 for the newest rows. */
+  page: number;
+  take: number;
+  /** Rows before this page (for "rows 101–200"). */
+  offset: number;
+  newest: () => void;
+  older: (last: Row) => void;
+}
+
+export function pagingOf(
+  grid: GridDeclaration,
+  view: URLSearchParams,
+  go: (changes: Record<string, string>) => void,
+): Paging {
+  const requested = Number(view.get('take'));
+  const take = Number.isInteger(requested) && requested > 0 ? Math.min(requested, 100_000) : DEFAULT_TAKE;
+  const page = Math.max(1, Math.trunc(Number(view.get('page'))) || 1);
+  const enabled = !view.has('sortField');
+  const current = enabled && view.has('beforeTime') ? page : 1;
+  return {
+    enabled,
+    page: current,
+    take,
+    offset: (current - 1) * take,
+    newest: () => go({ beforeTime: '', beforeId: '', page: '' }),
+    older: (last) =>
+      go({
+        beforeTime: textOf(last[grid.time ?? 'createdDate']),
+        beforeId: textOf(last.id),
+        page: String(current + 1),
+      }),
+  };
+}

@@ -1,0 +1,190 @@
+import request from 'supertest';
+import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ApiKeyService } from '@app/api-keys';
+import { ModelService } from '@app/engine';
+import { TenantService, UserService } from '@app/identity';
+import { createUser, landlordActor, type CreatedUser } from './factories/identity.factory';
+import { signIn } from './support/auth';
+import { TEST_PROVIDERS } from './support/databases';
+import { startTestApp, TestApp } from './support/test-app';
+
+/** The page after `res`, from its Link header (rel="next"), or null. */
+function nextOf(res: request.Response): string | null {
+  const link = res.headers.link as string | undefined;
+  if (!link) return null;
+  const match = /^<([^>]+)>; rel="next"$/.exec(link);
+  if (!match) throw new Error(`unexpected Link: ${link}`);
+  return match[1];
+}
+
+/**
+ * Optional paging of the lists (issue 38 item 5, built with issue 40): `limit` and an opaque `cursor`,
+ * the page as the plain array body, the total in X-Total-Count and the next page in Link. Without them the
+ * lists answer exactly as before.
+ */
+describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
+  let t: TestApp;
+  let admin: CreatedUser;
+  let auth: { Authorization: string };
+  const names: string[] = [];
+
+  beforeAll(async () => {
+    t = await startTestApp(provider);
+    admin = await createUser(t.app, { permissions: [...ALL_PERMISSIONS] });
+    // 23 more users in the administrator's tenant, some sharing a mixed-case part of their name
+    for (let i = 0; i < 23; i++) {
+      const name = i % 4 === 0 ? `Paged-ÉCOLE_${i}%` : `paged-user-${i}`;
+      names.push(name);
+      await createUser(t.app, { tenantGuid: admin.tenantGuid, name });
+    }
+    auth = { Authorization: `Bearer ${(await signIn(t.url, admin.name, admin.password)).token}` };
+  });
+  afterAll(() => t?.close());
+
+  /** Every page of `path` by following Link from a first page of `limit`. */
+  async function walk(path: string, limit: number) {
+    const pages: { body: unknown[]; total: string }[] = [];
+    let next: string | null = `${path}${path.includes('?') ? '&' : '?'}limit=${limit}`;
+    while (next) {
+      const res = await request(t.url).get(next).set(auth).expect(200);
+      pages.push({ body: res.body as unknown[], total: res.headers['x-total-count'] });
+      next = nextOf(res);
+      expect(pages.length).toBeLessThan(100);
+    }
+    return pages;
+  }
+
+  it('without paging parameters the answer is the whole array, with no paging headers (unknown ones ignored)', async () => {
+    const whole = await request(t.url).get('/api/UserRegistry').set(auth).expect(200);
+    expect(Array.isArray(whole.body)).toBe(true);
+    expect(whole.body).toHaveLength(24);
+    expect(whole.headers['x-total-count']).toBeUndefined();
+    expect(whole.headers.link).toBeUndefined();
+    const other = await request(t.url).get('/api/UserRegistry?foo=1').set(auth).expect(200);
+    expect(other.body).toEqual(whole.body);
+  });
+
+  it('users: pages of 5 by Link reach every user once, in the whole list’s order, each with the total', async () => {
+    const whole = (await request(t.url).get('/api/UserRegistry').set(auth).expect(200)).body as {
+      guid: string;
+    }[];
+    const pages = await walk('/api/UserRegistry', 5);
+    expect(pages.map((p) => p.body.length)).toEqual([5, 5, 5, 5, 4]);
+    for (const p of pages) expect(p.total).toBe('24');
+    expect(pages.flatMap((p) => p.body)).toEqual(whole);
+    // a cursor alone pages by the default size
+    const first = await request(t.url).get('/api/UserRegistry?limit=1').set(auth).expect(200);
+    const byCursor = await request(t.url)
+      .get(nextOf(first)!.replace(/limit=1&/, ''))
+      .set(auth)
+      .expect(200);
+    expect(byCursor.body).toEqual(whole.slice(1));
+    expect(byCursor.headers.link).toBeUndefined();
+  });
+
+  it('users: search is case-insensitive on the normalised name, its wildcards literal, with or without paging', async () => {
+    const expected = names.filter((n) => n.startsWith('Paged-ÉCOLE')).sort();
+    const found = async (query: Record<string, string>) =>
+      (await request(t.url).get('/api/UserRegistry').query(query).set(auth).expect(200)).body as {
+        name: string;
+      }[];
+    expect((await found({ search: 'é' + 'cole_' })).map((u) => u.name).sort()).toEqual(expected);
+    expect((await found({ search: '%' })).map((u) => u.name).sort()).toEqual(expected);
+    expect(await found({ search: 'no such user' })).toEqual([]);
+    const pages = await walk(`/api/UserRegistry?search=${encodeURIComponent('ÉCOLE')}`, 2);
+    expect(
+      pages
+        .flatMap((p) => p.body as { name: string }[])
+        .map((u) => u.name)
+        .sort(),
+    ).toEqual(expected);
+    for (const p of pages) expect(p.total).toBe(String(expected.length));
+    await request(t.url)
+      .get('/api/UserRegistry')
+      .query({ search: 'x'.repeat(257) })
+      .set(auth)
+      .expect(400);
+  });
+
+  it('tenants, roles, models and API keys page the same way', async () => {
+    const landlord = await landlordActor(t.app);
+    const landlordAdmin = await createUser(t.app, {
+      tenantGuid: landlord.tenantGuid,
+      permissions: [...ALL_PERMISSIONS],
+    });
+    const landlordAuth = {
+      Authorization: `Bearer ${(await signIn(t.url, landlordAdmin.name, landlordAdmin.password)).token}`,
+    };
+    for (let i = 0; i < 3; i++)
+      await t.app.get(TenantService).create(landlord, { name: `paged tenant ${i}` });
+    for (let i = 0; i < 3; i++)
+      await t.app.get(ModelService).create(admin.actor, { name: `paged model ${i}` });
+    for (let i = 0; i < 4; i++)
+      await t.app.get(ApiKeyService).create(admin.actor, { userRegistryGuid: admin.guid, name: `key ${i}` });
+    for (const [path, who] of [
+      ['/api/TenantRegistry', landlordAuth],
+      ['/api/RoleRegistry', auth],
+      ['/api/EntityAnalysisModel', auth],
+      [`/api/UserRegistryApiKey?userRegistryGuid=${admin.guid}`, auth],
+    ] as const) {
+      const whole = (await request(t.url).get(path).set(who).expect(200)).body as unknown[];
+      expect([path, whole.length > 2]).toEqual([path, true]);
+      const pages: unknown[][] = [];
+      let next: string | null = `${path}${path.includes('?') ? '&' : '?'}limit=2`;
+      while (next) {
+        const res = await request(t.url).get(next).set(who).expect(200);
+        expect([path, res.headers['x-total-count']]).toEqual([path, String(whole.length)]);
+        pages.push(res.body as unknown[]);
+        next = nextOf(res);
+      }
+      expect([path, pages.flat()]).toEqual([path, whole]);
+      expect(pages.length).toBe(Math.ceil(whole.length / 2));
+    }
+  });
+
+  it('a bad limit or cursor is a 400 naming it', async () => {
+    for (const [query, field] of [
+      ['limit=0', 'limit'],
+      ['limit=1001', 'limit'],
+      ['limit=ten', 'limit'],
+      ['limit=1.5', 'limit'],
+      ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
+      ['cursor=%2F%2F', 'cursor'],
+    ] as const) {
+      const res = await request(t.url).get(`/api/UserRegistry?${query}`).set(auth);
+      expect([query, res.status, res.body.errors?.[0]?.field]).toEqual([query, 400, field]);
+    }
+  });
+
+  it('AssignableRoles: a user administrator without role rights gets their tenant’s roles by name', async () => {
+    const userAdmin = await createUser(t.app, {
+      tenantGuid: admin.tenantGuid,
+      permissions: [Permission.ReadWriteSecurityUser],
+    });
+    const other = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const token = (await signIn(t.url, userAdmin.name, userAdmin.password)).token;
+    const res = await request(t.url)
+      .get('/api/UserRegistry/AssignableRoles')
+      .set('Authorization', `Bearer ${token}`)
+      .expect(200);
+    const choices = res.body as { guid: string; name: string; tenantGuid: string; tenantName: string }[];
+    expect(choices.map((c) => c.guid)).toContain(userAdmin.roleGuid);
+    expect(choices.map((c) => c.guid)).not.toContain(other.roleGuid);
+    for (const c of choices) expect(c.tenantGuid).toBe(admin.tenantGuid);
+    expect(choices.find((c) => c.guid === userAdmin.roleGuid)!.name).toMatch(/^Role /);
+    await request(t.url).get('/api/RoleRegistry').set('Authorization', `Bearer ${token}`).expect(403);
+    const reader = await createUser(t.app, {
+      tenantGuid: admin.tenantGuid,
+      permissions: [Permission.ReadSecurityAudit],
+    });
+    const readerToken = (await signIn(t.url, reader.name, reader.password)).token;
+    await request(t.url)
+      .get('/api/UserRegistry/AssignableRoles')
+      .set('Authorization', `Bearer ${readerToken}`)
+      .expect(403);
+    // the service's list as a user administrator sees it: the same users either way
+    expect((await t.app.get(UserService).list(userAdmin.actor)).total).toBe(
+      (await t.app.get(UserService).list(admin.actor)).total,
+    );
+  });
+});
