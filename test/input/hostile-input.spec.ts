@@ -120,7 +120,7 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
         .set(auth)
         .send({ email: null })
         .expect(200);
-      expect(res.body).toEqual({ ...user.body, email: null });
+      expect(res.body).toEqual({ ...user.body, email: null, version: user.body.version + 1 });
     });
 
     it('an unknown member is named by itself, not by the first word of a message', async () => {

@@ -29,6 +29,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
  * operation they can happen on, from the same facts those layers act on (the operation's method, its body,
  * its path parameters, whether it takes a credential). An answer a route declares itself is kept as it is.
  *
+ * - 304: a GET whose If-None-Match names the answer's ETag (or is `*`, Express's rule) is answered Not Modified.
  * - 400: the input rules (docs/SECURITY.md) apply to every route: a repeated query parameter, members sent to
  *   a route that takes no body, U+0000 or a lone surrogate, and each route's own validation.
  * - 404: every path parameter names a record (a GUID); one that does not exist or is not visible is a 404.
@@ -52,6 +53,11 @@ function addCrossCuttingAnswers(document: OpenAPIObject): void {
         400,
         'The request is not valid (urn:problem-type:validation): `errors` names each refused field or parameter',
       );
+      if (method === 'get' && !responses[304])
+        responses[304] = {
+          description:
+            'Not Modified: If-None-Match names the current ETag of the answer (or is `*`); no body',
+        };
       if ((op.parameters ?? []).some((p) => 'in' in p && p.in === 'path'))
         add(404, 'No such record, or not visible to the caller (urn:problem-type:not-found)');
       if (op.requestBody) {

@@ -1,12 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
-import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+  Actor,
+  ApiProblemResponses,
+  Authenticated,
+  CreatedAnswer,
+  CurrentActor,
+  GuidParam,
+  Permission,
+} from '@app/common';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
 
@@ -18,7 +20,7 @@ export class ApiKeyController {
 
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The raw key is in this answer only.' })
+  @CreatedAnswer(CreatedApiKeyDto, { etag: false, description: 'The raw key is in this answer only.' })
   @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({
     operationId: 'createApiKey',

@@ -58,7 +58,7 @@ export class ParseGuidPipe implements PipeTransform<unknown, string | undefined>
 }
 
 /** Applies a method decorator (the parameter's OpenAPI description) from a parameter decorator. */
-function documentParameter(decorator: MethodDecorator): ParameterDecorator {
+export function documentParameter(decorator: MethodDecorator): ParameterDecorator {
   return (target, key) => {
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key);

@@ -23,3 +23,5 @@ export * from './guid';
 export * from './media-type';
 export * from './request-input';
 export * from './request-input.guard';
+export * from './row-versions';
+export * from './record-answers.interceptor';

@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBody,
-  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -13,9 +12,13 @@ import {
   ApiProblemResponses,
   Authenticated,
   CurrentActor,
+  CreatedAnswer,
   GuidParam,
   GuidQuery,
+  type IfMatch,
+  IfMatchHeader,
   Permission,
+  RecordAnswer,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
 import { WorkflowService } from './configuration/workflow.service';
@@ -57,7 +60,7 @@ export class EntityAnalysisModelController {
 
   @Get(':guid')
   @Authenticated(MODEL)
-  @ApiOkResponse({ type: ModelDto })
+  @RecordAnswer(ModelDto)
   @ApiOperation({ operationId: 'getEntityAnalysisModel', summary: 'Get a model' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ModelDto> {
     return this.models.get(actor, guid);
@@ -66,7 +69,7 @@ export class EntityAnalysisModelController {
   @Post()
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createEntityAnalysisModel', summary: 'Create a model' })
-  @ApiCreatedResponse({ type: ModelDto })
+  @CreatedAnswer(ModelDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateModelDto): Promise<ModelDto> {
     return this.models.create(actor, dto);
   }
@@ -74,13 +77,14 @@ export class EntityAnalysisModelController {
   @Put(':guid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateEntityAnalysisModel', summary: 'Change a model' })
-  @ApiOkResponse({ type: ModelDto })
+  @RecordAnswer(ModelDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateModelDto,
   ): Promise<ModelDto> {
-    return this.models.update(actor, guid, dto);
+    return this.models.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -88,8 +92,12 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'deleteEntityAnalysisModel', summary: 'Delete a model' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.models.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.models.delete(actor, guid, ifMatch);
   }
 
   // ---- sub-resource: request XPaths
@@ -104,7 +112,7 @@ export class EntityAnalysisModelController {
   @Post(':guid/RequestXPath')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createRequestXPath', summary: 'Add a request XPath to a model' })
-  @ApiCreatedResponse({ type: RequestXPathDto })
+  @CreatedAnswer(RequestXPathDto, { etag: false })
   createXPath(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -151,7 +159,7 @@ export class EntityAnalysisModelController {
   @Post(':guid/ActivationRule')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createActivationRule', summary: 'Add an activation rule to a model' })
-  @ApiCreatedResponse({ type: ActivationRuleDto })
+  @CreatedAnswer(ActivationRuleDto, { etag: false })
   createRule(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -202,7 +210,7 @@ export class CaseWorkflowController {
 
   @Get(':guid')
   @Authenticated(WORKFLOW)
-  @ApiOkResponse({ type: CaseWorkflowDto })
+  @RecordAnswer(CaseWorkflowDto)
   @ApiOperation({ operationId: 'getCaseWorkflow', summary: 'Get a case workflow' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowDto> {
     return this.workflows.get(actor, guid);
@@ -211,7 +219,7 @@ export class CaseWorkflowController {
   @Post()
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflow', summary: 'Create a case workflow' })
-  @ApiCreatedResponse({ type: CaseWorkflowDto })
+  @CreatedAnswer(CaseWorkflowDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateCaseWorkflowDto): Promise<CaseWorkflowDto> {
     return this.workflows.create(actor, dto);
   }
@@ -219,13 +227,14 @@ export class CaseWorkflowController {
   @Put(':guid')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflow', summary: 'Change a case workflow' })
-  @ApiOkResponse({ type: CaseWorkflowDto })
+  @RecordAnswer(CaseWorkflowDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateCaseWorkflowDto,
   ): Promise<CaseWorkflowDto> {
-    return this.workflows.update(actor, guid, dto);
+    return this.workflows.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -233,8 +242,12 @@ export class CaseWorkflowController {
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'deleteCaseWorkflow', summary: 'Delete a case workflow' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.workflows.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.workflows.delete(actor, guid, ifMatch);
   }
 }
 
@@ -256,7 +269,7 @@ export class CaseWorkflowStatusController {
 
   @Get(':guid')
   @Authenticated(WORKFLOW)
-  @ApiOkResponse({ type: CaseWorkflowStatusDto })
+  @RecordAnswer(CaseWorkflowStatusDto)
   @ApiOperation({ operationId: 'getCaseWorkflowStatus', summary: 'Get a case workflow status' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowStatusDto> {
     return this.workflows.getStatus(actor, guid);
@@ -265,7 +278,7 @@ export class CaseWorkflowStatusController {
   @Post()
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflowStatus', summary: 'Create a case workflow status' })
-  @ApiCreatedResponse({ type: CaseWorkflowStatusDto })
+  @CreatedAnswer(CaseWorkflowStatusDto)
   create(
     @CurrentActor() actor: Actor,
     @Body() dto: CreateCaseWorkflowStatusDto,
@@ -276,13 +289,14 @@ export class CaseWorkflowStatusController {
   @Put(':guid')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflowStatus', summary: 'Change a case workflow status' })
-  @ApiOkResponse({ type: CaseWorkflowStatusDto })
+  @RecordAnswer(CaseWorkflowStatusDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateCaseWorkflowStatusDto,
   ): Promise<CaseWorkflowStatusDto> {
-    return this.workflows.updateStatus(actor, guid, dto);
+    return this.workflows.updateStatus(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -290,8 +304,12 @@ export class CaseWorkflowStatusController {
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'deleteCaseWorkflowStatus', summary: 'Delete a case workflow status' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.workflows.deleteStatus(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.workflows.deleteStatus(actor, guid, ifMatch);
   }
 }
 

@@ -384,12 +384,12 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     const { model } = await createEngineModel(t.app, actor);
     const repo = t.app.get(ConfigurationRepository);
     const catalog = t.app.get(ModelCatalog);
-    const save = repo.saveModel.bind(repo);
+    const write = repo.writeModel.bind(repo);
     let during: boolean | undefined;
     // an invocation arriving while the write is in flight compiles (and caches) the model as it still is
-    const spy = jest.spyOn(repo, 'saveModel').mockImplementation(async (m) => {
+    const spy = jest.spyOn(repo, 'writeModel').mockImplementation(async (before, after, version) => {
       during = (await catalog.get(model.guid))?.active;
-      return save(m);
+      return write(before, after, version);
     });
     try {
       await http()

@@ -1,20 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
   ApiProblemResponses,
   Authenticated,
   Client,
   ClientContext,
+  CreatedAnswer,
   CurrentActor,
   GuidParam,
+  type IfMatch,
+  IfMatchHeader,
   Permission,
+  RecordAnswer,
 } from '@app/common';
 import {
   CreateRoleDto,
@@ -48,7 +46,7 @@ export class TenantRegistryController {
 
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
-  @ApiOkResponse({ type: TenantDto })
+  @RecordAnswer(TenantDto)
   @ApiOperation({ operationId: 'getTenant', summary: 'Get a tenant' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<TenantDto> {
     return this.tenants.get(actor, guid);
@@ -57,7 +55,7 @@ export class TenantRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'createTenant', summary: 'Create a tenant' })
-  @ApiCreatedResponse({ type: TenantDto })
+  @CreatedAnswer(TenantDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateTenantDto): Promise<TenantDto> {
     return this.tenants.create(actor, dto);
   }
@@ -65,13 +63,14 @@ export class TenantRegistryController {
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'updateTenant', summary: 'Change a tenant' })
-  @ApiOkResponse({ type: TenantDto })
+  @RecordAnswer(TenantDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateTenantDto,
   ): Promise<TenantDto> {
-    return this.tenants.update(actor, guid, dto);
+    return this.tenants.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -80,8 +79,12 @@ export class TenantRegistryController {
   @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses({ 409: 'The landlord tenant cannot be deleted (urn:problem-type:conflict)' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.tenants.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.tenants.delete(actor, guid, ifMatch);
   }
 }
 
@@ -108,7 +111,7 @@ export class RoleRegistryController {
 
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
-  @ApiOkResponse({ type: RoleDto })
+  @RecordAnswer(RoleDto)
   @ApiOperation({ operationId: 'getRole', summary: 'Get a role' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<RoleDto> {
     return this.roles.get(actor, guid);
@@ -117,7 +120,7 @@ export class RoleRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'createRole', summary: 'Create a role' })
-  @ApiCreatedResponse({ type: RoleDto })
+  @CreatedAnswer(RoleDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateRoleDto): Promise<RoleDto> {
     return this.roles.create(actor, dto);
   }
@@ -125,13 +128,14 @@ export class RoleRegistryController {
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'updateRole', summary: 'Change a role' })
-  @ApiOkResponse({ type: RoleDto })
+  @RecordAnswer(RoleDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateRoleDto,
   ): Promise<RoleDto> {
-    return this.roles.update(actor, guid, dto);
+    return this.roles.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -140,8 +144,12 @@ export class RoleRegistryController {
   @ApiOperation({ operationId: 'deleteRole', summary: 'Delete a role' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses({ 409: 'The role still has users (urn:problem-type:conflict)' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.roles.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.roles.delete(actor, guid, ifMatch);
   }
 }
 
@@ -160,7 +168,7 @@ export class UserRegistryController {
 
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiOperation({ operationId: 'getUser', summary: 'Get a user' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
     return this.users.get(actor, guid);
@@ -169,7 +177,7 @@ export class UserRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'createUser', summary: 'Create a user' })
-  @ApiCreatedResponse({ type: UserDto })
+  @CreatedAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
@@ -180,23 +188,24 @@ export class UserRegistryController {
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'updateUser', summary: 'Change a user' })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateUserDto,
   ): Promise<UserDto> {
-    return this.users.update(actor, guid, dto);
+    return this.users.update(actor, guid, dto, ifMatch);
   }
 
   @Post(':guid/Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user' })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
@@ -211,7 +220,7 @@ export class UserRegistryController {
     operationId: 'resetUserPassword',
     summary: 'Set a new password for a user (their sessions end)',
   })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
@@ -228,7 +237,7 @@ export class UserRegistryController {
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'unlockUser', summary: 'Clear the password lock of a user' })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
@@ -244,7 +253,11 @@ export class UserRegistryController {
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.users.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.users.delete(actor, guid, ifMatch);
   }
 }

@@ -170,6 +170,11 @@ function affected(result: { affected?: number | null }): boolean {
   return (result.affected ?? 0) > 0;
 }
 
+/** The condition of a write that applies only to the row version read (If-Match); none when undefined. */
+function atVersion(version: number | undefined): { Version?: number } {
+  return version === undefined ? {} : { Version: version };
+}
+
 /** Every query of the identity feature. Soft-deleted rows are invisible unless asked for. */
 @Injectable()
 export class IdentityRepository {
@@ -216,17 +221,26 @@ export class IdentityRepository {
   insertTenant(t: TenantRegistry): Promise<TenantRegistry> {
     return this.tenants.save(t);
   }
-  /** Renames a live tenant (only these columns); false when it is gone (deleted meanwhile). */
+  /**
+   * Renames a live tenant (only these columns; its Version moves on, as in every update); false when it is gone
+   * (deleted meanwhile) or, given `version`, no longer at that version.
+   */
   async updateTenant(
     id: number,
     changes: Partial<Pick<TenantRegistry, 'Name'>> & Pick<TenantRegistry, 'UpdatedDate' | 'UpdatedUser'>,
+    version?: number,
   ): Promise<boolean> {
-    return affected(await this.tenants.update({ Id: id, DeletedDate: IsNull() }, changes));
+    return affected(
+      await this.tenants.update({ Id: id, DeletedDate: IsNull(), ...atVersion(version) }, changes),
+    );
   }
   /** Soft-deletes a live tenant (only DeletedDate and DeletedUser); false when it was already gone. */
-  async softDeleteTenant(id: number, when: Date, by: string): Promise<boolean> {
+  async softDeleteTenant(id: number, when: Date, by: string, version?: number): Promise<boolean> {
     return affected(
-      await this.tenants.update({ Id: id, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+      await this.tenants.update(
+        { Id: id, DeletedDate: IsNull(), ...atVersion(version) },
+        { DeletedDate: when, DeletedUser: by },
+      ),
     );
   }
 
@@ -251,12 +265,18 @@ export class IdentityRepository {
   async updateRole(
     id: number,
     changes: Partial<Pick<RoleRegistry, 'Name'>> & Pick<RoleRegistry, 'UpdatedDate' | 'UpdatedUser'>,
+    version?: number,
   ): Promise<boolean> {
-    return affected(await this.roles.update({ Id: id, DeletedDate: IsNull() }, changes));
-  }
-  async softDeleteRole(id: number, when: Date, by: string): Promise<boolean> {
     return affected(
-      await this.roles.update({ Id: id, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+      await this.roles.update({ Id: id, DeletedDate: IsNull(), ...atVersion(version) }, changes),
+    );
+  }
+  async softDeleteRole(id: number, when: Date, by: string, version?: number): Promise<boolean> {
+    return affected(
+      await this.roles.update(
+        { Id: id, DeletedDate: IsNull(), ...atVersion(version) },
+        { DeletedDate: when, DeletedUser: by },
+      ),
     );
   }
   async permissionsOf(roleIds: number[]): Promise<Map<number, number[]>> {
@@ -321,10 +341,13 @@ export class IdentityRepository {
   /**
    * An administrator's edit of a live user: writes only the columns given, never TokensValidFrom, the
    * password or the lockout, so a concurrent revocation, logout or lockout is never undone by a stale copy
-   * of the row (security issue 13). False when the user is gone (deleted meanwhile).
+   * of the row (security issue 13). False when the user is gone (deleted meanwhile) or, given `version`, no
+   * longer at that version.
    */
-  async updateUser(userId: number, changes: UserChanges): Promise<boolean> {
-    return affected(await this.users.update({ Id: userId, DeletedDate: IsNull() }, changes));
+  async updateUser(userId: number, changes: UserChanges, version?: number): Promise<boolean> {
+    return affected(
+      await this.users.update({ Id: userId, DeletedDate: IsNull(), ...atVersion(version) }, changes),
+    );
   }
   /** Clears the lockout of a live user (only the lockout columns and the stamp). */
   async unlockUser(userId: number, now: Date, by: string): Promise<boolean> {
@@ -336,9 +359,12 @@ export class IdentityRepository {
       UpdatedUser: by,
     });
   }
-  async softDeleteUser(userId: number, when: Date, by: string): Promise<boolean> {
+  async softDeleteUser(userId: number, when: Date, by: string, version?: number): Promise<boolean> {
     return affected(
-      await this.users.update({ Id: userId, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+      await this.users.update(
+        { Id: userId, DeletedDate: IsNull(), ...atVersion(version) },
+        { DeletedDate: when, DeletedUser: by },
+      ),
     );
   }
 

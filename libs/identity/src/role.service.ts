@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, ALL_PERMISSIONS, Clock, PERMISSION_NAMES, Permission, Problems } from '@app/common';
+import {
+  Actor,
+  ALL_PERMISSIONS,
+  Clock,
+  type IfMatch,
+  PERMISSION_NAMES,
+  Permission,
+  Problems,
+  versionedWrite,
+} from '@app/common';
 import type { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';
 import { RoleRegistry, TenantRegistry } from './entities';
 import { IdentityEvents } from './identity-events';
@@ -20,16 +29,17 @@ export class RoleService {
     return ALL_PERMISSIONS.map((id) => ({ id, name: PERMISSION_NAMES[id] }));
   }
 
+  /** The role (with its version, for versionedWrite) and its tenant. */
   private async visibleRole(
     actor: Actor,
     guid: string,
-  ): Promise<{ role: RoleRegistry; tenant: TenantRegistry }> {
+  ): Promise<{ role: RoleRegistry; tenant: TenantRegistry; Version: number }> {
     const role = await this.repo.findRoleByGuid(guid);
     if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId))
       throw Problems.notFound('role');
     const tenant = await this.repo.findTenantById(role.TenantRegistryId);
     if (!tenant) throw Problems.notFound('role');
-    return { role, tenant };
+    return { role, tenant, Version: role.Version };
   }
 
   private async dto(role: RoleRegistry, tenantGuid: string): Promise<RoleDto> {
@@ -78,35 +88,50 @@ export class RoleService {
     });
   }
 
-  /** Only the columns the request changes (security issue 13); its users' cached API keys follow at once. */
-  async update(actor: Actor, guid: string, dto: UpdateRoleDto): Promise<RoleDto> {
-    const { role, tenant } = await this.visibleRole(actor, guid);
-    const changes = {
-      ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
-      UpdatedDate: new Date(this.clock.now()),
-      UpdatedUser: actor.userName,
-    };
-    const dto_ = await this.repo.transaction(async (tx) => {
-      if (!(await tx.updateRole(role.Id, changes))) throw Problems.notFound('role');
-      if (dto.permissions !== undefined) {
-        await tx.replacePermissions(
-          role.Id,
-          [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
-        );
-      }
-      const perms = await tx.permissionsOf([role.Id]);
-      return toRoleDto({ ...role, ...changes }, tenant.Guid, perms.get(role.Id) ?? []);
-    });
+  /**
+   * Only the columns the request changes (security issue 13); with If-Match only to the version named (412
+   * otherwise: versionedWrite). Its users' cached API keys follow at once.
+   */
+  async update(actor: Actor, guid: string, dto: UpdateRoleDto, ifMatch?: IfMatch): Promise<RoleDto> {
+    const answer = await versionedWrite(
+      ifMatch,
+      () => this.visibleRole(actor, guid),
+      ({ role, tenant }, version) =>
+        this.repo.transaction(async (tx) => {
+          const changes = {
+            ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
+            UpdatedDate: new Date(this.clock.now()),
+            UpdatedUser: actor.userName,
+          };
+          if (!(await tx.updateRole(role.Id, changes, version))) return undefined;
+          if (dto.permissions !== undefined)
+            await tx.replacePermissions(
+              role.Id,
+              [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
+            );
+          const [written, perms] = await Promise.all([tx.findRoleById(role.Id), tx.permissionsOf([role.Id])]);
+          return toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []);
+        }),
+    );
     if (dto.permissions !== undefined) this.events.principalsChanged({ all: true });
-    return dto_;
+    return answer;
   }
 
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const { role } = await this.visibleRole(actor, guid);
-    if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0) {
-      throw Problems.conflict('The role still has users; move them to another role first.');
-    }
-    if (!(await this.repo.softDeleteRole(role.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('role');
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.visibleRole(actor, guid),
+      async ({ role }, version) => {
+        if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0)
+          throw Problems.conflict('The role still has users; move them to another role first.');
+        const deleted = await this.repo.softDeleteRole(
+          role.Id,
+          new Date(this.clock.now()),
+          actor.userName,
+          version,
+        );
+        return deleted || undefined;
+      },
+    );
   }
 }

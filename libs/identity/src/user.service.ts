@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, ClientContext, Clock, isUniqueViolation, Problems } from '@app/common';
+import {
+  Actor,
+  ClientContext,
+  Clock,
+  type IfMatch,
+  isUniqueViolation,
+  Problems,
+  versionedWrite,
+} from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserRegistry } from './entities';
 import { IdentityEvents, PasswordReset } from './identity-events';
@@ -120,35 +128,52 @@ export class UserService {
 
   /**
    * Writes only the columns the request changes (security issue 13): an edit racing a revocation, a logout or
-   * a lockout never writes back a stale TokensValidFrom or lockout.
+   * a lockout never writes back a stale TokensValidFrom or lockout. With If-Match only to the version named
+   * (412 otherwise: versionedWrite).
    */
-  async update(actor: Actor, guid: string, dto: UpdateUserDto): Promise<UserDto> {
-    const user = await this.visibleUser(actor, guid);
-    const changes: UserChanges = {};
-    if (dto.roleGuid !== undefined) {
-      const role = await this.assignableRole(actor, dto.roleGuid);
-      if (role.TenantRegistryId !== user.TenantRegistryId) {
-        throw Problems.badParameter('roleGuid', "roleGuid must name a role of the user's tenant.");
-      }
-      changes.RoleRegistryId = role.Id;
-    }
-    if (dto.email !== undefined) changes.Email = dto.email;
-    if (dto.active !== undefined) {
-      if (!dto.active && user.Id === actor.userId) throw Problems.conflict('You cannot deactivate yourself.');
-      changes.Active = dto.active;
-    }
-    return this.write(actor, user, changes);
+  async update(actor: Actor, guid: string, dto: UpdateUserDto, ifMatch?: IfMatch): Promise<UserDto> {
+    return versionedWrite(
+      ifMatch,
+      () => this.visibleUser(actor, guid),
+      async (user, version) => {
+        const changes: UserChanges = {};
+        if (dto.roleGuid !== undefined) {
+          const role = await this.assignableRole(actor, dto.roleGuid);
+          if (role.TenantRegistryId !== user.TenantRegistryId) {
+            throw Problems.badParameter('roleGuid', "roleGuid must name a role of the user's tenant.");
+          }
+          changes.RoleRegistryId = role.Id;
+        }
+        if (dto.email !== undefined) changes.Email = dto.email;
+        if (dto.active !== undefined) {
+          if (!dto.active && user.Id === actor.userId)
+            throw Problems.conflict('You cannot deactivate yourself.');
+          changes.Active = dto.active;
+        }
+        return this.write(actor, user, changes, version);
+      },
+    );
   }
 
   async deactivate(actor: Actor, guid: string): Promise<UserDto> {
     return this.update(actor, guid, { active: false });
   }
 
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const user = await this.visibleUser(actor, guid);
-    if (user.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
-    if (!(await this.repo.softDeleteUser(user.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('user');
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    const user = await versionedWrite(
+      ifMatch,
+      () => this.visibleUser(actor, guid),
+      async (u, version) => {
+        if (u.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
+        const deleted = await this.repo.softDeleteUser(
+          u.Id,
+          new Date(this.clock.now()),
+          actor.userName,
+          version,
+        );
+        return deleted ? u : undefined;
+      },
+    );
     this.events.principalsChanged({ userIds: [user.Id] });
   }
 
@@ -201,14 +226,22 @@ export class UserService {
     return this.dto(await this.current(user.Guid));
   }
 
-  /** Writes the changed columns with the stamp, and tells the features that cache users (API keys). */
-  private async write(actor: Actor, user: UserRegistry, changes: UserChanges): Promise<UserDto> {
-    const updated = await this.repo.updateUser(user.Id, {
-      ...changes,
-      UpdatedDate: new Date(this.clock.now()),
-      UpdatedUser: actor.userName,
-    });
-    if (!updated) throw Problems.notFound('user');
+  /**
+   * Writes the changed columns with the stamp (given `version`, only at that version; undefined when nothing was
+   * written), and tells the features that cache users (API keys).
+   */
+  private async write(
+    actor: Actor,
+    user: UserRegistry,
+    changes: UserChanges,
+    version?: number,
+  ): Promise<UserDto | undefined> {
+    const updated = await this.repo.updateUser(
+      user.Id,
+      { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName },
+      version,
+    );
+    if (!updated) return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
       this.events.principalsChanged({ userIds: [user.Id] });
     return this.dto(await this.current(user.Guid));

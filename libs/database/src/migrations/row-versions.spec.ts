@@ -54,7 +54,7 @@ describe.each(['sqlite', 'postgres'] as const)('the row-version migration on a p
         'RowVersions1763800009000',
       ]);
       for (const table of ['TenantRegistry', 'RoleRegistry', 'UserRegistry'])
-        expect((await ds.query(`SELECT "Version" FROM "${table}"`)) as unknown[]).toEqual([{ Version: 1 }]);
+        expect(await ds.query<unknown[]>(`SELECT "Version" FROM "${table}"`)).toEqual([{ Version: 1 }]);
       // The rows survived the change whole (SQLite rebuilds the table).
       expect(await ds.query(`SELECT "Name", "NormalizedName" FROM "UserRegistry"`)).toEqual([
         { Name: 'U', NormalizedName: 'u' },

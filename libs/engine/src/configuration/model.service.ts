@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, type IfMatch, Problems, versionedWrite } from '@app/common';
 import {
   ActivationRuleDto,
   CreateActivationRuleDto,
@@ -61,6 +61,7 @@ function toModelDto(m: EntityAnalysisModel): ModelDto {
     referenceDateXPath: m.ReferenceDateXPath,
     createdDate: m.CreatedDate.toISOString(),
     updatedDate: m.UpdatedDate ? m.UpdatedDate.toISOString() : null,
+    version: m.Version,
   };
 }
 
@@ -128,26 +129,38 @@ export class ModelService {
     );
     return toModelDto(m);
   }
-  async update(actor: Actor, guid: string, dto: UpdateModelDto): Promise<ModelDto> {
+  /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
+  async update(actor: Actor, guid: string, dto: UpdateModelDto, ifMatch?: IfMatch): Promise<ModelDto> {
     checkPath('entryXPath', dto.entryXPath);
     checkPath('referenceDateXPath', dto.referenceDateXPath);
-    const m = await this.model(actor, guid);
-    if (dto.name !== undefined) m.Name = dto.name.trim();
-    if (dto.active !== undefined) m.Active = dto.active;
-    if (dto.logsWarnThresholdMilliseconds !== undefined)
-      m.LogsWarnThresholdMilliseconds = dto.logsWarnThresholdMilliseconds;
-    if (dto.enableRdbmsArchive !== undefined) m.EnableRdbmsArchive = dto.enableRdbmsArchive;
-    if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
-    if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
-    this.touched(actor, m);
-    return toModelDto(await this.catalog.changed(this.repo.saveModel(m)));
+    const written = await versionedWrite(
+      ifMatch,
+      () => this.model(actor, guid),
+      (before, version) => {
+        const m = { ...before };
+        if (dto.name !== undefined) m.Name = dto.name.trim();
+        if (dto.active !== undefined) m.Active = dto.active;
+        if (dto.logsWarnThresholdMilliseconds !== undefined)
+          m.LogsWarnThresholdMilliseconds = dto.logsWarnThresholdMilliseconds;
+        if (dto.enableRdbmsArchive !== undefined) m.EnableRdbmsArchive = dto.enableRdbmsArchive;
+        if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
+        if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
+        this.touched(actor, m);
+        return this.catalog.changed(this.repo.writeModel(before, m, version));
+      },
+    );
+    return toModelDto(written);
   }
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const m = await this.model(actor, guid);
-    m.DeletedDate = this.now();
-    m.DeletedUser = actor.userName;
-    this.touched(actor, m);
-    await this.catalog.changed(this.repo.saveModel(m));
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.model(actor, guid),
+      (before, version) => {
+        const m = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
+        this.touched(actor, m);
+        return this.catalog.changed(this.repo.writeModel(before, m, version));
+      },
+    );
   }
 
   // ---- request XPaths

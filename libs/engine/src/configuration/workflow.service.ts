@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, type IfMatch, Problems, versionedWrite } from '@app/common';
 import {
   CaseWorkflowDto,
   CaseWorkflowStatusDto,
@@ -15,7 +15,13 @@ import { ModelCatalog } from '../model/model-catalog';
 import { auditFields } from './model.service';
 
 function toWorkflowDto(w: CaseWorkflow): CaseWorkflowDto {
-  return { guid: w.Guid, name: w.Name, active: w.Active, createdDate: w.CreatedDate.toISOString() };
+  return {
+    guid: w.Guid,
+    name: w.Name,
+    active: w.Active,
+    createdDate: w.CreatedDate.toISOString(),
+    version: w.Version,
+  };
 }
 
 function toStatusDto(s: CaseWorkflowStatus, workflowGuid: string): CaseWorkflowStatusDto {
@@ -31,6 +37,7 @@ function toStatusDto(s: CaseWorkflowStatus, workflowGuid: string): CaseWorkflowS
     enableHttpEndpoint: s.EnableHttpEndpoint,
     httpEndpointUrl: s.HttpEndpointUrl,
     httpEndpointMethod: s.HttpEndpointMethod,
+    version: s.Version,
   };
 }
 
@@ -83,19 +90,34 @@ export class WorkflowService {
     );
     return toWorkflowDto(w);
   }
-  async update(actor: Actor, guid: string, dto: UpdateCaseWorkflowDto): Promise<CaseWorkflowDto> {
-    const w = await this.workflow(actor, guid);
-    if (dto.name !== undefined) w.Name = dto.name.trim();
-    if (dto.active !== undefined) w.Active = dto.active;
-    w.UpdatedDate = this.now();
-    w.UpdatedUser = actor.userName;
-    return toWorkflowDto(await this.catalog.changed(this.repo.saveWorkflow(w)));
+  /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
+  async update(
+    actor: Actor,
+    guid: string,
+    dto: UpdateCaseWorkflowDto,
+    ifMatch?: IfMatch,
+  ): Promise<CaseWorkflowDto> {
+    const written = await versionedWrite(
+      ifMatch,
+      () => this.workflow(actor, guid),
+      (before, version) => {
+        const w = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
+        if (dto.name !== undefined) w.Name = dto.name.trim();
+        if (dto.active !== undefined) w.Active = dto.active;
+        return this.catalog.changed(this.repo.writeWorkflow(before, w, version));
+      },
+    );
+    return toWorkflowDto(written);
   }
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const w = await this.workflow(actor, guid);
-    w.DeletedDate = this.now();
-    w.DeletedUser = actor.userName;
-    await this.catalog.changed(this.repo.saveWorkflow(w));
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.workflow(actor, guid),
+      (before, version) => {
+        const w = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
+        return this.catalog.changed(this.repo.writeWorkflow(before, w, version));
+      },
+    );
   }
 
   // ---- statuses
@@ -108,17 +130,19 @@ export class WorkflowService {
       toStatusDto(s, guids.get(s.CaseWorkflowId) ?? ''),
     );
   }
+  /** The status (with its version, for versionedWrite) and its workflow's guid. */
   private async status(
     actor: Actor,
     guid: string,
-  ): Promise<{ status: CaseWorkflowStatus; workflowGuid: string }> {
+  ): Promise<{ status: CaseWorkflowStatus; workflowGuid: string; Version: number }> {
     const workflows = await this.repo.listWorkflows(actor.tenantId);
     const status = await this.repo.findStatus(
       workflows.map((w) => w.Id),
       guid,
     );
     if (!status) throw Problems.notFound('case workflow status');
-    return { status, workflowGuid: workflows.find((w) => w.Id === status.CaseWorkflowId)?.Guid ?? '' };
+    const workflowGuid = workflows.find((w) => w.Id === status.CaseWorkflowId)?.Guid ?? '';
+    return { status, workflowGuid, Version: status.Version };
   }
   async getStatus(actor: Actor, guid: string): Promise<CaseWorkflowStatusDto> {
     const { status, workflowGuid } = await this.status(actor, guid);
@@ -144,22 +168,34 @@ export class WorkflowService {
     this.apply(s, dto);
     return toStatusDto(await this.repo.saveStatus(s), w.Guid);
   }
+  /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
   async updateStatus(
     actor: Actor,
     guid: string,
     dto: UpdateCaseWorkflowStatusDto,
+    ifMatch?: IfMatch,
   ): Promise<CaseWorkflowStatusDto> {
-    const { status, workflowGuid } = await this.status(actor, guid);
-    this.apply(status, dto);
-    status.UpdatedDate = this.now();
-    status.UpdatedUser = actor.userName;
-    return toStatusDto(await this.catalog.changed(this.repo.saveStatus(status)), workflowGuid);
+    const written = await versionedWrite(
+      ifMatch,
+      () => this.status(actor, guid),
+      async ({ status: before, workflowGuid }, version) => {
+        const s = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
+        this.apply(s, dto);
+        const status = await this.catalog.changed(this.repo.writeStatus(before, s, version));
+        return status && toStatusDto(status, workflowGuid);
+      },
+    );
+    return written;
   }
-  async deleteStatus(actor: Actor, guid: string): Promise<void> {
-    const { status } = await this.status(actor, guid);
-    status.DeletedDate = this.now();
-    status.DeletedUser = actor.userName;
-    await this.catalog.changed(this.repo.saveStatus(status));
+  async deleteStatus(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.status(actor, guid),
+      ({ status: before }, version) => {
+        const s = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
+        return this.catalog.changed(this.repo.writeStatus(before, s, version));
+      },
+    );
   }
 
   private apply(s: CaseWorkflowStatus, dto: UpdateCaseWorkflowStatusDto): void {

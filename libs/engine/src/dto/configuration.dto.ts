@@ -13,7 +13,7 @@ import {
   MinLength,
   ValidateBy,
 } from 'class-validator';
-import { IsName, NoControlCharacters, Optional } from '@app/common';
+import { IsName, NoControlCharacters, Optional, VersionProperty } from '@app/common';
 
 /** Field names are tokens in templates and variables in conditions: identifiers only. */
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -89,6 +89,7 @@ export class ModelDto {
   @ApiPropertyOptional({ type: String, nullable: true }) referenceDateXPath!: string | null;
   @ApiProperty() createdDate!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) updatedDate!: string | null;
+  @VersionProperty() version!: number;
 }
 
 // ---------------------------------------------------------------- EntityAnalysisModelRequestXPath
@@ -195,6 +196,7 @@ export class CaseWorkflowDto {
   @ApiProperty() name!: string;
   @ApiProperty() active!: boolean;
   @ApiProperty() createdDate!: string;
+  @VersionProperty() version!: number;
 }
 
 // ---------------------------------------------------------------- CaseWorkflowStatus
@@ -279,4 +281,5 @@ export class CaseWorkflowStatusDto {
   @ApiProperty() enableHttpEndpoint!: boolean;
   @ApiPropertyOptional({ type: String, nullable: true }) httpEndpointUrl!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) httpEndpointMethod!: string | null;
+  @VersionProperty() version!: number;
 }

@@ -17,7 +17,7 @@ import {
   IsUUID,
   MaxLength,
 } from 'class-validator';
-import { ALL_PERMISSIONS, IsName, Optional, Permission } from '@app/common';
+import { ALL_PERMISSIONS, IsName, Optional, Permission, VersionProperty } from '@app/common';
 
 export class CreateTenantDto {
   @IsName()
@@ -32,6 +32,7 @@ export class TenantDto {
   @ApiProperty() createdDate!: string;
   @ApiProperty() createdUser!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) updatedDate!: string | null;
+  @VersionProperty() version!: number;
 }
 
 export class CreateRoleDto {
@@ -68,6 +69,7 @@ export class RoleDto {
   @ApiProperty({ type: [Number] }) permissions!: number[];
   @ApiProperty({ type: [String] }) permissionNames!: string[];
   @ApiProperty() createdDate!: string;
+  @VersionProperty() version!: number;
 }
 
 export class PermissionDto {
@@ -158,4 +160,5 @@ export class UserDto {
   @ApiProperty() wirePasswordHash!: boolean;
   @ApiProperty() hasPassword!: boolean;
   @ApiProperty() createdDate!: string;
+  @VersionProperty() version!: number;
 }
