@@ -94,10 +94,7 @@ describe.each(TEST_PROVIDERS)('record versions over HTTP, on %s', (provider) => 
       expect(created.body.version).toBe(1);
       expect(created.headers.etag).toBe('"1"');
 
-      const read = await http()
-        .get(created.headers.location)
-        .set('x-api-key', key)
-        .expect(200);
+      const read = await http().get(created.headers.location).set('x-api-key', key).expect(200);
       expect(read.headers.etag).toBe('"1"');
       expect(read.body).toEqual(created.body);
       // A conditional GET of the same version: 304, nothing sent again.

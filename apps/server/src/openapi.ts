@@ -33,7 +33,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
  * - 400: the input rules (docs/SECURITY.md) apply to every route: a repeated query parameter, members sent to
  *   a route that takes no body, U+0000 or a lone surrogate, and each route's own validation.
  * - 404: every path parameter names a record (a GUID); one that does not exist or is not visible is a 404.
- * - 413, 415: the JSON body parser (1 MiB, UTF-8) on every route that takes a body.
+ * - 413, 415: on every route that takes a body: the JSON body parser (1 MiB, UTF-8), and content of another
+ *   media type (RequestInputRules).
  * - 403: the CSRF origin check on every cookie-authenticated write.
  * - 503: a route that takes a credential reads the database on every request (TokensValidFrom, the actor).
  */
@@ -62,7 +63,10 @@ function addCrossCuttingAnswers(document: OpenAPIObject): void {
         add(404, 'No such record, or not visible to the caller (urn:problem-type:not-found)');
       if (op.requestBody) {
         add(413, 'The body is larger than 1 MiB');
-        add(415, 'The body is not JSON in UTF-8');
+        add(
+          415,
+          'The body is not JSON (Content-Type: application/json, UTF-8): a form, text or XML body is refused',
+        );
       }
       if (secured && write) {
         const forbidden = responses[403] as { description: string } | undefined;
