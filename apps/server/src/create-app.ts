@@ -22,6 +22,7 @@ import { ServiceExpressAdapter } from './express-adapter';
 import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
 import { bodyParsers } from './body-parsers.middleware';
+import { corsOptions } from './cors';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
@@ -97,6 +98,9 @@ export function useHttpMiddleware(
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();
   const parseBody = bodyParsers();
+  // Only with CorsAllowedOrigins: one more layer, before this one, that answers no CORS request by itself.
+  const cors = corsOptions(settings.CorsAllowedOrigins);
+  if (cors) app.enableCors(cors);
   app.use((req: Request, res: Response, next: NextFunction) => {
     startRequestLine(req, res);
     writeSecurityHeaders(req, res);

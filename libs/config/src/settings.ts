@@ -153,6 +153,17 @@ export const SETTING_DEFINITIONS = [
     false,
     'Trust X-Forwarded-For / X-Forwarded-Host / X-Forwarded-Proto from a reverse proxy.',
   ),
+  text(
+    'CorsAllowedOrigins',
+    'Origins (scheme://host[:port], comma-separated) of browser applications served elsewhere that may call the API with an Authorization or x-api-key header: preflights answered, ETag, Location, Retry-After and the request id exposed. Unset: same-origin only. Cookie-authenticated writes from another origin stay refused (CsrfOriginCheck).',
+    {
+      kind: {
+        type: 'string',
+        pattern: /^\s*https?:\/\/[^\s/,]+\s*(,\s*https?:\/\/[^\s/,]+\s*)*$/i,
+        patternText: 'origins such as https://admin.example.com, separated by commas',
+      },
+    },
+  ),
   bool('RunMigrations', true, 'Run database migrations at start-up.'),
   int(
     'ShutdownGraceMilliseconds',
