@@ -23,9 +23,9 @@ const COUNTERS: [string, string[]][] = [
   ['service_engine_logs_warn_count_total', INVOKE],
 ];
 const HISTOGRAMS: [string, string[]][] = [
-  ['service_engine_archiver_stage_duration', ARCHIVER],
-  ['service_engine_casecreation_stage_duration', CASE_CREATION],
-  ['service_engine_stage_duration', INVOKE],
+  ['service_engine_archiver_stage_duration_milliseconds', ARCHIVER],
+  ['service_engine_casecreation_stage_duration_milliseconds', CASE_CREATION],
+  ['service_engine_stage_duration_milliseconds', INVOKE],
 ];
 
 interface Sample {
@@ -83,7 +83,7 @@ describe('metric series from the first scrape (issue 17)', () => {
       }
       for (const [name, stages] of HISTOGRAMS) {
         expect(text).toContain(`# TYPE ${name} histogram`);
-        // The spec's unit (milliseconds) stays as it is, stated on the UNIT line.
+        // The spec's unit (milliseconds) stays as it is: in the name, and on the UNIT line.
         expect(text).toContain(`# UNIT ${name} ms`);
         for (const stage of stages) {
           const count = find(`${name}_count`, stage).map((s) => s.value);
