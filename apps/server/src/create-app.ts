@@ -102,7 +102,7 @@ export function useHttpMiddleware(
   parseCookiesOnRead(app.getHttpAdapter().getInstance().request);
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();
-  const measure = metrics ? requestMetrics(metrics) : null;
+  const measure = metrics ? requestMetrics(metrics, Boolean(settings.TrustProxy)) : null;
   const parseBody = bodyParsers();
   // Only with CorsAllowedOrigins: one more layer, before this one, that answers no CORS request by itself.
   const cors = corsOptions(settings.CorsAllowedOrigins);

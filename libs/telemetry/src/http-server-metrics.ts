@@ -4,25 +4,27 @@ import { FoldedHistograms } from './folded-histograms';
 export const HTTP_SERVER_REQUEST_DURATION = 'http.server.request.duration';
 
 /** The conventions' advised bucket bounds for it, in seconds. */
-const HTTP_DURATION_BUCKETS_S = [
-  0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
-];
+const HTTP_DURATION_BUCKETS_S = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 /** The methods the conventions name; any other is `_OTHER`, so a client cannot make series up. */
-const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+const KNOWN_METHODS = new Set([
+  'GET',
+  'HEAD',
+  'POST',
+  'PUT',
+  'DELETE',
+  'CONNECT',
+  'OPTIONS',
+  'TRACE',
+  'PATCH',
+]);
 
 /** Route × method × status series kept; more share the overflow series (routes and statuses are few). */
 const MAX_SERIES = 2_000;
 
-/** What the front layer knows of an answered request. */
-export interface AnsweredRequest {
-  method: string;
-  /** The matched route's template (`/api/TenantRegistry/:guid`); undefined when no route matched. */
-  route: string | undefined;
-  statusCode: number;
-  scheme: string;
-  seconds: number;
-}
+type Recorder = (seconds: number) => void;
+type ByScheme = Map<string, Recorder>;
+type ByStatus = Map<number, ByScheme>;
 
 /**
  * `http.server.request.duration` (seconds) per route template, method, status code and scheme, with
@@ -33,7 +35,9 @@ export interface AnsweredRequest {
  */
 export class HttpServerMetrics {
   readonly histograms: FoldedHistograms;
-  private readonly recorders = new Map<string, (seconds: number) => void>();
+  /** Recorders by route template (undefined: none matched), then method, then status, then scheme. */
+  private readonly recorders = new Map<string | undefined, Map<string, ByStatus>>();
+  private bound = 0;
 
   constructor(scope: string) {
     this.histograms = new FoldedHistograms(
@@ -50,21 +54,52 @@ export class HttpServerMetrics {
     );
   }
 
-  record(answer: AnsweredRequest): void {
-    const method = KNOWN_METHODS.has(answer.method) ? answer.method : '_OTHER';
-    const key = `${method} ${answer.statusCode} ${answer.scheme} ${answer.route ?? ''}`;
-    let record = this.recorders.get(key);
-    if (!record) {
-      record = this.histograms.bindSeries(HTTP_SERVER_REQUEST_DURATION, key, {
-        'http.request.method': method,
-        'http.response.status_code': answer.statusCode,
-        'url.scheme': answer.scheme,
-        ...(answer.route !== undefined ? { 'http.route': answer.route } : {}),
-        ...(answer.statusCode >= 500 ? { 'error.type': String(answer.statusCode) } : {}),
-      });
-      // past the bound every new key records into the overflow series; its recorders are not kept
-      if (this.recorders.size < MAX_SERIES) this.recorders.set(key, record);
+  /**
+   * One answered request. The series is found through nested maps keyed by the values themselves (the route
+   * template and the method are the same string objects every time), so no key is built per request.
+   */
+  record(
+    method: string,
+    route: string | undefined,
+    statusCode: number,
+    scheme: string,
+    seconds: number,
+  ): void {
+    const byMethod =
+      this.recorders.get(route) ?? this.add(this.recorders, route, new Map<string, ByStatus>());
+    const byStatus = byMethod.get(method) ?? this.add(byMethod, method, new Map<number, ByScheme>());
+    const byScheme = byStatus.get(statusCode) ?? this.add(byStatus, statusCode, new Map<string, Recorder>());
+    const record = byScheme.get(scheme) ?? this.bind(byScheme, method, route, statusCode, scheme);
+    record(seconds);
+  }
+
+  private add<K, V>(map: Map<K, V>, key: K, value: V): V {
+    map.set(key, value);
+    return value;
+  }
+
+  private bind(
+    into: Map<string, Recorder>,
+    rawMethod: string,
+    route: string | undefined,
+    statusCode: number,
+    scheme: string,
+  ): Recorder {
+    const method = KNOWN_METHODS.has(rawMethod) ? rawMethod : '_OTHER';
+    const key = `${method} ${statusCode} ${scheme} ${route ?? ''}`;
+    const record = this.histograms.bindSeries(HTTP_SERVER_REQUEST_DURATION, key, {
+      'http.request.method': method,
+      'http.response.status_code': statusCode,
+      'url.scheme': scheme,
+      ...(route !== undefined ? { 'http.route': route } : {}),
+      ...(statusCode >= 500 ? { 'error.type': String(statusCode) } : {}),
+    });
+    // Methods a client makes up all share `_OTHER`: only the known ones are kept by their own name, and past
+    // the bound none (they record into the overflow series through a fresh look-up).
+    if (method !== '_OTHER' && this.bound < MAX_SERIES) {
+      into.set(scheme, record);
+      this.bound++;
     }
-    record(answer.seconds);
+    return record;
   }
 }
