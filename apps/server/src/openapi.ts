@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyRequestRules } from './request-schemas';
 import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, problemResponse, PROBLEM_TYPES } from '@app/common';
 
 /** The tags of the document, in the order the explorer shows them. */
@@ -114,6 +115,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   // No url: the service is not published under a licence.
   config.info.license = { name: 'UNLICENSED' };
   const document = SwaggerModule.createDocument(app, config);
+  applyRequestRules(document, app);
   addCrossCuttingAnswers(document);
   return document;
 }

@@ -25,3 +25,4 @@ export * from './request-input';
 export * from './request-input.guard';
 export * from './row-versions';
 export * from './record-answers.interceptor';
+export * from './validation-schema';

@@ -112,6 +112,7 @@ export class EntityAnalysisModelController {
   @Post(':guid/RequestXPath')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createRequestXPath', summary: 'Add a request XPath to a model' })
+  @ApiProblemResponses({ 409: 'The model already has a field of this name (urn:problem-type:conflict)' })
   @CreatedAnswer(RequestXPathDto, { etag: false })
   createXPath(
     @CurrentActor() actor: Actor,
@@ -124,6 +125,7 @@ export class EntityAnalysisModelController {
   @Put(':guid/RequestXPath/:xpathGuid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateRequestXPath', summary: 'Change a request XPath' })
+  @ApiProblemResponses({ 409: 'The model already has a field of this name (urn:problem-type:conflict)' })
   @ApiOkResponse({ type: RequestXPathDto })
   updateXPath(
     @CurrentActor() actor: Actor,
@@ -159,6 +161,9 @@ export class EntityAnalysisModelController {
   @Post(':guid/ActivationRule')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createActivationRule', summary: 'Add an activation rule to a model' })
+  @ApiProblemResponses({
+    422: 'The condition is not a JSON Logic operation this engine runs, caseWorkflowGuid and caseWorkflowStatusGuid do not name a workflow of the tenant and one of its statuses (they go together), or a rule that raises a case has no caseKeyFieldName (urn:problem-type:unprocessable)',
+  })
   @CreatedAnswer(ActivationRuleDto, { etag: false })
   createRule(
     @CurrentActor() actor: Actor,
@@ -171,6 +176,9 @@ export class EntityAnalysisModelController {
   @Put(':guid/ActivationRule/:ruleGuid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateActivationRule', summary: 'Change an activation rule' })
+  @ApiProblemResponses({
+    422: 'The condition is not a JSON Logic operation this engine runs, caseWorkflowGuid and caseWorkflowStatusGuid do not name a workflow of the tenant and one of its statuses (they go together), or a rule that raises a case has no caseKeyFieldName (urn:problem-type:unprocessable)',
+  })
   @ApiOkResponse({ type: ActivationRuleDto })
   updateRule(
     @CurrentActor() actor: Actor,
@@ -260,6 +268,9 @@ export class CaseWorkflowStatusController {
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: [CaseWorkflowStatusDto] })
   @ApiOperation({ operationId: 'listCaseWorkflowStatuses', summary: 'List case workflow statuses' })
+  @ApiProblemResponses({
+    404: 'caseWorkflowGuid names no case workflow of the tenant (urn:problem-type:not-found)',
+  })
   list(
     @CurrentActor() actor: Actor,
     @GuidQuery('caseWorkflowGuid') workflowGuid?: string,
@@ -278,6 +289,9 @@ export class CaseWorkflowStatusController {
   @Post()
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflowStatus', summary: 'Create a case workflow status' })
+  @ApiProblemResponses({
+    422: 'caseWorkflowGuid names no case workflow of the tenant, or notifications or the HTTP endpoint are enabled without their destination or URL (urn:problem-type:unprocessable)',
+  })
   @CreatedAnswer(CaseWorkflowStatusDto)
   create(
     @CurrentActor() actor: Actor,
@@ -289,6 +303,9 @@ export class CaseWorkflowStatusController {
   @Put(':guid')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflowStatus', summary: 'Change a case workflow status' })
+  @ApiProblemResponses({
+    422: 'Notifications or the HTTP endpoint are enabled without their destination or URL (urn:problem-type:unprocessable)',
+  })
   @RecordAnswer(CaseWorkflowStatusDto)
   update(
     @CurrentActor() actor: Actor,
@@ -325,11 +342,16 @@ export class InvokeController {
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiBody({
     description:
-      'Any JSON object, up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
-    schema: { type: 'object', additionalProperties: true, example: { AccountId: 'A-1', Amount: 125.5 } },
+      'Any JSON object (or array), up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
+    schema: {
+      // what the JSON body parser takes (strict: an object or an array); the model reads its fields (422)
+      anyOf: [{ type: 'object', additionalProperties: true }, { type: 'array', items: {} }],
+      example: { AccountId: 'A-1', Amount: 125.5 },
+    },
   })
   @ApiProblemResponses({
-    400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields) (urn:problem-type:validation)',
+    400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path) (urn:problem-type:validation)',
+    422: 'The model cannot read the body: a field it requires is missing or not of its type (errors name the fields) (urn:problem-type:unprocessable)',
     503: 'The Archiver queue is full, or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
   })
   @ApiQuery({

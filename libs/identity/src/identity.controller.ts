@@ -120,6 +120,9 @@ export class RoleRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'createRole', summary: 'Create a role' })
+  @ApiProblemResponses({
+    422: 'tenantGuid names no tenant the caller may create a role in (urn:problem-type:unprocessable)',
+  })
   @CreatedAnswer(RoleDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateRoleDto): Promise<RoleDto> {
     return this.roles.create(actor, dto);
@@ -180,6 +183,7 @@ export class UserRegistryController {
   @CreatedAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+    422: "roleGuid names no role the caller may assign (or, for a change, none of the user's tenant) (urn:problem-type:unprocessable); or the password breaks the password rules (urn:problem-type:unprocessable)",
   })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateUserDto): Promise<UserDto> {
     return this.users.create(actor, dto);
@@ -191,6 +195,7 @@ export class UserRegistryController {
   @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+    422: "roleGuid names no role the caller may assign (or, for a change, none of the user's tenant) (urn:problem-type:unprocessable)",
   })
   update(
     @CurrentActor() actor: Actor,
@@ -223,6 +228,7 @@ export class UserRegistryController {
   @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+    422: 'The password breaks the password rules (PasswordMinimumLength…), or with WirePasswordHash is not the hex SHA-256 the browser makes (urn:problem-type:unprocessable)',
   })
   resetPassword(
     @Client() client: ClientContext,

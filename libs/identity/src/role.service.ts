@@ -64,7 +64,8 @@ export class RoleService {
     let tenantGuid = actor.tenantGuid;
     if (dto.tenantGuid && dto.tenantGuid !== actor.tenantGuid) {
       const tenant = actor.landlord ? await this.repo.findTenantByGuid(dto.tenantGuid) : null;
-      if (!tenant) throw Problems.notFound('tenant');
+      if (!tenant)
+        throw Problems.unprocessable('tenantGuid', 'tenantGuid names no tenant you can create a role in.');
       tenantId = tenant.Id;
       tenantGuid = tenant.Guid;
     }

@@ -56,7 +56,7 @@ export class UserService {
   private async assignableRole(actor: Actor, roleGuid: string) {
     const role = await this.repo.findRoleByGuid(roleGuid);
     if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId)) {
-      throw Problems.badParameter('roleGuid', 'roleGuid does not name a role you can assign.');
+      throw Problems.unprocessable('roleGuid', 'roleGuid does not name a role you can assign.');
     }
     return role;
   }
@@ -77,7 +77,6 @@ export class UserService {
   async create(actor: Actor, dto: CreateUserDto): Promise<UserDto> {
     const role = await this.assignableRole(actor, dto.roleGuid);
     const name = dto.name.trim();
-    if (!name) throw Problems.badParameter('name', 'name must not be empty.');
     const normalized = normalizeUserName(name);
     if (await this.repo.findUserByNormalizedName(normalized))
       throw Problems.conflict('A user with this name already exists.');
@@ -140,7 +139,7 @@ export class UserService {
         if (dto.roleGuid !== undefined) {
           const role = await this.assignableRole(actor, dto.roleGuid);
           if (role.TenantRegistryId !== user.TenantRegistryId) {
-            throw Problems.badParameter('roleGuid', "roleGuid must name a role of the user's tenant.");
+            throw Problems.unprocessable('roleGuid', "roleGuid must name a role of the user's tenant.");
           }
           changes.RoleRegistryId = role.Id;
         }
@@ -259,7 +258,7 @@ export class UserService {
     }
     const hash = canonicalWireHash(password);
     if (hash === null)
-      throw Problems.badParameter(
+      throw Problems.unprocessable(
         'password',
         'With WirePasswordHash, password must be the hex SHA-256 of the password and the normalised user name.',
       );

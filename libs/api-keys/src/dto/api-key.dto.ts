@@ -1,27 +1,24 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { IsName, NoControlCharacters, Optional } from '@app/common';
+import { CharacterCount, IsGuid, IsName, NoControlCharacters, Optional } from '@app/common';
 
 export class CreateApiKeyDto {
   @ApiProperty()
-  @IsUUID()
+  @IsGuid()
   userRegistryGuid!: string;
 
   @IsName()
   name!: string;
 
-  @ApiProperty({ type: String, maxLength: 1024, description: 'null or absent: none' })
+  @ApiProperty({ type: String, description: 'null or absent: none' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(1024)
+  @CharacterCount(1, 1024)
   @NoControlCharacters()
   description?: string | null;
 }
 
 export class ListApiKeysQuery {
   @ApiProperty()
-  @IsUUID()
+  @IsGuid()
   userRegistryGuid!: string;
 }
 

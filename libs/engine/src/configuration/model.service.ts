@@ -20,7 +20,6 @@ import {
   EntityAnalysisModelRequestXPath,
   FieldDataType,
 } from '../entities';
-import { parseJsonPath } from '../model/json-path';
 import { parseRuleCondition } from '../model/rule-condition';
 import { ConfigurationRepository } from '../model/configuration.repository';
 import { ModelCatalog } from '../model/model-catalog';
@@ -42,12 +41,6 @@ export function auditFields(actor: Actor | string, now: Date) {
     DeletedDate: null,
     DeletedUser: null,
   };
-}
-
-function checkPath(field: string, text: string | null | undefined): void {
-  if (text === null || text === undefined) return;
-  const p = parseJsonPath(text);
-  if (typeof p === 'string') throw Problems.badParameter(field, `${field}: ${p}`);
 }
 
 function toModelDto(m: EntityAnalysisModel): ModelDto {
@@ -110,8 +103,6 @@ export class ModelService {
     return toModelDto(await this.model(actor, guid));
   }
   async create(actor: Actor, dto: CreateModelDto, guid: string = randomUUID()): Promise<ModelDto> {
-    checkPath('entryXPath', dto.entryXPath);
-    checkPath('referenceDateXPath', dto.referenceDateXPath);
     const m = await this.catalog.changed(
       this.repo.saveModel(
         Object.assign(new EntityAnalysisModel(), {
@@ -131,8 +122,6 @@ export class ModelService {
   }
   /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
   async update(actor: Actor, guid: string, dto: UpdateModelDto, ifMatch?: IfMatch): Promise<ModelDto> {
-    checkPath('entryXPath', dto.entryXPath);
-    checkPath('referenceDateXPath', dto.referenceDateXPath);
     const written = await versionedWrite(
       ifMatch,
       () => this.model(actor, guid),
@@ -170,9 +159,8 @@ export class ModelService {
   }
   async createXPath(actor: Actor, modelGuid: string, dto: CreateRequestXPathDto): Promise<RequestXPathDto> {
     const m = await this.model(actor, modelGuid);
-    checkPath('xPath', dto.xPath);
     if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
-      throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
+      throw Problems.conflict(`The model already has a field named ${dto.name}.`);
     const x = await this.catalog.changed(
       this.repo.saveXPath(
         Object.assign(new EntityAnalysisModelRequestXPath(), {
@@ -197,10 +185,9 @@ export class ModelService {
     const m = await this.model(actor, modelGuid);
     const x = await this.repo.findXPath(m.Id, guid);
     if (!x) throw Problems.notFound('request XPath');
-    checkPath('xPath', dto.xPath);
     if (dto.name !== undefined && dto.name !== x.Name) {
       if ((await this.repo.listXPaths(m.Id)).some((o) => o.Name === dto.name))
-        throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
+        throw Problems.conflict(`The model already has a field named ${dto.name}.`);
       x.Name = dto.name;
     }
     if (dto.xPath !== undefined) x.XPath = dto.xPath.trim();
@@ -242,23 +229,23 @@ export class ModelService {
   ): Promise<{ workflowId: number | null; statusId: number | null }> {
     if (!workflowGuid && !statusGuid) return { workflowId: null, statusId: null };
     if (!workflowGuid || !statusGuid)
-      throw Problems.badParameter(
+      throw Problems.unprocessable(
         workflowGuid ? 'caseWorkflowStatusGuid' : 'caseWorkflowGuid',
         'caseWorkflowGuid and caseWorkflowStatusGuid go together.',
       );
     const wf = await this.repo.findWorkflow(actor.tenantId, workflowGuid);
-    if (!wf) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
+    if (!wf) throw Problems.unprocessable('caseWorkflowGuid', 'No such case workflow in your tenant.');
     const st = await this.repo.findStatus([wf.Id], statusGuid);
-    if (!st) throw Problems.badParameter('caseWorkflowStatusGuid', 'No such status in that case workflow.');
+    if (!st) throw Problems.unprocessable('caseWorkflowStatusGuid', 'No such status in that case workflow.');
     return { workflowId: wf.Id, statusId: st.Id };
   }
 
   private conditionText(condition: unknown): string {
     const text = JSON.stringify(condition);
     if (text === undefined || text.length > 65_536)
-      throw Problems.badParameter('condition', 'condition must be JSON of at most 64 KiB');
+      throw Problems.unprocessable('condition', 'condition must be JSON of at most 64 KiB');
     const parsed = parseRuleCondition(text);
-    if (typeof parsed === 'string') throw Problems.badParameter('condition', parsed);
+    if (typeof parsed === 'string') throw Problems.unprocessable('condition', parsed);
     return text;
   }
 
@@ -275,7 +262,7 @@ export class ModelService {
     const ConditionJson = this.conditionText(dto.condition);
     const target = await this.resolveCaseTarget(actor, dto.caseWorkflowGuid, dto.caseWorkflowStatusGuid);
     if (target.workflowId !== null && !dto.caseKeyFieldName)
-      throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
+      throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     const r = await this.catalog.changed(
       this.repo.saveRule(
         Object.assign(new EntityAnalysisModelActivationRule(), {
@@ -312,7 +299,7 @@ export class ModelService {
     if (dto.caseKeyFieldName !== undefined) r.CaseKeyFieldName = dto.caseKeyFieldName;
     if (dto.active !== undefined) r.Active = dto.active;
     if (r.CaseWorkflowId !== null && !r.CaseKeyFieldName)
-      throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
+      throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     this.touched(actor, r);
     return this.ruleDto(await this.catalog.changed(this.repo.saveRule(r)));
   }

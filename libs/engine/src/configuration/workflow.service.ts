@@ -41,18 +41,6 @@ function toStatusDto(s: CaseWorkflowStatus, workflowGuid: string): CaseWorkflowS
   };
 }
 
-/** A callback URL template must be http(s) once its {tokens} are filled. */
-function checkUrlTemplate(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x'));
-  } catch {
-    throw Problems.badParameter('httpEndpointUrl', 'httpEndpointUrl must be an absolute http or https URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw Problems.badParameter('httpEndpointUrl', 'httpEndpointUrl must be an absolute http or https URL');
-}
-
 /** CaseWorkflow and CaseWorkflowStatus, in the caller's tenant. */
 @Injectable()
 export class WorkflowService {
@@ -150,7 +138,7 @@ export class WorkflowService {
   }
   async createStatus(actor: Actor, dto: CreateCaseWorkflowStatusDto): Promise<CaseWorkflowStatusDto> {
     const w = await this.repo.findWorkflow(actor.tenantId, dto.caseWorkflowGuid);
-    if (!w) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
+    if (!w) throw Problems.unprocessable('caseWorkflowGuid', 'No such case workflow in your tenant.');
     const s = Object.assign(new CaseWorkflowStatus(), {
       Guid: randomUUID(),
       CaseWorkflowId: w.Id,
@@ -209,17 +197,16 @@ export class WorkflowService {
     if (dto.httpEndpointUrl !== undefined) s.HttpEndpointUrl = dto.httpEndpointUrl;
     if (dto.httpEndpointMethod !== undefined) s.HttpEndpointMethod = dto.httpEndpointMethod;
     if (s.EnableNotification && !s.NotificationDestination)
-      throw Problems.badParameter(
+      throw Problems.unprocessable(
         'notificationDestination',
         'A status with notifications enabled needs notificationDestination.',
       );
     if (s.EnableHttpEndpoint) {
       if (!s.HttpEndpointUrl)
-        throw Problems.badParameter(
+        throw Problems.unprocessable(
           'httpEndpointUrl',
           'A status with the HTTP endpoint enabled needs httpEndpointUrl.',
         );
-      checkUrlTemplate(s.HttpEndpointUrl);
       s.HttpEndpointMethod ??= 'POST';
     }
   }
