@@ -229,11 +229,21 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
     ]);
   });
 
-  it('documents Invoke: any JSON object in, its result and its 503 out', () => {
+  it('documents Invoke: any JSON object (or array) in, its result, its 422 and 503 out', () => {
     const invoke = doc.paths['/api/Invoke/EntityAnalysisModel/{guid}'].post;
     expect(invoke.requestBody).toMatchObject({
-      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+      content: {
+        'application/json': {
+          schema: {
+            anyOf: [
+              { type: 'object', additionalProperties: true },
+              { type: 'array', items: {} },
+            ],
+          },
+        },
+      },
     });
+    expect(invoke.responses['422']).toBeDefined();
     expect(invoke.responses['200'].content?.['application/json'].schema).toEqual({
       $ref: '#/components/schemas/InvokeResponseDto',
     });

@@ -227,7 +227,7 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       expect(paths).toContain(p);
   });
 
-  it('validates configuration records with 400 problems naming the field', async () => {
+  it('validates configuration records: 400 for what the document states, 422 for what only the engine knows, each naming the field', async () => {
     const { model } = await createEngineModel(t.app, actor);
     const as = { 'x-api-key': keys.get('engineer')! };
     const badPath = await http()
@@ -242,7 +242,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       .post(`/api/EntityAnalysisModel/${model.guid}/ActivationRule`)
       .set(as)
       .send({ name: 'evil', condition: { method: [{ var: 'AccountId' }, 'toString'] } });
-    expect(code.status).toBe(400);
+    // an object, as the document says; not an operation this engine runs
+    expect(code.status).toBe(422);
     expect(JSON.stringify(code.body)).toContain('method');
 
     const condition = { and: [{ '>': [{ var: 'Amount' }, 10] }, { in: [{ var: 'Country' }, ['DE', 'FR']] }] };
@@ -278,7 +279,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
             enableNotification: true,
           }),
       );
-    expect(noDestination.status).toBe(400);
+    // each field valid on its own; together they contradict each other
+    expect(noDestination.status).toBe(422);
     expect(JSON.stringify(noDestination.body)).toContain('notificationDestination');
 
     const unknown = await http().post('/api/EntityAnalysisModel').set(as).send({ name: 'm', extra: 1 });
@@ -349,12 +351,13 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       .send('{"amount": ');
     expect(malformed.status).toBe(400);
 
-    // A missing required field is a 400 problem naming it.
+    // A missing required field is a 422 problem naming it (the document takes any JSON object; the model
+    // says which fields it reads).
     const missing = await http()
       .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)
       .set('x-api-key', keys.get('engineer')!)
       .send({ amount: 3 });
-    expect(missing.status).toBe(400);
+    expect(missing.status).toBe(422);
     expect(JSON.stringify(missing.body)).toContain('AccountId');
 
     // Another tenant's caller, an inactive model and no credential: 404, 404, 401.

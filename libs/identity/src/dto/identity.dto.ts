@@ -96,7 +96,7 @@ export class CreateUserDto {
       'Initial password, held to the password rules (PasswordMinimumLength…: 422 otherwise); omit for users who sign in only through OpenID Connect or Negotiate',
   })
   @Optional()
-  @CharacterCount(0, 1024)
+  @CharacterCount(1, 1024)
   password?: string;
 
   @ApiProperty({ description: 'The password must be changed at first sign-in (default true)' })
@@ -130,7 +130,7 @@ export class UpdateUserDto extends PartialType(
 
 export class ResetPasswordDto {
   @ApiProperty({ description: 'Held to the password rules (PasswordMinimumLength…): 422 otherwise' })
-  @CharacterCount(0, 1024)
+  @CharacterCount(1, 1024)
   password!: string;
 
   @ApiProperty({ description: 'The user must change it at next sign-in (default true)' })
