@@ -206,8 +206,12 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
     }
     expect(params('/api/ArchiverWarning').stageId).toMatchObject({ minimum: 1, maximum: 4 });
     expect(params('/api/CaptureQueueHealth').queueId).toMatchObject({ minimum: 1, maximum: 6 });
-    expect(params('/api/CaptureQueueHealth').take).toMatchObject({ minimum: 1, maximum: 100000 });
-    expect(params('/api/CaptureQueueHealth').samplePercentage).toMatchObject({ minimum: 0, maximum: 100 });
+    // The spec's behaviour, never narrower: take any whole number (clamped), samplePercentage any number
+    // (clamped), any sortField or sortDirection (unrecognised: most recent first).
+    expect(params('/api/CaptureQueueHealth').take).toEqual({ type: 'integer', default: 100 });
+    expect(params('/api/CaptureQueueHealth').samplePercentage).toEqual({ type: 'number' });
+    expect(params('/api/ArchiverWarning').sortField).not.toHaveProperty('enum');
+    expect(params('/api/ArchiverWarning').sortDirection).not.toHaveProperty('enum');
     expect(params('/api/ModelInvokeWarning').entityAnalysisModelGuid).toMatchObject({ format: 'uuid' });
     // Each grid's answer: its row type, total, its statistics columns.
     const schemas = doc.components.schemas as Record<string, { properties: Record<string, Json> }>;
