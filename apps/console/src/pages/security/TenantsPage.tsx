@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, done, unwrap } from '../../api/client';
+import { api, done, ifMatch, unwrap } from '../../api/client';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
@@ -37,7 +37,7 @@ export function TenantsPage() {
     mutationFn: (r: { tenant: Tenant; name: string }) =>
       unwrap(
         api.PUT('/api/TenantRegistry/{guid}', {
-          params: { path: { guid: r.tenant.guid } },
+          params: { path: { guid: r.tenant.guid }, header: ifMatch(r.tenant) },
           body: { name: r.name },
         }),
       ),

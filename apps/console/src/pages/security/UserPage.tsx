@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate, useOutletContext, useParams } from 'react-router';
-import { api, done, unwrap } from '../../api/client';
+import { api, done, ifMatch, unwrap } from '../../api/client';
 import { signInOptionsQuery, type Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -243,7 +243,7 @@ function EditUser({
       (
         await unwrap(
           api.PUT('/api/UserRegistry/{guid}', {
-            params: { path: { guid: user.guid } },
+            params: { path: { guid: user.guid }, header: ifMatch(user) },
             body: { email: email.trim() || null, roleGuid },
           }),
         )
