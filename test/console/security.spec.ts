@@ -83,6 +83,10 @@ describe('the console in Chromium: Security pages', () => {
     expect((await userRow(guid))!.WirePasswordHash).toBe(true);
     // The browser at sign-in sends the same hash; the service accepts it.
     await signIn(t.url, name, sha256(password + name));
+    // The sign-in changed the user's record (its last sign-in, so its version): the page reads it again, or
+    // its edit would be told "changed by someone else" (412).
+    await page.reload();
+    await page.getByRole('heading', { name: new RegExp(`^${name}`) }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '32-security-user');
 
