@@ -7,26 +7,7 @@ import { HTTP_SERVER_REQUEST_DURATION, HttpServerMetrics } from '@app/telemetry'
 import { freePort } from '../support/free-port';
 import { startTestApp, TestApp } from '../support/test-app';
 import { landlordActor } from '../factories/identity.factory';
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition (what the exporter writes). */
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
-      labels[l[1]] = l[2];
-    out.push({ name: m[1], labels, value: Number(m[3]) });
-  }
-  return out;
-}
+import { samples } from '../support/prometheus';
 
 const DURATION = 'http_server_request_duration_seconds';
 
