@@ -8,7 +8,9 @@
  *   1 steady;
  *   2 revocations: a user's sessions revoked on node A (requests with that user's token sent after the answer
  *     arrived must all fail, on every node: counted), an API key revoked on node B (time until every node
- *     refuses it);
+ *     refuses it), then BENCH_DEACTIVATIONS (20) users with API keys deactivated on node A one after another
+ *     while every node is asked with the key: per node, requests sent after the answer that were accepted
+ *     (node A must have none) and how long after the answer the last was sent;
  *   3 node loss: node C SIGKILLed (failed requests, time until the balancer routes around it);
  *   4 rolling restart: C started again, then A, B, C restarted one at a time with SIGTERM (zero failures).
  * Then a table, with the load average beside it (everything shares this machine's cores), and the checks:
@@ -17,10 +19,9 @@
  */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
-import { ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { Agent, IncomingHttpHeaders } from 'node:http';
-import { loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DEMO_MODEL_GUID } from '@app/engine';
@@ -32,10 +33,10 @@ import {
   send,
   startNode,
 } from '../test/support/cluster';
-import { freePort } from '../test/support/free-port';
+import { startHaproxy } from '../test/support/haproxy';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { startRedisServer } from '../test/support/redis-server';
-import { waitForPort } from '../test/support/redis-server';
+import { deactivationWindows, describeWindows, KeyedUser, KeyWindow } from './cluster-key-window';
 import { runBench } from './support';
 
 const PHASE_SECONDS = Number(process.env.BENCH_PHASE_SECONDS ?? 12);
@@ -50,64 +51,6 @@ interface PhaseFigures {
   p99: number;
   rps: number;
   load: string;
-}
-
-/** HAProxy with docker/haproxy.cfg's rules and this run's addresses. */
-async function startHaproxy(
-  nodes: ClusterNode[],
-): Promise<{ url: string; serverStatus(name: string): Promise<string>; stop(): void }> {
-  const port = await freePort();
-  const statsPort = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'haproxy-bench-'));
-  const cfg = join(dir, 'haproxy.cfg');
-  writeFileSync(
-    cfg,
-    `global
-    maxconn 4096
-defaults
-    mode http
-    option forwardfor
-    option redispatch
-    retries 3
-    retry-on conn-failure
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout tunnel 1h
-    timeout http-keep-alive 10s
-    default-server check inter 500ms fall 2 rise 2
-frontend stats
-    bind 127.0.0.1:${statsPort}
-    stats enable
-    stats uri /stats
-frontend service
-    bind 127.0.0.1:${port}
-    http-request set-header X-Forwarded-Proto http
-    default_backend nodes
-backend nodes
-    balance roundrobin
-    option httpchk
-    http-check send meth GET uri /api/Ready
-    http-check expect status 200
-    http-response set-header X-Served-By %s
-${nodes.map((n) => `    server ${n.name} 127.0.0.1:${n.port}`).join('\n')}
-`,
-  );
-  const check = spawnSync('haproxy', ['-c', '-q', '-f', cfg], { encoding: 'utf8' });
-  if (check.status !== 0) throw new Error(`haproxy -c: ${check.stderr}`);
-  const child: ChildProcess = spawn('haproxy', ['-db', '-f', cfg], { stdio: 'ignore' });
-  await waitForPort(port, 10_000);
-  return {
-    url: `http://127.0.0.1:${port}`,
-    /** The balancer's view of one server (UP, DOWN, …), from its CSV statistics. */
-    serverStatus: async (name: string) => {
-      const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
-      const row = csv.split('\n').find((l) => l.startsWith(`nodes,${name},`));
-      const header = csv.split('\n')[0].replace(/^# /, '').split(',');
-      return row?.split(',')[header.indexOf('status')] ?? '?';
-    },
-    stop: () => child.kill('SIGTERM'),
-  };
 }
 
 async function json<T>(res: Response): Promise<T> {
@@ -146,7 +89,11 @@ async function main(): Promise<void> {
   const nodes: ClusterNode[] = [await startNode('node-a', options)];
   nodes.push(...(await Promise.all([startNode('node-b', options), startNode('node-c', options)])));
   const [a, b] = nodes;
-  const lb = await startHaproxy(nodes);
+  // docker/haproxy.cfg's rules: the forwarded headers overwritten with what the balancer saw.
+  const lb = await startHaproxy(
+    nodes.map((n) => ({ name: n.name, port: n.port })),
+    'overwrite',
+  );
   await sleep(1500); // the balancer's first health checks
 
   // Who does what: the Administrator (grids, revocations), an API key for invocations, a reader whose
@@ -297,12 +244,30 @@ async function main(): Promise<void> {
     )
       await sleep(50);
   }
+  const keyed: KeyedUser[] = [];
+  for (let i = 0; i < Number(process.env.BENCH_DEACTIVATIONS ?? 20); i++) {
+    const { guid } = await user(`leaver-${i}`);
+    const { key } = await json<{ key: string }>(
+      await fetch(`${lb.url}/api/UserRegistryApiKey`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ userRegistryGuid: guid, name: 'integration' }),
+      }),
+    );
+    for (const n of nodes)
+      while (
+        (await send(agent, `${n.url}/api/Authentication/Session`, 'GET', { 'x-api-key': key })).status !== 200
+      )
+        await sleep(50);
+    keyed.push({ guid, key });
+  }
+  let keyWindows = new Map<string, KeyWindow>();
   let afterRevoke = 0;
   let acceptedAfterRevoke = 0;
   let keyRefusedEverywhereMs = NaN;
   figures.push(
     await phase('2 revocations', readerToken, async () => {
-      await sleep((PHASE_SECONDS * 1000) / 3);
+      await sleep((PHASE_SECONDS * 1000) / 4);
       let revokedAt = Infinity;
       let stop = false;
       const probes = [...nodes.map((n) => n.url), lb.url, lb.url].map(async (url) => {
@@ -342,6 +307,7 @@ async function main(): Promise<void> {
         }),
       );
       keyRefusedEverywhereMs = Math.max(...refused);
+      keyWindows = await deactivationWindows(agent, nodes, a, adminToken, keyed);
     }),
   );
 
@@ -451,6 +417,7 @@ async function main(): Promise<void> {
     `Revoke Sessions on node A: ${afterRevoke} requests with the revoked token sent after the answer; ${acceptedAfterRevoke} succeeded (must be 0)`,
   );
   out(`API key revoked on node B: refused on all three nodes after ${keyRefusedEverywhereMs} ms`);
+  for (const line of describeWindows(keyWindows, a)) out(line);
   out(
     `Node C SIGKILLed: marked down by the balancer after ${markedDownMs} ms; meanwhile connections to it were retried on the others (${failedAfterKill} failed probes; the phase's failures are in the table)`,
   );

@@ -6,6 +6,7 @@ import { WarningRecorder, CaseCreationStage } from '@app/telemetry';
 import { UserLogin } from '@app/audit';
 import { createUser, landlordActor } from './factories/identity.factory';
 import { signIn } from './support/auth';
+import { formulaCells } from './support/csv-readings';
 import { TEST_PROVIDERS } from './support/databases';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -323,8 +324,10 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     );
     expect(res.text).toContain('"\'=cmd|calc"');
     expect(res.text).not.toMatch(/(^|,)"?=cmd/m);
-    // Every text cell is quoted, so a ';' splits nothing, and the stored text is as typed.
-    expect(res.text).toContain(',"csvy;=1+1",');
+    // Every text cell is quoted, and what follows a ';' cannot start a formula either (issue 37); the stored
+    // text is as typed.
+    expect(res.text).toContain(',"csvy;\'=1+1",');
+    expect(formulaCells(res.text)).toEqual([]);
     for (const separator of [',', ';'])
       for (const line of lines)
         expect({

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTING_DEFINITIONS, SettingDefinition } from '@app/config';
+import { OVERWRITE_FORWARDED_RULES } from './support/haproxy';
 
 const DOCKER = join(__dirname, '..', 'docker');
 const COMPOSE_FILES = ['compose.postgres.yml', 'compose.mssql.yml'];
@@ -68,7 +69,12 @@ describe('docker/: the production topology, checked offline', () => {
     const cfg = readFileSync(join(DOCKER, 'haproxy.cfg'), 'utf8');
     expect(cfg).toMatch(/http-check send meth GET uri \/api\/Ready/);
     expect(cfg).toMatch(/^\s*retry-on conn-failure\s*$/m);
-    expect(cfg).toMatch(/^\s*option forwardfor\s*$/m);
+    // Security issue 37: the client's address, scheme and host are overwritten, never appended to what the
+    // client sent (the same rules as the balancer the tests and bench:cluster run).
+    expect(cfg).not.toMatch(/^\s*option forwardfor/m);
+    for (const rule of OVERWRITE_FORWARDED_RULES) expect(cfg).toContain(rule);
+    expect(cfg).toMatch(/^\s*http-request set-header X-Forwarded-Proto https if \{ ssl_fc \}$/m);
+    expect(cfg).toMatch(/^\s*http-request set-header X-Forwarded-Proto http if !\{ ssl_fc \}$/m);
   });
 
   it('the image checks its health on /api/Live with node (no curl in the slim image)', () => {

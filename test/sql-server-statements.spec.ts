@@ -256,6 +256,10 @@ describe('SQL Server statements, recorded without a server', () => {
           UpdatedUser: 'admin',
         });
         await repo.unlockUser(7, now, 'admin');
+        // A deactivation ends the sessions in its own statement (issue 37); the users a change concerns.
+        await repo.deactivateUser(7, { Email: 'a@example.com', UpdatedDate: now, UpdatedUser: 'admin' }, now);
+        await repo.userIdsOf({ roleId: 3 });
+        await repo.userIdsOf({ tenantId: 2 });
         await repo.softDeleteUser(7, now, 'admin');
         await repo.updateTenant(2, { Name: 'T', UpdatedDate: now, UpdatedUser: 'admin' });
         await repo.softDeleteTenant(2, now, 'admin');

@@ -1,6 +1,9 @@
+import Redis from 'ioredis';
 import request from 'supertest';
-import { ApiKeyCache, ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
+import { DataSource } from 'typeorm';
+import { API_KEY_CHANNEL, ApiKeyCache, ApiKeyService } from '@app/api-keys';
+import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ActorService, UserRegistry } from '@app/identity';
 // The repository itself: the gate holds a reload between its snapshot and applying it.
 import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';
@@ -9,7 +12,7 @@ import { TEST_PROVIDERS } from '../support/databases';
 import { RedisServer, startRedisServer } from '../support/redis-server';
 import { waitFor } from '../support/spawn-server';
 import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
-import { gateAfter } from './gate';
+import { gateAfter, gateBefore } from './gate';
 
 // The stress run is a hundred key creations on a possibly loaded 2-core machine.
 jest.setTimeout(180_000);
@@ -145,6 +148,54 @@ describe("identity changes reach every node's API-key cache at once (two nodes, 
     );
     expect(Date.now() - start).toBeLessThan(1000);
   }
+
+  // Security issue 37, item 2: what only takes rights away is applied the moment the message arrives.
+  it.each([
+    ['a deactivation', (u: CreatedUser) => `/api/UserRegistry/${u.guid}/Deactivate`, 'post', {}, 401],
+    [
+      "a role's permissions taken away",
+      (u: CreatedUser) => `/api/RoleRegistry/${u.roleGuid}`,
+      'put',
+      { permissions: [] },
+      403,
+    ],
+  ] as const)(
+    'deterministic: %s is applied on node B while its own read of the change is held at a gate',
+    async (_what, path, method, body, refused) => {
+      const { user, key } = await keyed();
+      const gate = gateBefore(b.app.get(ActorService), 'actorsFor');
+      await admin_(method, path(user)).send(body).expect(200);
+      await gate.reached;
+      await refusedOnB(key, '/api/UserRegistry', refused);
+      gate.open();
+    },
+  );
+
+  it('a message on Redis only ever takes rights away: a forged ceiling grants nothing', async () => {
+    const { user, key } = await keyed();
+    const id = (await a.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: user.guid }))
+      .Id;
+    await admin_('put', `/api/RoleRegistry/${user.roleGuid}`).send({ permissions: [] }).expect(200);
+    await refusedOnB(key, '/api/UserRegistry', 403);
+    const client = new Redis(redis.url);
+    try {
+      await client.publish(
+        API_KEY_CHANNEL,
+        JSON.stringify({
+          v: 1,
+          event: 'principals',
+          userIds: [id],
+          ceiling: [...ALL_PERMISSIONS],
+          origin: 'forged',
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      await withKey(b, key, '/api/UserRegistry').expect(403);
+      await withKey(b, key).expect(200);
+    } finally {
+      client.disconnect();
+    }
+  });
 
   it('a deactivated user', async () => {
     const { user, key } = await keyed();

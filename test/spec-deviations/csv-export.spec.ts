@@ -5,6 +5,7 @@ import { Permission } from '@app/common';
 import { EXPORT_BATCH } from '@app/grid';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
+import { formulaCells } from '../support/csv-readings';
 import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -63,6 +64,36 @@ describe.each(TEST_PROVIDERS)('CSV export of UserLogin (%s)', (provider) => {
   it('with take: that many rows', async () => {
     const res = await csv({ take: '10' }).expect(200);
     expect(res.text.trimEnd().split('\r\n')).toHaveLength(11);
+  });
+
+  it('a user name that starts a formula after a separator is neutralised for every reader (security issue 37)', async () => {
+    const names = [
+      ';=1+1 formula',
+      ' =1+1 formula',
+      'x;"=1+1" formula',
+      'x,\t@SUM(A1) formula',
+      'x\n-1 formula',
+    ];
+    await t.app
+      .get(DataSource)
+      .getRepository(UserLogin)
+      .insert(
+        names.map((CreatedUser) => ({
+          CreatedUser,
+          TenantRegistryId: null,
+          RemoteIp: '192.0.2.1',
+          LocalIp: null,
+          UserAgent: ';=cmd|/c calc',
+          AuthenticationTypeId: 1,
+          Failed: true,
+          FailureTypeId: 1,
+          FailureMessage: null,
+          CreatedDate: new Date(),
+        })),
+      );
+    const res = await csv({ search: 'formula' }).expect(200);
+    expect(res.text.split('\r\n').length).toBeGreaterThan(names.length);
+    expect(formulaCells(res.text)).toEqual([]);
   });
 
   it('a bad parameter is still a 400 problem, not a broken download', async () => {

@@ -1,3 +1,4 @@
+import { metrics } from '@opentelemetry/api';
 import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import {
@@ -9,6 +10,7 @@ import {
   ProblemException,
   scanJsonBody,
 } from '@app/common';
+import { SERVICE_NAME } from '@app/telemetry';
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
@@ -159,12 +161,49 @@ function directJson(limit: number): (req: Request, done: (err?: unknown) => void
   };
 }
 
+/** Why a body never arrived whole: the client left, or it was too slow (RequestBodyTimeoutMilliseconds). */
+export type IncompleteBody = 'client-left' | 'body-timeout';
+
+/**
+ * Whether a parser's error means that the body stopped arriving: the request was aborted (raw-body's
+ * `request.aborted`, the direct reader's too) or its connection is gone (an undecodable body is not: its
+ * connection is still there for the 400). node:http ends a request that outlived its requestTimeout by
+ * destroying the socket with ERR_HTTP_REQUEST_TIMEOUT, after writing its own 408.
+ */
+export function incompleteBody(req: Request, err: unknown): IncompleteBody | undefined {
+  const e = (err ?? {}) as { type?: unknown; code?: unknown };
+  const socket = req.socket as (typeof req.socket & { errored?: { code?: unknown } | null }) | null;
+  const gone = e.type === 'request.aborted' || e.code === 'ECONNRESET' || socket?.destroyed === true;
+  if (!gone) return undefined;
+  return socket?.errored?.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'body-timeout' : 'client-left';
+}
+
+/**
+ * A body that never arrived whole (security issue 37), wherever it was being read: nobody is left to answer, so
+ * it is no error of the service's. The request's status is set for its one request line (400 when the client
+ * left, 408 when it was cut: node:http has sent that answer), it is counted in service.http.request.incomplete
+ * (the process's meter provider: the service's once it started), and the request goes no further.
+ */
+function endIncomplete(res: Response, reason: IncompleteBody): void {
+  res.statusCode = reason === 'body-timeout' ? 408 : 400;
+  // Looked up each time (it is rare): the process's provider is the service's once it has started.
+  metrics
+    .getMeter(SERVICE_NAME)
+    .createCounter('service.http.request.incomplete', {
+      description:
+        'Request bodies that never arrived whole: the client left, or RequestBodyTimeoutMilliseconds ran out.',
+    })
+    .add(1, { reason });
+  if (!res.writableEnded) res.end();
+}
+
 /**
  * JSON, then form bodies. Our own parsers, so their errors become problems with our wording before Nest rewraps
  * them; every JSON body's raw bytes are checked by verifyJson before parsing. The common JSON body is read
  * directly (directJson), every other one by body-parser; `direct: false` sends every one to body-parser (the
  * tests compare the two). A request without a body (body-parser's own test, hasBody) passes untouched, here at
- * once rather than through both of body-parser's parsers.
+ * once rather than through both of body-parser's parsers. Both parsers end in `done`, where a body that never
+ * arrived whole is ended quietly (endIncomplete) and every other error becomes its problem.
  */
 export function bodyParsers(options: { direct?: boolean } = {}): Middleware {
   const jsonParser = json({
@@ -177,10 +216,15 @@ export function bodyParsers(options: { direct?: boolean } = {}): Middleware {
     limit: FORM_BODY_LIMIT,
     extended: false,
   });
-  const problemOf = (err: unknown) => (err ? (bodyParserProblem(err, true) ?? err) : undefined);
+  const done = (req: Request, res: Response, next: NextFunction) => (err?: unknown) => {
+    if (!err) return next();
+    const incomplete = incompleteBody(req, err);
+    if (incomplete) endIncomplete(res, incomplete);
+    else next(bodyParserProblem(err, true) ?? err);
+  };
   const parsers: Middleware = (req, res, next) =>
     jsonParser(req, res, (err?: unknown) =>
-      err ? next(problemOf(err)) : formParser(req, res, (formErr?: unknown) => next(problemOf(formErr))),
+      err ? done(req, res, next)(err) : formParser(req, res, done(req, res, next)),
     );
   if (options.direct === false) return parsers;
   const direct = directJson(BODY_LIMIT);
@@ -191,6 +235,6 @@ export function bodyParsers(options: { direct?: boolean } = {}): Middleware {
       next();
       return;
     }
-    if (!direct(req, (err?: unknown) => next(problemOf(err)))) parsers(req, res, next);
+    if (!direct(req, done(req, res, next))) parsers(req, res, next);
   };
 }

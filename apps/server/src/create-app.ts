@@ -1,4 +1,4 @@
-import { ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -12,14 +12,17 @@ import {
   ProblemFilter,
   RequestInputGuard,
   parseCookiesOnRead,
+  readForwardedHeadersByTrustedHops,
+  reservedMemberPath,
   securityHeaderWriter,
+  unknownBodyMember,
   validationProblem,
 } from '@app/common';
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { HttpServerMetrics } from '@app/telemetry';
 import { AppModule, AppOverrides } from './app.module';
 import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
-import { ServiceExpressAdapter } from './express-adapter';
+import { requestTimeouts, ServiceExpressAdapter } from './express-adapter';
 import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
 import { requestMetrics } from './request-metrics.middleware';
@@ -41,11 +44,25 @@ export const APPLICATION_OPTIONS = {
 } as const;
 
 /**
+ * Nest's ValidationPipe, refusing also the members class-transformer passes over before the whitelist sees them
+ * (`__proto__`, `constructor`, `prototype`, at any depth: reservedMemberPath), as any unknown member.
+ */
+class ServiceValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body' && this.toValidate(metadata)) {
+      const reserved = reservedMemberPath(value);
+      if (reserved !== undefined) throw unknownBodyMember(reserved);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+/**
  * THE validation of request DTOs: unknown members refused, every refused field named by its path in a 400
  * validation problem (validationProblem).
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new ServiceValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     transform: true,
@@ -61,7 +78,7 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(settings, overrides),
-    new ServiceExpressAdapter(),
+    new ServiceExpressAdapter(requestTimeouts(settings.RequestBodyTimeoutMilliseconds)),
     APPLICATION_OPTIONS,
   );
   configureApp(app, settings);
@@ -94,15 +111,18 @@ export function useHttpMiddleware(
   metrics: HttpServerMetrics | null = null,
 ): void {
   app.disable('x-powered-by');
-  // No ETag on the API's answers: they are live figures and session state, never cached (the console's
-  // fetches say no-store), so Express's SHA-1 of every body (a whole grid page included) bought nothing;
-  // an If-None-Match could only have turned a live answer into a 304. The console's files keep theirs.
+  // No ETag computed by Express: it would hash every body (a whole grid page included), and a hash says nothing
+  // a client can send back to write safely. A versioned record's answer carries its row version as its ETag
+  // (RecordAnswer); the console's files keep theirs.
   app.set('etag', false);
-  app.set('trust proxy', settings.TrustProxy);
-  parseCookiesOnRead(app.getHttpAdapter().getInstance().request);
+  // TrustProxy: False, a number of hops (True: one) or the balancers' addresses; scheme and host by the same rule.
+  app.set('trust proxy', settings.trustProxy);
+  const requestPrototype = app.getHttpAdapter().getInstance().request;
+  readForwardedHeadersByTrustedHops(requestPrototype);
+  parseCookiesOnRead(requestPrototype);
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();
-  const measure = metrics ? requestMetrics(metrics, Boolean(settings.TrustProxy)) : null;
+  const measure = metrics ? requestMetrics(metrics, settings.trustProxy !== false) : null;
   const parseBody = bodyParsers();
   // Only with CorsAllowedOrigins: one more layer, before this one, that answers no CORS request by itself.
   const cors = corsOptions(settings.CorsAllowedOrigins);

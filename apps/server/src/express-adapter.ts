@@ -45,14 +45,39 @@ export type ExpressApplication = RequestListener & { request: IncomingMessage; r
  * (docs/performance.md). With the prototype already in place Express's own `setPrototypeOf` changes nothing;
  * every object is the same, with the same methods, as before.
  */
-export function expressServer(app: ExpressApplication): Server {
+export function expressServer(app: ExpressApplication, timeouts: RequestTimeouts = {}): Server {
   return createServer(
     {
       IncomingMessage: bornWith(IncomingMessage, app.request),
       ServerResponse: bornWith(ServerResponse, app.response),
+      ...timeouts,
     },
     app,
   );
+}
+
+/** node:http's own limits on receiving a request (unset: Node's defaults, 300 s and 60 s, checked every 30 s). */
+export interface RequestTimeouts {
+  requestTimeout?: number;
+  headersTimeout?: number;
+  connectionsCheckingInterval?: number;
+}
+
+/**
+ * RequestBodyTimeoutMilliseconds as node:http's limits (security issue 37): a request whose head and body have
+ * not all arrived by then is answered 408 by node:http itself and its connection closed. The headers' limit is
+ * node:http's 60 s or the request's, whichever is shorter (node:http requires it to be), and the connections are
+ * checked often enough for the limit to hold within about a quarter of it (node:http checks every 30 s).
+ */
+export function requestTimeouts(requestBodyTimeoutMilliseconds: number): RequestTimeouts {
+  return {
+    requestTimeout: requestBodyTimeoutMilliseconds,
+    headersTimeout: Math.min(60_000, requestBodyTimeoutMilliseconds),
+    connectionsCheckingInterval: Math.min(
+      30_000,
+      Math.max(250, Math.floor(requestBodyTimeoutMilliseconds / 4)),
+    ),
+  };
 }
 
 /**
@@ -120,7 +145,7 @@ const ROUTE_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'head', 'options
 export class ServiceExpressAdapter extends ExpressAdapter {
   readonly routes = new RouteMethods();
 
-  constructor() {
+  constructor(private readonly timeouts: RequestTimeouts = {}) {
     super();
     for (const method of ROUTE_METHODS) {
       const register = this[method].bind(this) as (...args: unknown[]) => unknown;
@@ -142,7 +167,7 @@ export class ServiceExpressAdapter extends ExpressAdapter {
 
   override initHttpServer(options: NestApplicationOptions): void {
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
-    this.httpServer = expressServer(this.getInstance<ExpressApplication>());
+    this.httpServer = expressServer(this.getInstance<ExpressApplication>(), this.timeouts);
   }
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {

@@ -150,7 +150,6 @@ export function requestLogging(settings: Settings): Params {
 
 /** pino's numbers of the request lines' levels. */
 const INFO = 30;
-const WARN = 40;
 const ERROR = 50;
 
 /**
@@ -197,7 +196,7 @@ export function requestLineText(
 
 /**
  * One short line per request at `info` when the answer is done (id, method, path without the query, status,
- * time taken in ms; `request aborted` when the client left first; `error` level for a 5xx): built here from
+ * time taken in ms; `request aborted`, at info, when the client left first; `error` level for a 5xx): built here from
  * plain values, so no header, query or body can reach it. Also sets the request id (X-Request-Id) on every
  * answer, at any level. Called synchronously by the front layer (create-app), first of its steps.
  */
@@ -213,8 +212,9 @@ export function requestLines(settings: Settings): (req: Request, res: Response) 
     // 'close' comes once for every answer (finished or cut off); the response is never reused
     res.on('close', () => {
       const statusCode = res.statusCode;
+      // A client that left (mid-body included, security issue 37) is its own business: info, never more.
       const aborted = !res.writableFinished;
-      const level = aborted ? WARN : statusCode >= 500 ? ERROR : INFO;
+      const level = aborted ? INFO : statusCode >= 500 ? ERROR : INFO;
       const message = aborted ? 'request aborted' : level === ERROR ? 'request failed' : 'request completed';
       const responseTime = Math.round(performance.now() - started);
       writeLine(

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import Redis from 'ioredis';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
 import { Actor } from '@app/common';
-import { ActorService, IdentityEvents, PrincipalsChanged } from '@app/identity';
+import { ActorService, IdentityEvents, PrincipalsCeiling, PrincipalsChanged } from '@app/identity';
 import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
 import { ApiKeyRepository } from './api-key.repository';
 
@@ -14,7 +14,7 @@ export const API_KEY_CHANNEL = 'decisioning:api-keys';
  */
 export type ApiKeyMessage =
   | { v: 1; event: 'created' | 'revoked'; keyGuid: string; origin: string }
-  | { v: 1; event: 'principals'; userIds: number[]; origin: string }
+  | { v: 1; event: 'principals'; userIds: number[]; ceiling?: PrincipalsCeiling; origin: string }
   | { v: 1; event: 'reload'; origin: string };
 
 interface Entry {
@@ -180,18 +180,61 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Who may act has changed (identity feature): applied here at once, and on every node through Redis. A
-   * password lockout is not such a change: API keys are independent of password events (docs/decisions.md).
+   * Who may act has changed (identity feature; security issue 37): told to the other nodes first, so their
+   * window starts when this node's does, and applied here before the change is answered (the identity
+   * service waits for this Promise). A read that fails takes the users' keys out of this node's set until a
+   * later read decides them (fail closed). A password lockout is not such a change: API keys are independent
+   * of password events (docs/decisions.md).
    */
-  private principalsChanged(change: PrincipalsChanged): void {
+  private async principalsChanged(change: PrincipalsChanged): Promise<void> {
     const origin = this.settings.InstanceName;
     const targeted = 'userIds' in change && change.userIds.length <= MAX_MESSAGE_USERS;
     const message: ApiKeyMessage = targeted
-      ? { v: 1, event: 'principals', userIds: change.userIds, origin }
+      ? { v: 1, event: 'principals', userIds: change.userIds, ceiling: change.ceiling, origin }
       : { v: 1, event: 'reload', origin };
-    void this.apply(message)
-      .then(() => this.publish(message))
-      .catch((err: unknown) => this.logger.error({ err }, 'Applying an identity change to API keys failed'));
+    void this.publish(message);
+    try {
+      await this.apply(message);
+    } catch (err) {
+      this.logger.error(
+        { err },
+        'Applying an identity change to API keys failed: their keys are refused here',
+      );
+      if (message.event === 'principals') this.dropUsers(message.userIds);
+    }
+  }
+
+  /** Takes every key of these users out of the set, as a read made now would decide them. */
+  private dropUsers(userIds: readonly number[]): void {
+    this.restrictUsers(userIds, 'none');
+  }
+
+  /**
+   * What a change that only takes rights away says, applied at once, before the users are read again: their keys
+   * out of the set (`none`), or their permissions cut to the ceiling. It never grants (a message on Redis can at
+   * worst refuse a key until the read), and it counts as a read made now, so an older reload cannot undo it.
+   */
+  private restrictUsers(userIds: readonly number[], ceiling: PrincipalsCeiling): void {
+    const users = new Set(userIds);
+    const read = this.sequence++;
+    const allowed = ceiling === 'none' ? undefined : new Set<number>(ceiling);
+    const keys: KeyRow[] = [];
+    const actors = new Map<number, Actor>();
+    for (const [hash, e] of this.byHash) {
+      if (!users.has(e.actor.userId)) continue;
+      keys.push({ Guid: e.keyGuid, KeyHash: hash, UserRegistryId: e.actor.userId });
+      if (allowed)
+        actors.set(e.actor.userId, {
+          ...e.actor,
+          permissions: new Set([...e.actor.permissions].filter((p) => allowed.has(p))),
+        });
+    }
+    this.applyKeys(
+      read,
+      keys.map((k) => k.Guid),
+      allowed ? keys : [],
+      actors,
+    );
   }
 
   private apply(message: ApiKeyMessage): Promise<void> {
@@ -200,6 +243,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
       case 'revoked':
         return this.applyKey(message.keyGuid);
       case 'principals':
+        if (message.ceiling) this.restrictUsers(message.userIds, message.ceiling);
         return this.applyUsers(message.userIds);
       case 'reload':
         return this.reload();
@@ -243,6 +287,13 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** A message's ceiling: absent, `none`, or permission numbers; null when it is something else. */
+function ceilingOf(value: unknown): PrincipalsCeiling | undefined | null {
+  if (value === undefined) return undefined;
+  if (value === 'none') return 'none';
+  return Array.isArray(value) && value.every((p) => Number.isSafeInteger(p)) ? (value as number[]) : null;
+}
+
 export function parseMessage(payload: string): ApiKeyMessage | null {
   try {
     const m = JSON.parse(payload) as Record<string, unknown>;
@@ -258,8 +309,11 @@ export function parseMessage(payload: string): ApiKeyMessage | null {
       Array.isArray(m.userIds) &&
       m.userIds.length <= MAX_MESSAGE_USERS &&
       m.userIds.every((id) => Number.isSafeInteger(id) && (id as number) > 0)
-    )
-      return { v: 1, event: 'principals', userIds: m.userIds as number[], origin: m.origin };
+    ) {
+      const ceiling = ceilingOf(m.ceiling);
+      if (ceiling === null) return null;
+      return { v: 1, event: 'principals', userIds: m.userIds as number[], ceiling, origin: m.origin };
+    }
     if (m.event === 'reload') return { v: 1, event: 'reload', origin: m.origin };
   } catch {
     /* ignored: not ours */

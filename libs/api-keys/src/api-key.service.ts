@@ -78,7 +78,7 @@ export class ApiKeyService {
 
   async create(actor: Actor, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     // spec: API key record — a Name is required: blank is no name.
-    const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid);
+    const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid, { actingFor: true });
     const generated = generateApiKey(user.guid, this.checksumKeys.current);
     const row = await this.repo.insert(
       Object.assign(new UserRegistryApiKey(), {

@@ -53,7 +53,10 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
   afterAll(() => t.close());
 
   it('a created key authenticates as its user, is stored only as a hash, and is listed without it', async () => {
-    const admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    // An administrator hands out only permissions they hold (security issue 37), Invoke included.
+    const admin = await createUser(t.app, {
+      permissions: [Permission.ReadWriteSecurityUser, Permission.Invoke],
+    });
     const user = await createUser(t.app, { tenantGuid: admin.tenantGuid, permissions: [Permission.Invoke] });
     const svc = t.app.get(ApiKeyService);
     const created = await svc.create(admin.actor, {

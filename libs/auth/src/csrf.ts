@@ -22,10 +22,12 @@ function header(req: HttpRequestLike, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** The request's own origin: Host, or X-Forwarded-Host (first value) only when TrustProxy is set. */
-export function ownOrigin(req: HttpRequestLike, trustProxy: boolean): string | null {
-  const forwarded = trustProxy ? header(req, 'x-forwarded-host')?.split(',')[0]?.trim() : undefined;
-  const host = forwarded || header(req, 'host');
+/**
+ * The request's own origin: its scheme and host as the service reads them (`req.protocol`, `req.host`: Host and
+ * the socket, or what the trusted balancer wrote in X-Forwarded-Proto/-Host, readForwardedHeadersByTrustedHops).
+ */
+export function ownOrigin(req: HttpRequestLike): string | null {
+  const host = req.host ?? header(req, 'host');
   if (!host) return null;
   return originOf(`${req.protocol ?? 'http'}://${host}`);
 }
@@ -35,10 +37,10 @@ export function ownOrigin(req: HttpRequestLike, trustProxy: boolean): string | n
  * same-origin or none (a user typing or bookmarking); without that header, when Origin, else Referer, names
  * the request's own origin. Anything else (cross-site, same-site, `Origin: null`, no header) is refused.
  */
-export function isProvablySameOrigin(req: HttpRequestLike, trustProxy: boolean): boolean {
+export function isProvablySameOrigin(req: HttpRequestLike): boolean {
   const site = header(req, 'sec-fetch-site');
   if (site !== undefined) return site === 'same-origin' || site === 'none';
-  const own = ownOrigin(req, trustProxy);
+  const own = ownOrigin(req);
   if (!own) return false;
   const origin = header(req, 'origin');
   if (origin !== undefined) return originOf(origin) === own;

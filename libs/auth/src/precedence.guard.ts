@@ -18,6 +18,8 @@ import { authenticateNow, type StrategyOutcome } from './strategies/authenticate
 import { CREDENTIAL_CARRIERS, CredentialCarrier } from './strategies/credential-carriers';
 import type { ResolvedCredential } from './strategies/session-jwt.strategies';
 
+const NO_STORE = 'no-store';
+
 export interface ResolveOptions {
   /** Refresh the cookie of a cookie-authenticated request (default true; false on the Invoke routes). */
   maintainCookie?: boolean;
@@ -64,11 +66,15 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
    * Promise when the credential needs the database (a session JWT).
    */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const http = context.switchToHttp();
+    const response = http.getResponse<Response>();
+    // Security issue 37: no answer of the API is kept by a browser or a shared cache. Nearly every one depends on
+    // a credential (and the public ones carry or decide one: sign-in, WirePasswordHash, logout, readiness), so
+    // every route's answer says so, its refusals included; a handler may still say otherwise.
+    response.setHeader('Cache-Control', NO_STORE);
     const access = this.accessOf(context);
     if (access.kind === 'public') return true;
-    const http = context.switchToHttp();
     const request = http.getRequest<Request & RequestWithActor>();
-    const response = http.getResponse<Response>();
     if (access.kind === 'optional') {
       // A credential that cannot be accepted, for whatever reason (a database that is down included),
       // makes the caller anonymous.
@@ -92,6 +98,7 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
    * (JWT)), unless `maintainCookie` is false (spec: Credentials 5, the Invoke routes).
    */
   async resolve(request: Request, response: Response, options: ResolveOptions = {}): Promise<Actor> {
+    response.setHeader('Cache-Control', NO_STORE);
     return this.resolveNow(request, response, options);
   }
 

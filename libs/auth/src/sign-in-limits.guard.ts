@@ -3,7 +3,6 @@ import {
   CanActivate,
   ExecutionContext,
   HttpStatus,
-  Inject,
   Injectable,
   Logger,
   UseGuards,
@@ -17,7 +16,7 @@ import {
 } from '@nestjs/throttler';
 import type { Request } from 'express';
 import Redis from 'ioredis';
-import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
+import type { SignInSettings } from '@app/config';
 import {
   ApiProblemResponses,
   carriesOtherThanJson,
@@ -33,7 +32,7 @@ import { ownOrigin } from './csrf';
 /**
  * Per-address rate limits of the anonymous sign-in routes (security issue 13): a per-user lockout does not
  * stop password spraying across many users, nor a user-name census through WirePasswordHash. Two buckets,
- * each SignInRateLimitPerMinute requests a minute per client address (req.ip, so TrustProxy applies).
+ * each SignInRateLimitPerMinute requests a minute per client address (req.ip: the client address TrustProxy gives).
  */
 export const SIGN_IN_BUCKET = 'sign-in';
 export const WIRE_PASSWORD_HASH_BUCKET = 'wire-password-hash';
@@ -147,14 +146,12 @@ function header(req: Request, name: string): string | undefined {
  */
 @Injectable()
 export class SignInRequestGuard implements CanActivate {
-  constructor(@Inject(SIGN_IN_SETTINGS.token) private readonly settings: SignInSettings) {}
-
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
     if (carriesOtherThanJson(req)) throw unsupportedMediaType();
     const site = header(req, 'sec-fetch-site');
     const origin = header(req, 'origin');
-    const crossOrigin = origin !== undefined && origin !== ownOrigin(req, this.settings.TrustProxy);
+    const crossOrigin = origin !== undefined && origin !== ownOrigin(req);
     if (site === 'cross-site' || (site !== 'same-origin' && crossOrigin))
       throw new ProblemException(
         HttpStatus.FORBIDDEN,

@@ -7,12 +7,14 @@ import type { IncomingHttpHeaders } from 'node:http';
 export interface HttpRequestLike {
   method: string;
   headers: IncomingHttpHeaders;
-  /** The caller's address: the socket's, or X-Forwarded-For's with TrustProxy (Express's `req.ip`). */
+  /** The caller's address: the socket's, or the one the trusted balancer saw (TrustProxy; Express's `req.ip`). */
   ip?: string;
-  /** HTTPS, or X-Forwarded-Proto https with TrustProxy (Express's `req.secure`). */
+  /** HTTPS, or X-Forwarded-Proto https written by the trusted balancer (`req.secure`). */
   secure?: boolean;
-  /** `http` or `https`, with the same rule (Express's `req.protocol`). */
+  /** `http` or `https`, with the same rule (`req.protocol`: readForwardedHeadersByTrustedHops). */
   protocol?: string;
+  /** Host, or X-Forwarded-Host written by the trusted balancer (`req.host`). */
+  host?: string;
   socket?: { remoteAddress?: string; localAddress?: string };
   /** The Cookie header, parsed when first read (parseCookiesOnRead). */
   cookies?: Record<string, unknown>;

@@ -26,3 +26,4 @@ export * from './request-input.guard';
 export * from './row-versions';
 export * from './record-answers.interceptor';
 export * from './validation-schema';
+export * from './forwarded-request';

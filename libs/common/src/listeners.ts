@@ -1,11 +1,14 @@
 import { Logger } from '@nestjs/common';
 
+/** A listener of one kind of event; one that returns a Promise can be waited for (emitAndWait). */
+export type Listener<T> = (event: T) => void | Promise<void>;
+
 /**
- * In-process listeners of one kind of event. A listener that throws is logged and never stops the others nor
- * the emitter: the event has already happened (in the database) when it is told.
+ * In-process listeners of one kind of event. A listener that throws (or whose Promise rejects) is logged and
+ * never stops the others nor the emitter: the event has already happened (in the database) when it is told.
  */
 export class Listeners<T> {
-  private readonly listeners = new Set<(event: T) => void>();
+  private readonly listeners = new Set<Listener<T>>();
 
   constructor(
     private readonly logger: Logger,
@@ -13,18 +16,29 @@ export class Listeners<T> {
   ) {}
 
   /** Returns the function that removes the listener. */
-  add(listener: (event: T) => void): () => void {
+  add(listener: Listener<T>): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
+  /** Tells every listener; does not wait for the ones that answer with a Promise. */
   emit(event: T): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch (err) {
-        this.logger.error({ err }, `A ${this.what} listener failed`);
-      }
-    }
+    void this.emitAndWait(event);
+  }
+
+  /**
+   * Tells every listener and resolves once each has finished (a Promise a listener returns included), so an
+   * action can apply what follows from it before it answers. Never rejects.
+   */
+  async emitAndWait(event: T): Promise<void> {
+    await Promise.all(
+      [...this.listeners].map(async (listener) => {
+        try {
+          await listener(event);
+        } catch (err) {
+          this.logger.error({ err }, `A ${this.what} listener failed`);
+        }
+      }),
+    );
   }
 }

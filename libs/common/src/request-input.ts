@@ -150,6 +150,36 @@ export function repeatedParameter(name: string): RequestRefusal {
   return RequestRefusal.field(name, `${name} must be given once.`);
 }
 
+/**
+ * Member names that no request DTO declares and that JSON.parse keeps as own members, but that
+ * class-transformer passes over (so the whitelist never saw them): `__proto__` and `constructor`; and
+ * `prototype`, for good measure (security issue 37).
+ */
+const RESERVED_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The path of the first member of a parsed request value named `__proto__`, `constructor` or `prototype`, at
+ * any depth; undefined when there is none. A DTO route refuses it as any unknown member.
+ */
+export function reservedMemberPath(value: unknown, path = ''): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const entries: [string | number, unknown][] = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.keys(value).map((k) => [k, (value as Record<string, unknown>)[k]]);
+  for (const [key, member] of entries) {
+    const memberPath = fieldPath(path, key);
+    if (typeof key === 'string' && RESERVED_MEMBERS.has(key)) return memberPath;
+    const found = reservedMemberPath(member, memberPath);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** The 400 problem of an unknown member sent to a route whose body is a DTO (class-validator's wording). */
+export function unknownBodyMember(path: string): RequestRefusal {
+  return RequestRefusal.field(path, `property ${path} should not exist`);
+}
+
 /** The 400 problem of a route that takes no body but was sent members. */
 export function unexpectedBodyMember(name: string): RequestRefusal {
   return RequestRefusal.field(name, `property ${name} should not exist (this route takes no body)`);

@@ -92,7 +92,6 @@ export const SESSION_TOKEN_SETTINGS = slice('SessionTokens', [
   'sessionAbsoluteLifetimeMs',
   'SessionCookie',
   'CsrfOriginCheck',
-  'TrustProxy',
 ]);
 export type SessionTokenSettings = SliceOf<typeof SESSION_TOKEN_SETTINGS>;
 
@@ -105,7 +104,6 @@ export const SIGN_IN_SETTINGS = slice('SignIn', [
   'PasswordMinimumLength',
   'PasswordMaximumLength',
   'SignInRateLimitPerMinute',
-  'TrustProxy',
 ]);
 export type SignInSettings = SliceOf<typeof SIGN_IN_SETTINGS>;
 
@@ -124,7 +122,6 @@ export const OAUTH_SETTINGS = slice('OAuth', [
   'OAuthClientSecret',
   'OAuthForceGet',
   'OAuthForceRedirect',
-  'TrustProxy',
   'JwtKey',
 ]);
 export type OAuthSettings = SliceOf<typeof OAUTH_SETTINGS>;

@@ -46,7 +46,8 @@ describe('settings', () => {
       EnableOpenTelemetry: false,
       ArchiverWarnThresholdMilliseconds: 10_000,
       CaseCreationWarnThresholdMilliseconds: 10_000,
-      TrustProxy: false,
+      TrustProxy: 'False',
+      trustProxy: false,
       RunMigrations: true,
       OAuthAuthentication: false,
       NegotiateAuthentication: false,
@@ -59,7 +60,33 @@ describe('settings', () => {
   });
 
   it.each(['True', 'TRUE', 'true', ' tRuE '])('reads %p as true', (v) =>
-    expect(load({ SessionCookie: v, TrustProxy: v }).TrustProxy).toBe(true),
+    expect(load({ SessionCookie: v }).SessionCookie).toBe(true),
+  );
+
+  // Security issue 37: what Express's 'trust proxy' takes, except that True is exactly one hop.
+  it.each([
+    ['False', false],
+    ['True', 1],
+    [' true ', 1],
+    ['0', false],
+    ['2', 2],
+    ['10.0.0.5', ['10.0.0.5']],
+    ['10.0.0.0/8, 192.168.1.0/24 ,::1', ['10.0.0.0/8', '192.168.1.0/24', '::1']],
+    ['loopback, fd00::/8', ['loopback', 'fd00::/8']],
+  ] as const)('reads TrustProxy %p as %p', (v, trusted) =>
+    expect(load({ TrustProxy: v }).trustProxy).toEqual(trusted),
+  );
+  it.each([
+    'yes',
+    '-1',
+    '10.0.0.0/33',
+    '::1/129',
+    '10.0.0',
+    'example.com',
+    '10.0.0.1,,10.0.0.2',
+    '10.0.0.1/8/1',
+  ])('refuses TrustProxy %p, naming it', (v) =>
+    expect(errorOf({ TrustProxy: v }).setting).toBe('TrustProxy'),
   );
   it.each(['False', 'FALSE', 'false'])('reads %p as false', (v) =>
     expect(load({ SessionCookie: v }).SessionCookie).toBe(false),

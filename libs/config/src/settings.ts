@@ -1,4 +1,5 @@
 import { accessSync, constants } from 'node:fs';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 
 /** Interval unit codes of the spec: s seconds, n minutes, h hours, d days. */
@@ -24,7 +25,14 @@ export class SettingError extends Error {
 type Kind =
   | { type: 'boolean' }
   | { type: 'integer'; min: number; max: number }
-  | { type: 'string'; maxLength?: number; pattern?: RegExp; patternText?: string }
+  | {
+      type: 'string';
+      maxLength?: number;
+      pattern?: RegExp;
+      /** A check the pattern cannot say (TrustProxy's addresses). */
+      accepts?: (value: string) => boolean;
+      patternText?: string;
+    }
   | { type: 'enum'; values: readonly string[]; caseInsensitive?: boolean }
   | { type: 'url'; protocols: readonly string[] };
 
@@ -148,11 +156,18 @@ export const SETTING_DEFINITIONS = [
     'info',
     'Minimum level of the JSON logs.',
   ),
-  bool(
-    'TrustProxy',
-    false,
-    'Trust X-Forwarded-For / X-Forwarded-Host / X-Forwarded-Proto from a reverse proxy.',
-  ),
+  {
+    name: 'TrustProxy',
+    kind: {
+      type: 'string' as const,
+      maxLength: 4096,
+      accepts: (value: string) => parseTrustProxy(value) !== null,
+      patternText: 'False, True (one hop), a number of hops, or addresses and CIDR ranges of the balancers',
+    },
+    default: 'False',
+    description:
+      "Which reverse proxies are trusted to say who the client is: `False` (none: the socket's address is the client), `True` (exactly one hop, the balancer in front), a number of hops, or a comma-separated list of the balancers' addresses and CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too), as Express takes it. The client address, scheme and host are then the values the trusted hops wrote in X-Forwarded-For / -Proto / -Host, never what the client wrote before them; the balancer must set or append all three (docs/SECURITY.md, Behind a balancer).",
+  },
   text(
     'CorsAllowedOrigins',
     'Origins (scheme://host[:port], comma-separated) of browser applications served elsewhere that may call the API with an Authorization or x-api-key header: preflights answered, ETag, Location, Retry-After and the request id exposed. Unset: same-origin only. Cookie-authenticated writes from another origin stay refused (CsrfOriginCheck).',
@@ -165,6 +180,13 @@ export const SETTING_DEFINITIONS = [
     },
   ),
   bool('RunMigrations', true, 'Run database migrations at start-up.'),
+  int(
+    'RequestBodyTimeoutMilliseconds',
+    30_000,
+    1_000,
+    600_000,
+    'A request whose head and body have not all arrived this long after it began is answered 408 and its connection closed (counted, one request line at info); the headers must arrive within it too (and within 60 s).',
+  ),
   int(
     'ShutdownGraceMilliseconds',
     5_000,
@@ -215,7 +237,7 @@ export const SETTING_DEFINITIONS = [
     'WirePasswordHashUnknownPercent',
     0,
     100,
-    'Percentage of unknown user names for which WirePasswordHash answers true (each name always the same answer), so that unknown names look like users. Unset: the percentage of users with WirePasswordHash, counted once after each start; set it when several nodes run, so that all answer alike.',
+    'Percentage of unknown user names for which WirePasswordHash answers true (each name the same answer while it stays), so that unknown names look like users. Unset: the share of users who have WirePasswordHash at the moment of each ask, read from the database, so it follows every flag change on every node.',
   ),
   int(
     'ApiKeyCacheRefreshIntervalMilliseconds',
@@ -515,7 +537,39 @@ export function parseSentinelEndpoints(value: string): SentinelEndpoint[] | null
   return out;
 }
 
+/** What Express's 'trust proxy' takes from TrustProxy: nothing, a number of hops, or addresses and ranges. */
+export type TrustedProxies = false | number | string[];
+
+/** The Express presets of address ranges that TrustProxy may name. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, an address/prefix (CIDR) or a preset. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (!version || rest.length) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (version === 4 ? 32 : 128));
+}
+
+/**
+ * TrustProxy as Express's 'trust proxy' takes it (issue 37): False → nothing; True → exactly one hop (not
+ * Express's own `true`, which would trust every hop, so the client could choose its address); a whole number →
+ * that many hops; otherwise a comma-separated list of addresses, CIDR ranges and presets. null when it is none
+ * of these.
+ */
+export function parseTrustProxy(value: string): TrustedProxies | null {
+  const v = value.trim().toLowerCase();
+  if (v === 'false') return false;
+  if (v === 'true') return 1;
+  if (/^\d{1,4}$/.test(v)) return Number(v) === 0 ? false : Number(v);
+  const entries = v.split(',').map((e) => e.trim());
+  return entries.length && entries.every(isProxyAddress) ? entries : null;
+}
+
 export interface DerivedSettings {
+  /** TrustProxy parsed (parseTrustProxy): what Express's 'trust proxy' is set to. */
+  trustProxy: TrustedProxies;
   /** SessionAbsoluteLifetimeInterval/Value in milliseconds. */
   sessionAbsoluteLifetimeMs: number;
   /** RevokedSessionCheckInterval/Value in milliseconds. */
@@ -579,6 +633,7 @@ function parseValue(def: SettingDefinition, raw: string): string | number | bool
     case 'string': {
       if (k.maxLength !== undefined && raw.length > k.maxLength) return fail();
       if (k.pattern && !k.pattern.test(raw)) return fail();
+      if (k.accepts && !k.accepts(raw)) return fail();
       return raw;
     }
   }
@@ -613,6 +668,7 @@ export function loadSettings(
       s.RevokedSessionCheckIntervalValue,
     ),
     redisSentinels: Object.freeze(s.RedisSentinels ? (parseSentinelEndpoints(s.RedisSentinels) ?? []) : []),
+    trustProxy: parseTrustProxy(s.TrustProxy) ?? false,
   });
 }
 

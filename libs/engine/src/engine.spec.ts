@@ -118,7 +118,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       : (
           await createUser(t.app, {
             tenantGuid: a.tenantGuid,
-            permissions: [Permission.ReadWriteSecurityUser],
+            // nobody creates a key for a user who holds more than they do (security issue 37)
+            permissions: [Permission.ReadWriteSecurityUser, ...a.permissions],
           })
         ).actor;
     keys.set(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Actor, CredentialKind, Permission, Problems, isPermission } from '@app/common';
 import { IdentityRepository } from './identity.repository';
+import { assertHoldsEvery } from './permission-rule';
 
 /** What other features may know of users: Actors built from the database, and tenant-scoped references. */
 @Injectable()
@@ -43,10 +44,24 @@ export class ActorService {
     return u?.TenantRegistryId === tenantId;
   }
 
-  /** A user of the caller's OWN tenant (even for the landlord), or the 404 problem used for "none". */
-  async userInOwnTenant(actor: Actor, userGuid: string): Promise<{ id: number; guid: string; name: string }> {
+  /**
+   * A user of the caller's OWN tenant (even for the landlord), or the 404 problem used for "none". With
+   * `actingFor` (a credential for the user: an API key), also one who holds no permission the caller lacks,
+   * else the 403 (security issue 37: nobody gets a permission they do not hold by acting as someone who does).
+   */
+  async userInOwnTenant(
+    actor: Actor,
+    userGuid: string,
+    options: { actingFor?: boolean } = {},
+  ): Promise<{ id: number; guid: string; name: string }> {
     const u = await this.repo.findUserByGuid(userGuid);
     if (!u || u.TenantRegistryId !== actor.tenantId) throw Problems.notFound('user');
+    if (options.actingFor)
+      assertHoldsEvery(
+        actor,
+        (await this.repo.permissionsOf([u.RoleRegistryId])).get(u.RoleRegistryId) ?? [],
+        'You cannot act for this user: their role',
+      );
     return { id: u.Id, guid: u.Guid, name: u.Name };
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
 import { Permission } from '@app/common';
@@ -50,9 +50,6 @@ const MAX_USER_NAME = 256;
  */
 @Injectable()
 export class IdentityAuthService {
-  private readonly logger = new Logger('IdentityAuth');
-  private countedPercent?: Promise<number>;
-
   constructor(
     private readonly repo: IdentityRepository,
     @Inject(IDENTITY_SETTINGS.token) private readonly settings: IdentitySettings,
@@ -160,31 +157,27 @@ export class IdentityAuthService {
 
   /**
    * spec: Password transport hardening 1. A user's answer is their flag. An unknown name must not stand out
-   * (security issue 13: a fixed answer for unknown names made this a user-name oracle), so it gets a stable
-   * answer drawn like a user's: true for WirePasswordHashUnknownPercent of all names, decided by an HMAC of
-   * the normalised name under a key derived from JwtKey. Repeated asks agree, and so do nodes sharing the
-   * settings.
+   * (security issues 13 and 37), so it gets a stable answer drawn like a user's: true for a share of all names,
+   * decided by an HMAC of the normalised name under a key derived from JwtKey. The share is
+   * WirePasswordHashUnknownPercent when set, else the share of users who have the flag NOW, read from the
+   * database with every ask: it follows every flag change at once, on every node and across restarts (a share
+   * counted once per process let names flagged since the start stand out). Both reads run for every ask, known
+   * name or not, so the answer's time says nothing either. A name answers the same as long as the share stays.
    */
   async wirePasswordHash(userName: string): Promise<boolean> {
-    const u = await this.findSignInUser(userName);
-    if (u) return u.wirePasswordHash;
+    const [user, share] = await Promise.all([this.findSignInUser(userName), this.unknownNameShare()]);
+    if (user) return user.wirePasswordHash;
     const mac = createHmac('sha256', this.settings.JwtKey ?? '')
       .update(`WirePasswordHash unknown name\u0000${normalizeUserName(userName.trim())}`)
       .digest();
-    return (mac.readUIntBE(0, 6) / 2 ** 48) * 100 < (await this.unknownPercent());
+    return mac.readUIntBE(0, 6) / 2 ** 48 < share;
   }
 
-  /** WirePasswordHashUnknownPercent, or the share of flagged users counted once, at the first ask after start. */
-  private unknownPercent(): Promise<number> {
+  /** The share (0 to 1) of unknown names that answer true: the setting, or the flagged users' share now. */
+  private async unknownNameShare(): Promise<number> {
     const configured = this.settings.WirePasswordHashUnknownPercent;
-    if (configured !== undefined) return Promise.resolve(configured);
-    this.countedPercent ??= this.repo.countUsers().then(({ all, wirePasswordHash }) => {
-      const percent = all === 0 ? 0 : Math.round((100 * wirePasswordHash) / all);
-      this.logger.log(
-        `WirePasswordHash answers true for ${percent}% of unknown names (the share of users with it)`,
-      );
-      return percent;
-    });
-    return this.countedPercent;
+    if (configured !== undefined) return configured / 100;
+    const { all, wirePasswordHash } = await this.repo.countUsers();
+    return all === 0 ? 0 : wirePasswordHash / all;
   }
 }

@@ -198,24 +198,29 @@ export class UserRegistryController {
     422: "roleGuid names no role the caller may assign (or, for a change, none of the user's tenant) (urn:problem-type:unprocessable)",
   })
   update(
+    @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateUserDto,
   ): Promise<UserDto> {
-    return this.users.update(actor, guid, dto, ifMatch);
+    return this.users.update(actor, guid, dto, client, ifMatch);
   }
 
   @Post(':guid/Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user' })
+  @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user (their sessions end)' })
   @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
-  deactivate(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
-    return this.users.deactivate(actor, guid);
+  deactivate(
+    @Client() client: ClientContext,
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+  ): Promise<UserDto> {
+    return this.users.deactivate(actor, guid, client);
   }
 
   @Post(':guid/ResetPassword')
@@ -242,13 +247,20 @@ export class UserRegistryController {
   @Post(':guid/Unlock')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOperation({ operationId: 'unlockUser', summary: 'Clear the password lock of a user' })
+  @ApiOperation({
+    operationId: 'unlockUser',
+    summary: 'Clear the password lock of a user (the sessions of a locked user end)',
+  })
   @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
-  unlock(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
-    return this.users.unlock(actor, guid);
+  unlock(
+    @Client() client: ClientContext,
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+  ): Promise<UserDto> {
+    return this.users.unlock(actor, guid, client);
   }
 
   @Delete(':guid')

@@ -296,6 +296,17 @@ export class IdentityRepository {
         permissionIds.map((PermissionId) => ({ RoleRegistryId: roleId, PermissionId })),
       );
   }
+  /** Ids of the live users of a role, or of every role of a tenant: who may act changes with them. */
+  async userIdsOf(where: { roleId: number } | { tenantId: number }): Promise<number[]> {
+    const rows = await this.users.find({
+      select: { Id: true },
+      where: {
+        DeletedDate: IsNull(),
+        ...('roleId' in where ? { RoleRegistryId: where.roleId } : { TenantRegistryId: where.tenantId }),
+      },
+    });
+    return rows.map((u) => u.Id);
+  }
   countActiveUsersOfRole(roleId: number): Promise<number> {
     return this.users.count({ where: { RoleRegistryId: roleId, DeletedDate: IsNull() } });
   }
@@ -349,15 +360,61 @@ export class IdentityRepository {
       await this.users.update({ Id: userId, DeletedDate: IsNull(), ...atVersion(version) }, changes),
     );
   }
-  /** Clears the lockout of a live user (only the lockout columns and the stamp). */
-  async unlockUser(userId: number, now: Date, by: string): Promise<boolean> {
-    return this.updateUser(userId, {
+  /**
+   * A deactivation (security issue 37): the edit's columns with Active false AND TokensValidFrom moved forward,
+   * in ONE statement per attempt, so a later reactivation (a stale edit carrying `active: true` included) never
+   * brings an earlier session back. Like a password write it applies only while no session started at or after
+   * its instant (sessionsEndAt). Returns that instant, or null when the user is gone.
+   */
+  deactivateUser(userId: number, changes: UserChanges, at: Date, version?: number): Promise<Date | null> {
+    const atVersionSql = version === undefined ? '' : ' AND "Version" = :version';
+    return this.sessionsEndAt(
+      userId,
+      at,
+      async (instant) =>
+        affected(
+          await this.users
+            .createQueryBuilder()
+            .update(UserRegistry)
+            .set({ ...changes, Active: false, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
+            .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}${atVersionSql}`, {
+              userId,
+              at: instant,
+              version,
+            })
+            .execute(),
+        ),
+      // given `version` (If-Match), a row that moved on is not written again at a later instant
+      (user) => version === undefined || user.Version === version,
+    );
+  }
+
+  /**
+   * An administrator's Unlock. A locked user's lock, failure count and sessions end in ONE statement
+   * (TokensValidFrom forward to `now`: whoever held a session before the lock does not get it back; while locked
+   * no session can start). A user who is not locked only has the failure count cleared. 'cut', 'cleared', or
+   * null when the user is gone. (The automatic lockout itself only hides sessions: countFailedPassword.)
+   */
+  async unlockUser(userId: number, now: Date, by: string): Promise<'cut' | 'cleared' | null> {
+    const unlocked = {
       PasswordLocked: false,
       PasswordLockedDate: null,
       FailedPasswordCount: 0,
       UpdatedDate: now,
       UpdatedUser: by,
-    });
+    };
+    const cut = await this.users
+      .createQueryBuilder()
+      .update(UserRegistry)
+      .set({ ...unlocked, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
+      .where('"Id" = :userId AND "DeletedDate" IS NULL AND "PasswordLocked" = :locked', {
+        userId,
+        locked: true,
+        at: now,
+      })
+      .execute();
+    if (affected(cut)) return 'cut';
+    return (await this.updateUser(userId, unlocked)) ? 'cleared' : null;
   }
   async softDeleteUser(userId: number, when: Date, by: string, version?: number): Promise<boolean> {
     return affected(

@@ -15,6 +15,7 @@ import { RoleRegistry, TenantRegistry } from './entities';
 import { IdentityEvents } from './identity-events';
 import { IdentityRepository } from './identity.repository';
 import { toRoleDto } from './mappers';
+import { assertHoldsEvery } from './permission-rule';
 
 /** Roles belong to one tenant. A tenant administrator sees only their tenant's; the landlord sees all. */
 @Injectable()
@@ -70,6 +71,7 @@ export class RoleService {
       tenantGuid = tenant.Guid;
     }
     const permissions = [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b);
+    assertHoldsEvery(actor, permissions, 'You cannot create this role: it');
     return this.repo.transaction(async (tx) => {
       const role = await tx.insertRole(
         Object.assign(new RoleRegistry(), {
@@ -90,15 +92,29 @@ export class RoleService {
   }
 
   /**
+   * The permissions of a role the actor may edit or delete: one that holds no permission the actor lacks
+   * (security issue 37), else the 403.
+   */
+  private async editablePermissions(actor: Actor, role: RoleRegistry): Promise<number[]> {
+    const held = (await this.repo.permissionsOf([role.Id])).get(role.Id) ?? [];
+    assertHoldsEvery(actor, held, 'You cannot change this role: it');
+    return held;
+  }
+
+  /**
    * Only the columns the request changes (security issue 13); with If-Match only to the version named (412
-   * otherwise: versionedWrite). Its users' cached API keys follow at once.
+   * otherwise: versionedWrite). The cached API keys of its users follow before the answer. Neither the role as
+   * it is nor as it would be may hold a permission the actor lacks.
    */
   async update(actor: Actor, guid: string, dto: UpdateRoleDto, ifMatch?: IfMatch): Promise<RoleDto> {
+    if (dto.permissions !== undefined)
+      assertHoldsEvery(actor, dto.permissions, 'You cannot give this role these permissions: the change');
     const answer = await versionedWrite(
       ifMatch,
       () => this.visibleRole(actor, guid),
-      ({ role, tenant }, version) =>
-        this.repo.transaction(async (tx) => {
+      async ({ role, tenant }, version) => {
+        await this.editablePermissions(actor, role);
+        return this.repo.transaction(async (tx) => {
           const changes = {
             ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
             UpdatedDate: new Date(this.clock.now()),
@@ -111,11 +127,16 @@ export class RoleService {
               [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
             );
           const [written, perms] = await Promise.all([tx.findRoleById(role.Id), tx.permissionsOf([role.Id])]);
-          return toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []);
-        }),
+          return { dto: toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []), roleId: role.Id };
+        });
+      },
     );
-    if (dto.permissions !== undefined) this.events.principalsChanged({ all: true });
-    return answer;
+    if (dto.permissions !== undefined)
+      await this.events.principalsChanged({
+        userIds: await this.repo.userIdsOf({ roleId: answer.roleId }),
+        ceiling: [...dto.permissions],
+      });
+    return answer.dto;
   }
 
   async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
@@ -123,6 +144,7 @@ export class RoleService {
       ifMatch,
       () => this.visibleRole(actor, guid),
       async ({ role }, version) => {
+        await this.editablePermissions(actor, role);
         if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0)
           throw Problems.conflict('The role still has users; move them to another role first.');
         const deleted = await this.repo.softDeleteRole(

@@ -75,7 +75,7 @@ export class TenantService {
 
   async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
     this.assertLandlord(actor);
-    await versionedWrite(
+    const tenant = await versionedWrite(
       ifMatch,
       () => this.tenant(guid),
       async (t, version) => {
@@ -86,10 +86,13 @@ export class TenantService {
           actor.userName,
           version,
         );
-        return deleted || undefined;
+        return deleted ? t : undefined;
       },
     );
-    // Its users can no longer act: API keys cached for them are dropped at once.
-    this.events.principalsChanged({ all: true });
+    // Its users can no longer act: API keys cached for them are dropped before the answer.
+    await this.events.principalsChanged({
+      userIds: await this.repo.userIdsOf({ tenantId: tenant.Id }),
+      ceiling: 'none',
+    });
   }
 }

@@ -11,12 +11,13 @@ import {
 } from '@app/common';
 import type { CreateUserDto, ResetPasswordDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserRegistry } from './entities';
-import { IdentityEvents, PasswordReset } from './identity-events';
+import { IdentityEvents, PrincipalsCeiling, SessionCutCause } from './identity-events';
 import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { normalizeUserName } from './names';
 import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
+import { assertHoldsEvery } from './permission-rule';
 
 /**
  * User administration. A tenant administrator sees and changes only their own tenant's users (another
@@ -52,13 +53,32 @@ export class UserService {
     return (await this.repo.findRoleById(roleId))?.Guid ?? '';
   }
 
-  /** A role the actor may assign: visible to them; the user's tenant is the role's tenant. */
+  private async permissionsOfRole(roleId: number): Promise<number[]> {
+    return (await this.repo.permissionsOf([roleId])).get(roleId) ?? [];
+  }
+
+  /**
+   * A role the actor may assign: visible to them (the user's tenant is the role's tenant), and holding no
+   * permission the actor lacks (security issue 37: nobody hands out a permission they do not hold).
+   */
   private async assignableRole(actor: Actor, roleGuid: string) {
     const role = await this.repo.findRoleByGuid(roleGuid);
     if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId)) {
       throw Problems.unprocessable('roleGuid', 'roleGuid does not name a role you can assign.');
     }
+    assertHoldsEvery(actor, await this.permissionsOfRole(role.Id), 'You cannot assign this role: it');
     return role;
+  }
+
+  /** A visible user the actor may change or act for: one who holds no permission the actor lacks. */
+  private async manageableUser(actor: Actor, guid: string): Promise<UserRegistry> {
+    const user = await this.visibleUser(actor, guid);
+    assertHoldsEvery(
+      actor,
+      await this.permissionsOfRole(user.RoleRegistryId),
+      'You cannot change this user: their role',
+    );
+    return user;
   }
 
   async list(actor: Actor): Promise<UserDto[]> {
@@ -130,18 +150,27 @@ export class UserService {
    * a lockout never writes back a stale TokensValidFrom or lockout. With If-Match only to the version named
    * (412 otherwise: versionedWrite).
    */
-  async update(actor: Actor, guid: string, dto: UpdateUserDto, ifMatch?: IfMatch): Promise<UserDto> {
+  async update(
+    actor: Actor,
+    guid: string,
+    dto: UpdateUserDto,
+    client: ClientContext | null = null,
+    ifMatch?: IfMatch,
+  ): Promise<UserDto> {
     return versionedWrite(
       ifMatch,
-      () => this.visibleUser(actor, guid),
+      () => this.manageableUser(actor, guid),
       async (user, version) => {
         const changes: UserChanges = {};
         if (dto.roleGuid !== undefined) {
-          const role = await this.assignableRole(actor, dto.roleGuid);
-          if (role.TenantRegistryId !== user.TenantRegistryId) {
+          const role = await this.repo.findRoleByGuid(dto.roleGuid);
+          if (user.Id === actor.userId && role?.Id !== user.RoleRegistryId)
+            throw Problems.forbidden('You cannot change your own role.');
+          const assignable = await this.assignableRole(actor, dto.roleGuid);
+          if (assignable.TenantRegistryId !== user.TenantRegistryId) {
             throw Problems.unprocessable('roleGuid', "roleGuid must name a role of the user's tenant.");
           }
-          changes.RoleRegistryId = role.Id;
+          changes.RoleRegistryId = assignable.Id;
         }
         if (dto.email !== undefined) changes.Email = dto.email;
         if (dto.active !== undefined) {
@@ -149,19 +178,19 @@ export class UserService {
             throw Problems.conflict('You cannot deactivate yourself.');
           changes.Active = dto.active;
         }
-        return this.write(actor, user, changes, version);
+        return this.write(actor, user, changes, client, version);
       },
     );
   }
 
-  async deactivate(actor: Actor, guid: string): Promise<UserDto> {
-    return this.update(actor, guid, { active: false });
+  async deactivate(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
+    return this.update(actor, guid, { active: false }, client);
   }
 
   async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
     const user = await versionedWrite(
       ifMatch,
-      () => this.visibleUser(actor, guid),
+      () => this.manageableUser(actor, guid),
       async (u, version) => {
         if (u.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
         const deleted = await this.repo.softDeleteUser(
@@ -173,7 +202,7 @@ export class UserService {
         return deleted ? u : undefined;
       },
     );
-    this.events.principalsChanged({ userIds: [user.Id] });
+    await this.events.principalsChanged({ userIds: [user.Id], ceiling: 'none' });
   }
 
   /**
@@ -190,7 +219,7 @@ export class UserService {
     dto: ResetPasswordDto,
     client: ClientContext | null = null,
   ): Promise<UserDto> {
-    const user = await this.visibleUser(actor, guid);
+    const user = await this.manageableUser(actor, guid);
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
     const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
     const at = await this.racing(() =>
@@ -206,44 +235,74 @@ export class UserService {
       ),
     );
     if (!at) throw Problems.notFound('user');
-    const reset: PasswordReset = {
-      userGuid: user.Guid,
-      userName: user.Name,
-      tenantId: user.TenantRegistryId,
-      at: at.getTime(),
-      resetBy: actor.userName,
-      client,
-    };
-    this.events.passwordReset(reset);
-    return this.dto(await this.current(user.Guid));
-  }
-
-  async unlock(actor: Actor, guid: string): Promise<UserDto> {
-    const user = await this.visibleUser(actor, guid);
-    if (!(await this.repo.unlockUser(user.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('user');
+    await this.sessionsCut('password-reset', actor, user, at, client);
     return this.dto(await this.current(user.Guid));
   }
 
   /**
-   * Writes the changed columns with the stamp (given `version`, only at that version; undefined when nothing was
-   * written), and tells the features that cache users (API keys).
+   * Clears a password lock. An administrator's Unlock of a locked user also ends the sessions that started
+   * before it, in the same statement (security issue 37; the automatic lockout only hid them), with a
+   * UserLogout row; a user who was not locked keeps their sessions.
+   */
+  async unlock(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
+    const user = await this.manageableUser(actor, guid);
+    const now = new Date(this.clock.now());
+    const outcome = await this.repo.unlockUser(user.Id, now, actor.userName);
+    if (!outcome) throw Problems.notFound('user');
+    if (outcome === 'cut') await this.sessionsCut('unlocked', actor, user, now, client);
+    return this.dto(await this.current(user.Guid));
+  }
+
+  /**
+   * Writes the changed columns with the stamp (given `version`, only at that version: If-Match; undefined when
+   * nothing was written). A deactivation also ends every session in the same statement
+   * (IdentityRepository.deactivateUser), so reactivating never revives one. The features that follow
+   * (the UserLogout row, the API-key cache) have applied it before this returns.
    */
   private async write(
     actor: Actor,
     user: UserRegistry,
     changes: UserChanges,
+    client: ClientContext | null,
     version?: number,
   ): Promise<UserDto | undefined> {
-    const updated = await this.repo.updateUser(
-      user.Id,
-      { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName },
-      version,
-    );
-    if (!updated) return undefined;
+    const stamped = { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName };
+    if (changes.Active === false) {
+      const at = await this.racing(() =>
+        this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
+      );
+      if (!at) return undefined;
+      await this.sessionsCut('deactivated', actor, user, at, client);
+    } else if (!(await this.repo.updateUser(user.Id, stamped, version))) return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
-      this.events.principalsChanged({ userIds: [user.Id] });
+      await this.events.principalsChanged({ userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
     return this.dto(await this.current(user.Guid));
+  }
+
+  /** The most a user may do after these changes, as far as they take rights away (PrincipalsCeiling). */
+  private async ceilingOf(changes: UserChanges): Promise<PrincipalsCeiling | undefined> {
+    if (changes.Active === false) return 'none';
+    if (changes.RoleRegistryId !== undefined) return this.permissionsOfRole(changes.RoleRegistryId);
+    return undefined;
+  }
+
+  /** Tells the sessions feature (streams, the UserLogout row) and waits for it. */
+  private sessionsCut(
+    cause: SessionCutCause,
+    actor: Actor,
+    user: UserRegistry,
+    at: Date,
+    client: ClientContext | null,
+  ): Promise<void> {
+    return this.events.sessionsCut({
+      cause,
+      userGuid: user.Guid,
+      userName: user.Name,
+      tenantId: user.TenantRegistryId,
+      at: at.getTime(),
+      by: actor.userName,
+      client,
+    });
   }
 
   /**

@@ -3,10 +3,29 @@ import Redis from 'ioredis';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { Actor, ClientContext, Clock } from '@app/common';
 import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
-import { ActorService, IdentityAuthService, IdentityEvents } from '@app/identity';
+import {
+  ActorService,
+  IdentityAuthService,
+  IdentityEvents,
+  type SessionCutCause,
+  type SessionsCut,
+} from '@app/identity';
 import { SessionEvents, SessionsRevoked } from '@app/auth';
 import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
 import { StreamRegistry } from './stream-registry';
+
+/** The UserLogout reason and message of each administrator action that ends a user's sessions. */
+const ADMINISTRATOR_CUTS: Record<SessionCutCause, { reason: LogoutReason; message: string }> = {
+  'password-reset': { reason: LogoutReason.PasswordChanged, message: 'Password reset by an administrator.' },
+  deactivated: {
+    reason: LogoutReason.AdministratorRevoked,
+    message: 'User deactivated by an administrator.',
+  },
+  unlocked: {
+    reason: LogoutReason.AdministratorRevoked,
+    message: 'Password lock cleared by an administrator.',
+  },
+};
 
 /** Redis channel of session revocations; every node closes the user's streams at once. */
 export const SESSION_CHANNEL = 'decisioning:sessions';
@@ -69,24 +88,13 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
   onApplicationBootstrap(): void {
     // Password change (auth feature) revokes through the database itself and tells us here.
     const stopRevoked = this.events.onRevoked((e) => this.revokedEverywhere(e));
-    // An administrator's password reset (identity feature) has already moved TokensValidFrom in the same
-    // save: close the streams everywhere and write the UserLogout row (ReasonId 3).
-    const stopReset = this.identityEvents.onPasswordReset((r) => {
-      this.revokedEverywhere({ userGuid: r.userGuid, validFrom: r.at });
-      this.recorder
-        .record(r.client, {
-          userName: r.userName,
-          tenantId: r.tenantId,
-          reason: LogoutReason.PasswordChanged,
-          outcome: LogoutOutcome.Revoked,
-          revokedByUser: r.resetBy,
-          message: 'Password reset by an administrator.',
-        })
-        .catch((err: unknown) => this.logger.error({ err }, 'Recording the password reset logout failed'));
-    });
+    // An administrator's password reset, deactivation or Unlock (identity feature) has already moved
+    // TokensValidFrom in its own statement: close the streams everywhere and write the UserLogout row before
+    // the administrator's answer (the identity service waits for this listener).
+    const stopCut = this.identityEvents.onSessionsCut((cut) => this.recordAdministratorCut(cut));
     this.stopListening = () => {
       stopRevoked();
-      stopReset();
+      stopCut();
     };
     if (this.settings.RedisConnectionString) this.subscribe();
   }
@@ -121,6 +129,28 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
       message: 'Sessions revoked by an administrator.',
     });
     this.logger.log({ user: user.name, by: actor.userName }, 'Sessions revoked by an administrator');
+  }
+
+  /**
+   * The streams and the UserLogout row of sessions an administrator's action ended: ReasonId 3 for a password
+   * reset (spec: a password change), ReasonId 2 for a deactivation or an Unlock (an administrator revoked the
+   * user's tokens; the spec has no other reason), naming the administrator either way.
+   */
+  private async recordAdministratorCut(cut: SessionsCut): Promise<void> {
+    this.revokedEverywhere({ userGuid: cut.userGuid, validFrom: cut.at });
+    const { reason, message } = ADMINISTRATOR_CUTS[cut.cause];
+    try {
+      await this.recorder.record(cut.client, {
+        userName: cut.userName,
+        tenantId: cut.tenantId,
+        reason,
+        outcome: LogoutOutcome.Revoked,
+        revokedByUser: cut.by,
+        message,
+      });
+    } catch (err) {
+      this.logger.error({ err, cause: cut.cause }, 'Recording the logout of an administrator action failed');
+    }
   }
 
   /** Closes this node's streams of the user and tells the other nodes; never throws. */

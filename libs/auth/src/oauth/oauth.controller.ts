@@ -34,7 +34,7 @@ export class OAuthController {
   async login(@Req() req: Request, @Res() res: Response): Promise<void> {
     this.oauth.ensureEnabled();
     const answer = await this.oauth.begin({
-      origin: ownOrigin(req, this.settings.TrustProxy) ?? `${req.protocol}://127.0.0.1`,
+      origin: ownOrigin(req) ?? `${req.protocol}://127.0.0.1`,
       returnUrl: req.query.returnUrl,
       client: clientContextOf(req),
     });

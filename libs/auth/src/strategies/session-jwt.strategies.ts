@@ -151,8 +151,7 @@ export class CookieJwtStrategy extends PassportStrategy(JwtStrategy, COOKIE_JWT_
 
   async validate(request: HttpRequestLike, payload: unknown): Promise<ResolvedCredential> {
     const actor = await this.sessions.actorOf(payload, 'cookie');
-    const { CsrfOriginCheck, TrustProxy } = this.settings;
-    if (CsrfOriginCheck && isUnsafeMethod(request.method) && !isProvablySameOrigin(request, TrustProxy))
+    if (this.settings.CsrfOriginCheck && isUnsafeMethod(request.method) && !isProvablySameOrigin(request))
       throw AuthProblems.csrf();
     return {
       actor,

@@ -1,0 +1,81 @@
+import express from 'express';
+import type { IncomingMessage } from 'node:http';
+import { parseTrustProxy } from '@app/config';
+import { readForwardedHeadersByTrustedHops } from './forwarded-request';
+
+/** An Express request of an app trusting `trustProxy`, from `socket`, with these headers. */
+function request(trustProxy: string, socket: string, headers: Record<string, string>) {
+  const app = express();
+  app.set('trust proxy', parseTrustProxy(trustProxy));
+  readForwardedHeadersByTrustedHops(app.request);
+  const req = Object.create(app.request) as IncomingMessage & {
+    app: express.Express;
+    ip: string;
+    protocol: string;
+    host: string | undefined;
+    secure: boolean;
+  };
+  Object.assign(req, {
+    app,
+    headers: { host: 'node.internal:5001', ...headers },
+    socket: { remoteAddress: socket, encrypted: false },
+    connection: { remoteAddress: socket },
+  });
+  return req;
+}
+
+/**
+ * Security issue 37, item 4: the client's address, scheme and host follow one rule. Each trusted proxy appends
+ * (or sets) one value; what the client wrote lies to the left of the values the trusted hops wrote.
+ */
+describe('X-Forwarded-* read by trusted hops', () => {
+  const forged = {
+    'x-forwarded-for': '203.0.113.66, 198.51.100.7',
+    'x-forwarded-proto': 'https, http',
+    'x-forwarded-host': 'evil.example, public.example',
+  };
+
+  it.each([
+    // [TrustProxy, socket, ip, protocol, host]
+    ['False', '10.0.0.5', '10.0.0.5', 'http', 'node.internal:5001'],
+    ['True', '10.0.0.5', '198.51.100.7', 'http', 'public.example'],
+    ['1', '10.0.0.5', '198.51.100.7', 'http', 'public.example'],
+    ['10.0.0.5', '10.0.0.5', '198.51.100.7', 'http', 'public.example'],
+    ['10.0.0.0/8', '10.0.0.5', '198.51.100.7', 'http', 'public.example'],
+    ['10.0.0.0/8', '192.0.2.1', '192.0.2.1', 'http', 'node.internal:5001'],
+    ['2', '10.0.0.5', '203.0.113.66', 'https', 'evil.example'],
+  ])('TrustProxy=%s, from %s: ip %s, %s://%s', (trust, socket, ip, protocol, host) => {
+    const req = request(trust, socket, forged);
+    expect({ ip: req.ip, protocol: req.protocol, host: req.host, secure: req.secure }).toEqual({
+      ip,
+      protocol,
+      host,
+      secure: protocol === 'https',
+    });
+  });
+
+  it('a balancer that overwrites: its values are the only ones', () => {
+    const req = request('True', '10.0.0.5', {
+      'x-forwarded-for': '198.51.100.7',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'public.example',
+    });
+    expect([req.ip, req.protocol, req.host]).toEqual(['198.51.100.7', 'https', 'public.example']);
+  });
+
+  it('more hops trusted than there are: the left-most value is still the client address, never a proxy value', () => {
+    const req = request('5', '10.0.0.5', {
+      'x-forwarded-for': '198.51.100.7',
+      'x-forwarded-proto': 'https, http',
+    });
+    expect([req.ip, req.protocol]).toEqual(['198.51.100.7', 'http']);
+  });
+
+  it('a trusted peer that writes no X-Forwarded-For: its scheme and host are read', () => {
+    const req = request('True', '10.0.0.5', {
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'public.example',
+    });
+    expect([req.ip, req.protocol, req.host]).toEqual(['10.0.0.5', 'https', 'public.example']);
+  });
+});
