@@ -37,7 +37,7 @@ export default tseslint.config(
   },
   {
     // HTTP stays at the edge (docs/STYLE "Services and controllers", issue 18): Express objects only in
-    // controllers, guards, filters and middleware, the one response helper that writes cookie instructions,
+    // controllers, guards, interceptors (an answer's headers), filters and middleware, the one response helper that writes cookie instructions,
     // the app's composition (create-app installs the middleware) and its HTTP adapter (express-adapter writes
     // handlers' JSON answers). Services, recorders and strategies take plain inputs (ClientContext,
     // HttpRequestLike).
@@ -45,6 +45,7 @@ export default tseslint.config(
     ignores: [
       '**/*.controller.ts',
       '**/*.guard.ts',
+      '**/*.interceptor.ts',
       '**/*.filter.ts',
       '**/*.middleware.ts',
       '**/*.spec.ts',

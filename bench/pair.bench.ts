@@ -6,10 +6,13 @@
  *   BENCH_BASELINE=/work/wt-old npm run bench:pair -- [rung] [route]
  *   rung: service (default), nest-middleware, nest, express, node
  *   route (the service's): live (default), bearer, cookie, api-key, invoke
- * BENCH_PAIR_RUNS (default 8) runs each. Figures only; nothing is asserted.
+ * BENCH_PAIR_RUNS (default 8) runs each. BENCH_PAIR_SETTINGS (`Name=value,Name=value`) gives both servers more
+ * settings, e.g. `EnableOpenTelemetry=True` (each side then gets a Prometheus port of its own). Figures only;
+ * nothing is asserted.
  */
 import { join } from 'node:path';
 import type { RungName } from './http-rung';
+import { freePort } from '../test/support/free-port';
 import * as here from './support';
 
 const RUNS = Number(process.env.BENCH_PAIR_RUNS ?? 8);
@@ -22,11 +25,25 @@ async function main(): Promise<void> {
   const route = here.serviceRoute(process.argv[3] ?? 'live');
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the other checkout's own spawner
   const there = require(join(baseline, 'bench', 'support')) as typeof here;
+  const settings = async (): Promise<Record<string, string>> => {
+    const extra = Object.fromEntries(
+      (process.env.BENCH_PAIR_SETTINGS ?? '')
+        .split(',')
+        .filter(Boolean)
+        .map((pair) => pair.split('=', 2) as [string, string]),
+    );
+    const prometheus = extra.EnableOpenTelemetry?.toLowerCase() === 'true';
+    return {
+      LogLevel: 'info',
+      ...extra,
+      ...(prometheus ? { OpenTelemetryPrometheusPort: String(await freePort()) } : {}),
+    };
+  };
   const sides = [
-    { label: 'baseline', server: await there.spawnRung(rung, { LogLevel: 'info' }), runs: [] as number[] },
+    { label: 'baseline', server: await there.spawnRung(rung, await settings()), runs: [] as number[] },
     {
       label: 'this checkout',
-      server: await here.spawnRung(rung, { LogLevel: 'info' }),
+      server: await here.spawnRung(rung, await settings()),
       runs: [] as number[],
     },
   ];

@@ -212,6 +212,11 @@ describe('SQL Server statements, recorded without a server', () => {
           `ALTER TABLE \\[${table}\\] ALTER COLUMN \\[${column}\\] nvarchar\\(\\d+\\) COLLATE ${SQL_SERVER_BINARY_COLLATION} NOT NULL`,
         ),
       );
+    // The row versions (issue 38): one ALTER per table, its default filling the rows already there.
+    for (const table of ['TenantRegistry', 'RoleRegistry', 'UserRegistry', 'EntityAnalysisModel'])
+      expect(ddl).toMatch(
+        new RegExp(`ALTER TABLE "${table}" ADD "Version" int NOT NULL CONSTRAINT "[^"]+" DEFAULT 1`),
+      );
     expect(ds.getMetadata(UserRegistry).findColumnWithPropertyName('NormalizedName')?.collation).toBe(
       SQL_SERVER_BINARY_COLLATION,
     );

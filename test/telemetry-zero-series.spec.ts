@@ -5,6 +5,7 @@ import { freePort } from './support/free-port';
 import { createSqliteDirectory } from './support/databases';
 import { spawnServer, waitFor } from './support/spawn-server';
 import { startTestApp } from './support/test-app';
+import { samples, type Sample } from './support/prometheus';
 
 /** The spec's stages (spec: Resources), and the invoke pipeline's trace points (docs/engine.md). */
 const ARCHIVER = ['BuildArchiveJson', 'CaseCreationDispatch', 'RdbmsArchiveWrite', 'BulkCopyArchiveBuffer'];
@@ -23,30 +24,10 @@ const COUNTERS: [string, string[]][] = [
   ['service_engine_logs_warn_count_total', INVOKE],
 ];
 const HISTOGRAMS: [string, string[]][] = [
-  ['service_engine_archiver_stage_duration', ARCHIVER],
-  ['service_engine_casecreation_stage_duration', CASE_CREATION],
-  ['service_engine_stage_duration', INVOKE],
+  ['service_engine_archiver_stage_duration_milliseconds', ARCHIVER],
+  ['service_engine_casecreation_stage_duration_milliseconds', CASE_CREATION],
+  ['service_engine_stage_duration_milliseconds', INVOKE],
 ];
-
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
-/** The samples of a Prometheus text exposition (the subset of the format the exporter writes). */
-function samples(text: string): Sample[] {
-  const out: Sample[] = [];
-  for (const line of text.split('\n')) {
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) continue;
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
-      labels[l[1]] = l[2];
-    out.push({ name: m[1], labels, value: Number(m[3]) });
-  }
-  return out;
-}
 
 describe('metric series from the first scrape (issue 17)', () => {
   it('the service started with EnableOpenTelemetry=True exports every warning counter and stage histogram series at 0', async () => {
@@ -83,7 +64,7 @@ describe('metric series from the first scrape (issue 17)', () => {
       }
       for (const [name, stages] of HISTOGRAMS) {
         expect(text).toContain(`# TYPE ${name} histogram`);
-        // The spec's unit (milliseconds) stays as it is, stated on the UNIT line.
+        // The spec's unit (milliseconds) stays as it is: in the name, and on the UNIT line.
         expect(text).toContain(`# UNIT ${name} ms`);
         for (const stage of stages) {
           const count = find(`${name}_count`, stage).map((s) => s.value);

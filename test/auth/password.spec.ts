@@ -30,7 +30,7 @@ describe.each(TEST_PROVIDERS)('password change on %s', (provider) => {
         newPassword,
         repeatNewPassword: 'other',
       })
-      .expect(400);
+      .expect(422);
     expect(bad.body.errors[0].field).toBe('repeatNewPassword');
     const short = await request(t.url)
       .post(SIGN_IN)
@@ -40,7 +40,7 @@ describe.each(TEST_PROVIDERS)('password change on %s', (provider) => {
         newPassword: 'short',
         repeatNewPassword: 'short',
       })
-      .expect(400);
+      .expect(422);
     expect(short.body.detail).toMatch(/12 to 128/);
     await request(t.url)
       .post(SIGN_IN)
@@ -50,7 +50,7 @@ describe.each(TEST_PROVIDERS)('password change on %s', (provider) => {
         newPassword: TEST_ADMIN_PASSWORD,
         repeatNewPassword: TEST_ADMIN_PASSWORD,
       })
-      .expect(400);
+      .expect(422);
     const res = await request(t.url)
       .post(SIGN_IN)
       .send({
@@ -180,7 +180,7 @@ describe.each(TEST_PROVIDERS)('WirePasswordHash on %s', (provider) => {
         newPassword: 'plain-new-password',
         repeatNewPassword: 'plain-new-password',
       })
-      .expect(400);
+      .expect(422);
     expect(bad.body.errors[0].field).toBe('newPassword');
     const next = wire('Next-plain-password-2', name);
     await request(t.url)

@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ALL_PERMISSIONS, Permission } from '@app/common';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
-import { UserRegistry } from '@app/identity';
+import { RoleService, UserRegistry } from '@app/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';
@@ -83,6 +83,10 @@ describe('the console in Chromium: Security pages', () => {
     expect((await userRow(guid))!.WirePasswordHash).toBe(true);
     // The browser at sign-in sends the same hash; the service accepts it.
     await signIn(t.url, name, sha256(password + name));
+    // The sign-in changed the user's record (its last sign-in, so its version): the page reads it again, or
+    // its edit would be told "changed by someone else" (412).
+    await page.reload();
+    await page.getByRole('heading', { name: new RegExp(`^${name}`) }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '32-security-user');
 
@@ -199,7 +203,9 @@ describe('the console in Chromium: Security pages', () => {
     // Keys are made only for users of the signed-in user's own tenant: elsewhere the page does not offer it.
     const elsewhere = await createUser(t.app);
     await page.goto(`${t.url}/Security/Users/${elsewhere.guid}`);
-    await page.getByText('API keys are listed, generated and revoked only for users of your own tenant.').waitFor();
+    await page
+      .getByText('API keys are listed, generated and revoked only for users of your own tenant.')
+      .waitFor();
     expect(await page.getByRole('heading', { name: 'Generate API Key' }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
@@ -240,6 +246,45 @@ describe('the console in Chromium: Security pages', () => {
     const rows = await logoutRows(t.app, target.name);
     expect(rows.map((r) => [r.ReasonId, r.RevokedByUser])).toEqual([[2, admin.name]]);
     expect(problems).toEqual([]);
+  });
+
+  it('a second editor is told "changed by someone else" (412 through If-Match), and nothing of theirs is written', async () => {
+    const landlord = await landlordActor(t.app);
+    const roles = t.app.get(RoleService);
+    const role = await roles.create(landlord, {
+      name: `Contested ${Date.now().toString(36)}`,
+      permissions: [1],
+    });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(`${t.url}/Security/Roles`);
+    await page.getByRole('button', { name: `Edit the role ${role.name}` }).click();
+    await page.getByLabel('Name', { exact: true }).fill(`${role.name} (mine)`);
+    // Someone else saves the same role while this editor still has it open.
+    await roles.update(landlord, role.guid, { name: `${role.name} (theirs)` });
+    const sent: (string | undefined)[] = [];
+    const onRequest = (r: { method(): string; url(): string; headers(): Record<string, string> }) => {
+      if (r.method() === 'PUT' && r.url().includes(role.guid)) sent.push(r.headers()['if-match']);
+    };
+    page.on('request', onRequest);
+    await page.getByRole('button', { name: 'Save role' }).click();
+    const alert = page.getByRole('alert').filter({ hasText: 'changed by someone else' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/nothing was saved/);
+    page.off('request', onRequest);
+    expect(sent).toEqual(['"1"']);
+    expect((await roles.get(landlord, role.guid)).name).toBe(`${role.name} (theirs)`);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, '43-security-role-changed-by-someone-else');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await alert.waitFor();
+    await screenshot(page, '44-security-role-changed-by-someone-else-phone');
+    await page.setViewportSize({ width: 1280, height: 800 });
+    // Read again, the edit goes through with the version now current.
+    await page.reload();
+    await page.getByRole('button', { name: `Edit the role ${role.name} (theirs)` }).click();
+    await page.getByLabel('Name', { exact: true }).fill(`${role.name} (mine)`);
+    await page.getByRole('button', { name: 'Save role' }).click();
+    await page.getByText(`The role ${role.name} (mine) is saved.`).waitFor();
   });
 
   it('roles and tenants: create, edit, delete; a tenant administrator sees only its pages and "not permitted" by URL', async () => {

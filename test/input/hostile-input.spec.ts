@@ -120,7 +120,7 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
         .set(auth)
         .send({ email: null })
         .expect(200);
-      expect(res.body).toEqual({ ...user.body, email: null });
+      expect(res.body).toEqual({ ...user.body, email: null, version: user.body.version + 1 });
     });
 
     it('an unknown member is named by itself, not by the first word of a message', async () => {
@@ -251,7 +251,7 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
       },
     );
 
-    it('a 400 the sign-in decides itself (a refused new password, after the password was proven) writes its row (FailureTypeId 14, issue 15)', async () => {
+    it('a 422 the sign-in decides itself (a refused new password, after the password was proven) writes its row (FailureTypeId 14, issue 15)', async () => {
       const user = await createUser(t.app);
       const before = await ds.getRepository(UserLogin).count();
       const res = await request(t.url).post('/api/Authentication/ByUserNamePassword').send({
@@ -260,7 +260,7 @@ describe.each(TEST_PROVIDERS)('hostile input on %s (issue 14)', (provider) => {
         newPassword: 'A-brand-new-password-1',
         repeatNewPassword: 'A-different-password-2',
       });
-      expect([res.status, fieldsOf(res)]).toEqual([400, ['repeatNewPassword']]);
+      expect([res.status, fieldsOf(res)]).toEqual([422, ['repeatNewPassword']]);
       expect(await ds.getRepository(UserLogin).count()).toBe(before + 1);
       expect(await ds.getRepository(UserLogin).findOneByOrFail({ CreatedUser: user.name })).toMatchObject({
         Failed: true,

@@ -206,8 +206,12 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
     }
     expect(params('/api/ArchiverWarning').stageId).toMatchObject({ minimum: 1, maximum: 4 });
     expect(params('/api/CaptureQueueHealth').queueId).toMatchObject({ minimum: 1, maximum: 6 });
-    expect(params('/api/CaptureQueueHealth').take).toMatchObject({ minimum: 1, maximum: 100000 });
-    expect(params('/api/CaptureQueueHealth').samplePercentage).toMatchObject({ minimum: 0, maximum: 100 });
+    // The spec's behaviour, never narrower: take any whole number (clamped), samplePercentage any number
+    // (clamped), any sortField or sortDirection (unrecognised: most recent first).
+    expect(params('/api/CaptureQueueHealth').take).toEqual({ type: 'integer', default: 100 });
+    expect(params('/api/CaptureQueueHealth').samplePercentage).toEqual({ type: 'number' });
+    expect(params('/api/ArchiverWarning').sortField).not.toHaveProperty('enum');
+    expect(params('/api/ArchiverWarning').sortDirection).not.toHaveProperty('enum');
     expect(params('/api/ModelInvokeWarning').entityAnalysisModelGuid).toMatchObject({ format: 'uuid' });
     // Each grid's answer: its row type, total, its statistics columns.
     const schemas = doc.components.schemas as Record<string, { properties: Record<string, Json> }>;
@@ -229,11 +233,21 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
     ]);
   });
 
-  it('documents Invoke: any JSON object in, its result and its 503 out', () => {
+  it('documents Invoke: any JSON object (or array) in, its result, its 422 and 503 out', () => {
     const invoke = doc.paths['/api/Invoke/EntityAnalysisModel/{guid}'].post;
     expect(invoke.requestBody).toMatchObject({
-      content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+      content: {
+        'application/json': {
+          schema: {
+            anyOf: [
+              { type: 'object', additionalProperties: true },
+              { type: 'array', items: {} },
+            ],
+          },
+        },
+      },
     });
+    expect(invoke.responses['422']).toBeDefined();
     expect(invoke.responses['200'].content?.['application/json'].schema).toEqual({
       $ref: '#/components/schemas/InvokeResponseDto',
     });
@@ -244,7 +258,7 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
     expect(doc.paths['/api/Authentication/ByUserNamePassword'].post.responses['429']).toBeDefined();
   });
 
-  it('generates a typed client (openapi-typescript) that type-checks and calls a grid, Invoke and an admin route (openapi-fetch)', async () => {
+  it('generates a typed client (openapi-typescript) that type-checks and calls a grid, Invoke and an admin route with If-Match (openapi-fetch)', async () => {
     const landlord = await landlordActor(t.app);
     const { model } = await createEngineModel(t.app, landlord);
     const types = run(process.execPath, [
@@ -281,6 +295,19 @@ export async function main(env: { baseUrl: string; apiKey: string; modelGuid: st
   const tenant = await api.POST('/api/TenantRegistry', { body: { name: 'Generated client ' + Date.now() } });
   if (!tenant.data) throw new Error('tenant: ' + tenant.response.status);
   const created: Schemas['TenantDto'] = tenant.data;
+  const location = tenant.response.headers.get('Location');
+  // Optimistic concurrency through the typed client: the ETag read, then a stale one (412, a typed problem).
+  const etag = tenant.response.headers.get('ETag') ?? '';
+  const path = { guid: created.guid };
+  const renamed = await api.PUT('/api/TenantRegistry/{guid}', {
+    params: { path, header: { 'If-Match': etag } },
+    body: { name: created.name + ' renamed' },
+  });
+  const stale = await api.PUT('/api/TenantRegistry/{guid}', {
+    params: { path, header: { 'If-Match': etag } },
+    body: { name: created.name + ' again' },
+  });
+  const staleProblem: Schemas['ProblemDto'] | undefined = stale.error;
 
   const missing = await api.GET('/api/TenantRegistry/{guid}', { params: { path: { guid: '${EXAMPLE_GUID}' } } });
   const problem: Schemas['ProblemDto'] | undefined = missing.error;
@@ -292,6 +319,9 @@ export async function main(env: { baseUrl: string; apiKey: string; modelGuid: st
     entry,
     tracePoints: trace.map((p) => p.message),
     tenant: created.name,
+    location: location === '/api/TenantRegistry/' + created.guid,
+    renamed: { status: renamed.response.status, version: renamed.data?.version },
+    stale: { status: stale.response.status, type: staleProblem?.type },
     missing: { status: missing.response.status, type: problem?.type },
   };
 }
@@ -342,6 +372,9 @@ export async function main(env: { baseUrl: string; apiKey: string; modelGuid: st
       entry: expect.stringMatching(/^[0-9a-f-]{36}$/),
       tracePoints: ['Parse', 'ExtractFields', 'Activation', 'BuildResponse', 'BuildArchivePayload'],
       tenant: expect.stringMatching(/^Generated client /),
+      location: true,
+      renamed: { status: 200, version: 2 },
+      stale: { status: 412, type: 'urn:problem-type:precondition-failed' },
       missing: { status: 404, type: 'urn:problem-type:not-found' },
     });
   });

@@ -37,12 +37,12 @@ describe('a UserLogin row for every sign-in attempt', () => {
   });
   afterAll(() => t.close());
 
-  it('a proven password with an unacceptable new password: a 400 naming the field and a row 14', async () => {
+  it('a proven password with an unacceptable new password: a 422 naming the field and a row 14', async () => {
     const u = await createUser(t.app);
     const res = await request(t.url)
       .post(SIGN_IN)
       .send({ userName: u.name, password: u.password, newPassword: 'short', repeatNewPassword: 'short' })
-      .expect(400);
+      .expect(422);
     expect(res.body.errors).toEqual([expect.objectContaining({ field: 'newPassword' })]);
     expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
       [true, FailureType.NewPasswordRefused],

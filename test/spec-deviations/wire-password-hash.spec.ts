@@ -42,14 +42,14 @@ describe.each(TEST_PROVIDERS)('WirePasswordHash (%s)', (provider) => {
     await signIn(t.url, u.name, u.password);
   });
 
-  it('ResetPassword with the flag takes the browser hash only (a plaintext is a 400 naming password)', async () => {
+  it('ResetPassword with the flag takes the browser hash only (a plaintext is a 422 naming password)', async () => {
     const u = await createUser(t.app, { tenantGuid: admin.tenantGuid, name: `Mixed.Case.${Date.now()}` });
     const reset = (password: string) =>
       request(t.url)
         .post(`/api/UserRegistry/${u.guid}/ResetPassword`)
         .set('Authorization', `Bearer ${token}`)
         .send({ password, passwordExpired: false, wirePasswordHash: true });
-    const plain = await reset('A-Plain-Long-Password-1').expect(400);
+    const plain = await reset('A-Plain-Long-Password-1').expect(422);
     expect(plain.body.errors).toEqual([expect.objectContaining({ field: 'password' })]);
     expect(await flag(u.guid)).toBe(false);
     await reset(wirePasswordHashOf('A-Plain-Long-Password-1', u.name).toUpperCase()).expect(200);

@@ -19,12 +19,15 @@ import {
   validationProblem,
 } from '@app/common';
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
+import { HttpServerMetrics } from '@app/telemetry';
 import { AppModule, AppOverrides } from './app.module';
 import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
 import { requestTimeouts, ServiceExpressAdapter } from './express-adapter';
 import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
+import { requestMetrics } from './request-metrics.middleware';
 import { bodyParsers } from './body-parsers.middleware';
+import { corsOptions } from './cors';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
@@ -86,7 +89,9 @@ export async function createApp(
 export function configureApp(app: NestExpressApplication, settings: Settings): void {
   app.useLogger(app.get(Logger));
   const lifecycle = app.get(Lifecycle);
-  useHttpMiddleware(app, settings, () => lifecycle.draining);
+  // The request metrics only when something exports them (EnableOpenTelemetry): otherwise nothing reads them.
+  const metrics = settings.EnableOpenTelemetry ? app.get(HttpServerMetrics) : null;
+  useHttpMiddleware(app, settings, () => lifecycle.draining, metrics);
   // After the credential guard (APP_GUARD, applied when the app was created).
   app.useGlobalGuards(app.get(RequestInputGuard));
   app.useGlobalPipes(createValidationPipe());
@@ -95,7 +100,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
 
 /**
  * What every request passes before routing, as ONE Express layer (each layer is a step of Express's router
- * walk for every request): its log line set up, the security headers, the draining `Connection: close`, then
+ * walk for every request): its log line set up, its request metrics (when exported), the security headers, the draining `Connection: close`, then
  * the body parsers. Cookies are parsed when first read (parseCookiesOnRead). Also what the HTTP benchmark's
  * "bare Nest with the service's middleware" rung runs.
  */
@@ -103,11 +108,12 @@ export function useHttpMiddleware(
   app: NestExpressApplication,
   settings: Settings,
   draining: () => boolean,
+  metrics: HttpServerMetrics | null = null,
 ): void {
   app.disable('x-powered-by');
-  // No ETag on the API's answers: they are live figures and session state, never cached (the console's
-  // fetches say no-store), so Express's SHA-1 of every body (a whole grid page included) bought nothing;
-  // an If-None-Match could only have turned a live answer into a 304. The console's files keep theirs.
+  // No ETag computed by Express: it would hash every body (a whole grid page included), and a hash says nothing
+  // a client can send back to write safely. A versioned record's answer carries its row version as its ETag
+  // (RecordAnswer); the console's files keep theirs.
   app.set('etag', false);
   // TrustProxy: False, a number of hops (True: one) or the balancers' addresses; scheme and host by the same rule.
   app.set('trust proxy', settings.trustProxy);
@@ -116,9 +122,14 @@ export function useHttpMiddleware(
   parseCookiesOnRead(requestPrototype);
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();
+  const measure = metrics ? requestMetrics(metrics, settings.trustProxy !== false) : null;
   const parseBody = bodyParsers();
+  // Only with CorsAllowedOrigins: one more layer, before this one, that answers no CORS request by itself.
+  const cors = corsOptions(settings.CorsAllowedOrigins);
+  if (cors) app.enableCors(cors);
   app.use((req: Request, res: Response, next: NextFunction) => {
     startRequestLine(req, res);
+    if (measure) measure(req, res);
     writeSecurityHeaders(req, res);
     // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
     if (draining()) res.setHeader('Connection', 'close');

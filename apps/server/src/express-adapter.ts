@@ -2,6 +2,7 @@ import { type NestApplicationOptions, StreamableFile } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
 import { createServer, IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import { methodNotAllowed, RouteMethods } from './route-methods.middleware';
 
 /**
  * A constructor of `base` whose instances are born with `prototype` (which must have base.prototype in its
@@ -132,13 +133,36 @@ function jsonAnswer(response: Response, body: object): boolean {
   return true;
 }
 
+/** The route methods Nest registers through the adapter (each: a path, then its handler). */
+const ROUTE_METHODS = ['get', 'post', 'put', 'delete', 'patch', 'head', 'options'] as const;
+
 /**
  * Nest's Express adapter on expressServer, writing handlers' plain JSON answers itself (jsonAnswer). HTTPS
- * options and forceCloseConnections (neither used by the service) keep Nest's own server.
+ * options and forceCloseConnections (neither used by the service) keep Nest's own server. It also keeps the
+ * methods of every route path as Nest registers them (`routes`), so that a request to an /api path with another
+ * method is answered 405 with Allow (or OPTIONS 204) instead of Nest's 404 (methodNotAllowed).
  */
 export class ServiceExpressAdapter extends ExpressAdapter {
+  readonly routes = new RouteMethods();
+
   constructor(private readonly timeouts: RequestTimeouts = {}) {
     super();
+    for (const method of ROUTE_METHODS) {
+      const register = this[method].bind(this) as (...args: unknown[]) => unknown;
+      this[method] = (...args: unknown[]) => {
+        if (args.length >= 2 && typeof args[args.length - 1] === 'function') this.routes.add(method, args[0]);
+        return register(...args);
+      };
+    }
+  }
+
+  override setNotFoundHandler(
+    handler: Parameters<ExpressAdapter['setNotFoundHandler']>[0],
+    prefix?: string,
+  ): void {
+    // after every route (Nest registers the 404 last), before the 404
+    this.use(methodNotAllowed(this.routes));
+    super.setNotFoundHandler(handler, prefix);
   }
 
   override initHttpServer(options: NestApplicationOptions): void {

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyRequestRules } from './request-schemas';
 import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, problemResponse, PROBLEM_TYPES } from '@app/common';
 
 /** The tags of the document, in the order the explorer shows them. */
@@ -29,10 +30,12 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
  * operation they can happen on, from the same facts those layers act on (the operation's method, its body,
  * its path parameters, whether it takes a credential). An answer a route declares itself is kept as it is.
  *
+ * - 304: a GET whose If-None-Match names the answer's ETag (or is `*`, Express's rule) is answered Not Modified.
  * - 400: the input rules (docs/SECURITY.md) apply to every route: a repeated query parameter, members sent to
  *   a route that takes no body, U+0000 or a lone surrogate, and each route's own validation.
  * - 404: every path parameter names a record (a GUID); one that does not exist or is not visible is a 404.
- * - 413, 415: the JSON body parser (1 MiB, UTF-8) on every route that takes a body.
+ * - 413, 415: on every route that takes a body: the JSON body parser (1 MiB, UTF-8), and content of another
+ *   media type (RequestInputRules).
  * - 403: the CSRF origin check on every cookie-authenticated write.
  * - 503: a route that takes a credential reads the database on every request (TokensValidFrom, the actor).
  */
@@ -52,11 +55,19 @@ function addCrossCuttingAnswers(document: OpenAPIObject): void {
         400,
         'The request is not valid (urn:problem-type:validation): `errors` names each refused field or parameter',
       );
+      if (method === 'get' && !responses[304])
+        responses[304] = {
+          description:
+            'Not Modified: If-None-Match names the current ETag of the answer (or is `*`); no body',
+        };
       if ((op.parameters ?? []).some((p) => 'in' in p && p.in === 'path'))
         add(404, 'No such record, or not visible to the caller (urn:problem-type:not-found)');
       if (op.requestBody) {
         add(413, 'The body is larger than 1 MiB');
-        add(415, 'The body is not JSON in UTF-8');
+        add(
+          415,
+          'The body is not JSON (Content-Type: application/json, UTF-8): a form, text or XML body is refused',
+        );
       }
       if (secured && write) {
         const forbidden = responses[403] as { description: string } | undefined;
@@ -104,6 +115,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   // No url: the service is not published under a licence.
   config.info.license = { name: 'UNLICENSED' };
   const document = SwaggerModule.createDocument(app, config);
+  applyRequestRules(document, app);
   addCrossCuttingAnswers(document);
   return document;
 }

@@ -1,10 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
+  CreatedAnswer,
   CurrentActor,
   GuidParam,
   Paged,
@@ -22,7 +23,7 @@ export class ApiKeyController {
 
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'The raw key is in this answer only.' })
+  @CreatedAnswer(CreatedApiKeyDto, { etag: false, description: 'The raw key is in this answer only.' })
   @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
   @ApiOperation({
     operationId: 'createApiKey',

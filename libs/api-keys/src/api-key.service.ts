@@ -79,7 +79,6 @@ export class ApiKeyService {
 
   async create(actor: Actor, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     // spec: API key record — a Name is required: blank is no name.
-    if (!dto.name.trim()) throw Problems.badParameter('name', 'name must not be empty or only spaces.');
     const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid, { actingFor: true });
     const generated = generateApiKey(user.guid, this.checksumKeys.current);
     const row = await this.repo.insert(

@@ -81,8 +81,9 @@ export class AuthenticationController {
   })
   @ApiOkResponse({ type: SignedInDto })
   @ApiProblemResponses({
-    400: 'A field is not valid, or the new password is refused (errors name the field)',
+    400: 'A field is not valid (errors name the field)',
     401: 'Sign-in failed (urn:problem-type:sign-in-failed), or the password has expired (urn:problem-type:password-expired)',
+    422: 'The password was proven but the new password is refused: not repeated alike, breaks the password rules or equals the current one (urn:problem-type:unprocessable; errors name the field)',
     404: 'Password sign-in is disabled (OAuth or Negotiate is on)',
   })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
@@ -127,8 +128,9 @@ export class AuthenticationController {
   @ApiOperation({ operationId: 'changePassword', summary: 'Change the password of the signed-in user' })
   @ApiOkResponse({ type: SignedInDto })
   @ApiProblemResponses({
-    400: 'The new password is refused (errors name the field)',
+    400: 'A field is not valid (errors name the field)',
     404: 'Password sign-in is disabled (OAuth or Negotiate is on)',
+    422: 'The new password is refused: not repeated alike, breaks the password rules or equals the current one (urn:problem-type:unprocessable; errors name the field)',
   })
   @ApiAcceptedResponse({ type: SecondFactorRequiredDto, description: 'Password proven; passcode required' })
   async changePassword(

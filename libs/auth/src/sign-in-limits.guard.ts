@@ -19,10 +19,12 @@ import Redis from 'ioredis';
 import type { SignInSettings } from '@app/config';
 import {
   ApiProblemResponses,
+  carriesOtherThanJson,
   CheckInputAfterRouteGuards,
   LateRequestInputGuard,
   ProblemException,
   ProblemType,
+  unsupportedMediaType,
   withTimeout,
 } from '@app/common';
 import { ownOrigin } from './csrf';
@@ -146,13 +148,7 @@ function header(req: Request, name: string): string | undefined {
 export class SignInRequestGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const req = context.switchToHttp().getRequest<Request>();
-    if (!req.is('application/json'))
-      throw new ProblemException(
-        HttpStatus.UNSUPPORTED_MEDIA_TYPE,
-        'Unsupported Media Type',
-        'This route takes a JSON body (Content-Type: application/json).',
-        ProblemType.blank,
-      );
+    if (carriesOtherThanJson(req)) throw unsupportedMediaType();
     const site = header(req, 'sec-fetch-site');
     const origin = header(req, 'origin');
     const crossOrigin = origin !== undefined && origin !== ownOrigin(req);

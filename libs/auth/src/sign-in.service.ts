@@ -210,8 +210,7 @@ export class SignInService {
       ...(newHash !== undefined ? { newHash } : {}),
       ...(currentSessionStartedAt !== undefined ? { currentSessionStartedAt } : {}),
     };
-    if (this.settings.EnableMultifactorAuthentication)
-      return this.secondFactorRequired(user, proven, client);
+    if (this.settings.EnableMultifactorAuthentication) return this.secondFactorRequired(user, proven, client);
     return this.complete(user, proven, client);
   }
 
@@ -275,8 +274,7 @@ export class SignInService {
       authenticationType: identity.authenticationType,
       verifiedHash: null,
     };
-    if (this.settings.EnableMultifactorAuthentication)
-      return this.secondFactorRequired(user, proven, client);
+    if (this.settings.EnableMultifactorAuthentication) return this.secondFactorRequired(user, proven, client);
     return this.complete(user, proven, client, refusal);
   }
 
@@ -476,7 +474,7 @@ export class SignInService {
     return accountFailure(await this.identity.findSignInUserByGuid(userGuid)) ?? FailureType.WrongPassword;
   }
 
-  /** Rules for a new password (the caller has just proved the current one, so a 400 tells nothing). */
+  /** Rules for a new password (the caller has just proved the current one, so a 422 tells nothing). */
   private checkNewPassword(
     user: SignInUser,
     current: string,
@@ -486,20 +484,20 @@ export class SignInService {
     if (repeatWire === undefined || repeatWire !== newPasswordWire) {
       // Ciphertexts of one password differ (OAEP is randomised): compare after decoding when encrypted.
       if (!this.transport.encrypted || repeatWire === undefined)
-        throw Problems.badParameter('repeatNewPassword', 'repeatNewPassword must equal newPassword.');
+        throw Problems.unprocessable('repeatNewPassword', 'repeatNewPassword must equal newPassword.');
     }
     const newPassword = this.transport.decode(newPasswordWire);
     const repeat = repeatWire === undefined ? null : this.transport.decode(repeatWire);
     if (newPassword === null)
-      throw Problems.badParameter('newPassword', 'newPassword could not be decrypted.');
+      throw Problems.unprocessable('newPassword', 'newPassword could not be decrypted.');
     if (repeat !== newPassword)
-      throw Problems.badParameter('repeatNewPassword', 'repeatNewPassword must equal newPassword.');
+      throw Problems.unprocessable('repeatNewPassword', 'repeatNewPassword must equal newPassword.');
     let accepted = newPassword;
     if (user.wirePasswordHash) {
       // spec: Password transport hardening 1 — strength can only be enforced in the browser.
       const hash = canonicalWireHash(newPassword);
       if (hash === null)
-        throw Problems.badParameter(
+        throw Problems.unprocessable(
           'newPassword',
           'newPassword must be the hex SHA-256 of the password and the normalised user name.',
         );
@@ -508,7 +506,7 @@ export class SignInService {
       this.policy.check('newPassword', newPassword);
     }
     if (accepted === current)
-      throw Problems.badParameter('newPassword', 'newPassword must differ from the current password.');
+      throw Problems.unprocessable('newPassword', 'newPassword must differ from the current password.');
     return accepted;
   }
 }

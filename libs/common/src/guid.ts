@@ -6,8 +6,9 @@ import { RequestRefusal } from './problem';
 /** The example GUID of the OpenAPI document's path and query parameters (a tool that calls them, Dredd). */
 export const EXAMPLE_GUID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';
 
-/** A GUID in its 8-4-4-4-12 hexadecimal form, any version, either case. */
-export const GUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A GUID in its 8-4-4-4-12 hexadecimal form, any version, either case (as a JSON Schema `pattern`: no flags). */
+export const GUID_SOURCE = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
+export const GUID_PATTERN = new RegExp(GUID_SOURCE);
 
 /** Random bytes for timeOrderedGuid, drawn from the CSPRNG 256 GUIDs at a time (one call instead of 256). */
 const RANDOM_POOL = Buffer.allocUnsafe(16 * 256);
@@ -58,7 +59,7 @@ export class ParseGuidPipe implements PipeTransform<unknown, string | undefined>
 }
 
 /** Applies a method decorator (the parameter's OpenAPI description) from a parameter decorator. */
-function documentParameter(decorator: MethodDecorator): ParameterDecorator {
+export function documentParameter(decorator: MethodDecorator): ParameterDecorator {
   return (target, key) => {
     if (key === undefined) return;
     const descriptor = Object.getOwnPropertyDescriptor(target, key);
@@ -66,7 +67,7 @@ function documentParameter(decorator: MethodDecorator): ParameterDecorator {
   };
 }
 
-const GUID_SCHEMA = { type: 'string', format: 'uuid', example: EXAMPLE_GUID } as const;
+const GUID_SCHEMA = { type: 'string', format: 'uuid', pattern: GUID_SOURCE, example: EXAMPLE_GUID } as const;
 
 /**
  * A GUID path parameter: `@GuidParam() guid: string`, `@GuidParam('ruleGuid') ruleGuid: string`. It documents

@@ -23,5 +23,8 @@ export * from './guid';
 export * from './media-type';
 export * from './request-input';
 export * from './request-input.guard';
+export * from './row-versions';
+export * from './record-answers.interceptor';
+export * from './validation-schema';
 export * from './forwarded-request';
 export * from './paging';

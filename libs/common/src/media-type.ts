@@ -45,3 +45,15 @@ export function mediaTypeIs(type: string): (req: MediaTypedRequest) => boolean {
 export const isJson = mediaTypeIs('application/json');
 /** A form body (application/x-www-form-urlencoded), as the form body parser decides. */
 export const isForm = mediaTypeIs('application/x-www-form-urlencoded');
+
+/**
+ * A request that carries content of another media type than JSON: a body (a Transfer-Encoding, or a
+ * Content-Length above 0) whose Content-Type is not application/json. A request without content (no body, or
+ * Content-Length: 0) is never refused for its media type, whatever its Content-Type says.
+ */
+export function carriesOtherThanJson(req: MediaTypedRequest): boolean {
+  const length = req.headers['content-length'];
+  const content =
+    req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
+  return content && !isJson(req);
+}

@@ -25,6 +25,10 @@ export const PROBLEM_TYPES: Readonly<Record<string, string>> = {
   'urn:problem-type:not-found': 'the record does not exist or is not visible to the caller',
   'urn:problem-type:conflict':
     'the change contradicts the current state (a name in use, the last landlord …)',
+  'urn:problem-type:unprocessable':
+    'the request is valid by this document but names a record that does not exist, contradicts another field or the record, or breaks a configured rule; `errors` names the field',
+  'urn:problem-type:precondition-failed':
+    'If-Match names another version of the record: someone else changed it since it was read',
   'urn:problem-type:service-unavailable':
     'the database, a queue or a provider cannot take it now (Retry-After)',
   'urn:problem-type:sign-in-failed': 'the sign-in failed; the answer never says why',

@@ -20,6 +20,7 @@ export const ProblemType = {
   forbidden: 'urn:problem-type:forbidden',
   notFound: 'urn:problem-type:not-found',
   conflict: 'urn:problem-type:conflict',
+  unprocessable: 'urn:problem-type:unprocessable',
   unavailable: 'urn:problem-type:service-unavailable',
 } as const;
 
@@ -77,6 +78,21 @@ export const Problems = {
     new ProblemException(HttpStatus.BAD_REQUEST, 'The request is not valid', detail, ProblemType.validation, {
       errors: [{ field: parameter, message: detail }],
     }),
+  /**
+   * 422: the request is valid by the OpenAPI document (its schema), but names a record that does not exist or
+   * is not visible, contradicts another field or the record's state, or breaks a configured rule (the password
+   * rules). `errors` names the field, as a validation problem does; a 400 means the document's own rules.
+   */
+  unprocessable: (field: string, detail: string) =>
+    Problems.unprocessableFields(detail, [{ field, message: detail }]),
+  unprocessableFields: (detail: string, errors: { field: string; message: string }[]) =>
+    new ProblemException(
+      HttpStatus.UNPROCESSABLE_ENTITY,
+      'The request cannot be processed',
+      detail,
+      ProblemType.unprocessable,
+      { errors },
+    ),
   notFound: (what = 'resource') =>
     new ProblemException(
       HttpStatus.NOT_FOUND,

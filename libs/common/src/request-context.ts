@@ -15,7 +15,6 @@ export const CurrentActor = createParamDecorator((_data: unknown, ctx: Execution
 });
 
 /** Injects the plain ClientContext of the request (addresses, user agent, HTTPS): what services take. */
-export const Client = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): ClientContext =>
-    clientContextOf(ctx.switchToHttp().getRequest<HttpRequestLike>()),
+export const Client = createParamDecorator((_data: unknown, ctx: ExecutionContext): ClientContext =>
+  clientContextOf(ctx.switchToHttp().getRequest<HttpRequestLike>()),
 );

@@ -8,8 +8,9 @@ import {
   repeatedParameter,
   undecodableQueryParameter,
   unexpectedBodyMember,
+  unsupportedMediaType,
 } from './request-input';
-import { isForm } from './media-type';
+import { carriesOtherThanJson } from './media-type';
 import { RequestRefusal } from './problem';
 import { perRoute } from './route-memo';
 
@@ -47,7 +48,8 @@ interface RouteInput {
 
 /**
  * What becomes data of a route is refused when it holds U+0000 or a lone surrogate, when a query parameter
- * it reads is repeated or not UTF-8, or when a route that takes no body is sent members (issue 14). Path
+ * it reads is repeated or not UTF-8, or when a route that takes no body is sent members (issue 14); a route
+ * that takes a body refuses content that is not JSON with a 415 (issue 38). Path
  * parameters are all GUIDs: ParseGuidPipe refuses the rest. The body's depth and UTF-8 were checked by the
  * body parser (scanJsonBody), before anything else.
  *
@@ -92,12 +94,9 @@ export class RequestInputRules {
     const request = context.switchToHttp().getRequest<Request>();
     const body: unknown = request.body;
     if (route.takesBody) {
-      // Form bodies are small and rare (no route of the API takes one): always searched.
-      const form = isForm(request);
-      if (form || suspectBodies.has(request)) {
-        if (form && body !== null && typeof body === 'object' && !Array.isArray(body))
-          for (const [name, value] of Object.entries(body))
-            if (Array.isArray(value)) throw repeatedParameter(name);
+      // Every route that takes a body takes JSON (the OpenID Connect callback reads its own form: raw).
+      if (carriesOtherThanJson(request)) throw unsupportedMediaType();
+      if (suspectBodies.has(request)) {
         const refused = refusedText(body);
         if (refused) throw refused;
       }

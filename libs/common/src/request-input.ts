@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { RequestRefusal } from './problem';
+import { HttpStatus } from '@nestjs/common';
+import { ProblemException, RequestRefusal } from './problem';
 
 /**
  * Input limits of every request (issue 14; docs/SECURITY.md, Input limits). They are checked on the raw
@@ -182,4 +183,13 @@ export function unknownBodyMember(path: string): RequestRefusal {
 /** The 400 problem of a route that takes no body but was sent members. */
 export function unexpectedBodyMember(name: string): RequestRefusal {
   return RequestRefusal.field(name, `property ${name} should not exist (this route takes no body)`);
+}
+
+/** A route that takes JSON was sent a body of another media type (forms, text, XML …). */
+export function unsupportedMediaType(): ProblemException {
+  return new ProblemException(
+    HttpStatus.UNSUPPORTED_MEDIA_TYPE,
+    'Unsupported Media Type',
+    'This route takes a JSON body (Content-Type: application/json).',
+  );
 }

@@ -2,10 +2,11 @@ import 'reflect-metadata';
 import { ValidationPipe } from '@nestjs/common';
 import { ApiProperty, DECORATORS, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, MaxLength, ValidateNested } from 'class-validator';
 import { ParseGuidPipe } from './guid';
 import { ProblemException } from './problem';
-import { fieldErrors, IsName, Optional, validationProblem } from './validation';
+import { CharacterCount, fieldErrors, IsName, NAME_PATTERN, Optional, validationProblem } from './validation';
+import { validationRulesOf } from './validation-schema';
 
 class CreateThingDto {
   @IsName(16)
@@ -13,8 +14,7 @@ class CreateThingDto {
 
   @ApiProperty({ type: String, maxLength: 20 })
   @Optional({ nullable: true })
-  @IsString()
-  @MaxLength(20)
+  @CharacterCount(0, 20)
   note?: string | null;
 
   @ApiProperty()
@@ -94,15 +94,43 @@ describe('an Update DTO from PartialType(Create, { skipNullProperties: false })'
     expect(await refused(UpdateThingDto, { colour: 'red' })).toEqual(['colour']);
   });
 
-  it('keeps the OpenAPI metadata, every property not required', () => {
+  it('keeps the OpenAPI metadata, every property not required, and the rules the document states', () => {
     const property = (key: string) =>
       Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, UpdateThingDto.prototype, key) as Record<
         string,
         unknown
       >;
-    expect(property('name')).toMatchObject({ required: false, maxLength: 16, minLength: 1 });
+    expect(property('name')).toMatchObject({ required: false });
     expect(property('note')).toMatchObject({ required: false, nullable: true, maxLength: 20 });
     expect(property('size')).toMatchObject({ required: false });
+    // What the document states of each property comes from the validation itself (validation-schema.ts).
+    const rules = validationRulesOf(UpdateThingDto);
+    expect(rules.get('name')).toEqual({
+      value: { type: 'string', minLength: 1, maxLength: 16, pattern: NAME_PATTERN.source },
+      items: {},
+      optional: true,
+    });
+    expect(rules.get('size')).toEqual({ value: { type: 'integer' }, items: {}, optional: true });
+    expect(validationRulesOf(CreateThingDto).get('name')?.optional).toBe(false);
+    // class-validator's MaxLength counts characters its own way (validator.js): the document cannot state it
+    class Counted {
+      @MaxLength(3)
+      text!: string;
+    }
+    expect(() => validationRulesOf(Counted)).toThrow(
+      'Counted.text: the validation rule maxLength has no OpenAPI form',
+    );
+  });
+
+  it('counts characters as JSON Schema does: code points, variation selectors included', async () => {
+    class Short {
+      @CharacterCount(1, 2)
+      text!: string;
+    }
+    expect(await refused(Short, { text: '😀😀' })).toEqual([]);
+    expect(await refused(Short, { text: '😀😀😀' })).toEqual(['text']);
+    expect(await refused(Short, { text: 'a\uFE0F\uFE0F' })).toEqual(['text']);
+    expect(await refused(Short, { text: '\uFE0F' })).toEqual([]);
   });
 
   it('plain PartialType would let null through again (why skipNullProperties: false)', async () => {

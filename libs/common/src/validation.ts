@@ -1,13 +1,15 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import {
+  buildMessage,
   IsString,
   Matches,
-  MaxLength,
+  ValidateBy,
   ValidateIf,
   ValidationError,
   ValidationOptions,
 } from 'class-validator';
+import { GUID_PATTERN, GUID_SOURCE } from './guid';
 import { RequestRefusal } from './problem';
 
 /**
@@ -34,9 +36,118 @@ export function Optional(options: { nullable?: boolean } & ValidationOptions = {
   );
 }
 
-// C0 controls, DEL and C1 controls (tab, CR, LF, NUL and ESC included).
-// eslint-disable-next-line no-control-regex
-const NO_CONTROL_CHARACTERS = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+// C0 controls, DEL and C1 controls (tab, CR, LF, NUL and ESC included), as a character-class range.
+const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+/** Text with no control character at all (a JSON Schema `pattern` too: no flags). */
+export const NO_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL}]*$`);
+/**
+ * A name: no control character, and something besides white space. One pattern (a lookahead for the "something"),
+ * so the document states it as one `pattern`, and linear on any input.
+ */
+export const NAME_PATTERN = new RegExp(`^(?=[^${CONTROL}]*[^\\s${CONTROL}])[^${CONTROL}]*$`);
+
+/**
+ * A validation rule with its OpenAPI form (validation-schema.ts reads it): the document states what the rule
+ * enforces, from the rule itself. `schema` holds JSON Schema keywords of the value (of each item with `each`).
+ */
+export function ValidateWithSchema(
+  name: string,
+  schema: Record<string, unknown>,
+  validate: (value: unknown) => boolean,
+  message: string,
+  options: ValidationOptions = {},
+): PropertyDecorator {
+  RULE_SCHEMAS.set(name, schema);
+  return ValidateBy(
+    {
+      name,
+      constraints: [schema],
+      validator: { validate, defaultMessage: buildMessage((each) => `${each}${message}`, options) },
+    },
+    options,
+  );
+}
+
+/** The OpenAPI form of each rule made by ValidateWithSchema, by rule name. */
+export const RULE_SCHEMAS = new Map<string, Record<string, unknown>>();
+
+/** Characters as JSON Schema counts them (code points), not UTF-16 units nor validator.js's count. */
+function characters(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff || i + 1 === text.length) n++;
+    else {
+      const d = text.charCodeAt(i + 1);
+      n++;
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+}
+
+/**
+ * A string of `min`..`max` characters, counted as JSON Schema's minLength/maxLength count them (code points):
+ * class-validator's MinLength/MaxLength count differently (variation selectors not at all), so the document and
+ * the rule would disagree at the bounds.
+ */
+export function CharacterCount(min: number, max: number, options: ValidationOptions = {}): PropertyDecorator {
+  return ValidateWithSchema(
+    `characterCount:${min}:${max}`,
+    { type: 'string', ...(min > 0 ? { minLength: min } : {}), maxLength: max },
+    (value) => typeof value === 'string' && characters(value) >= min && characters(value) <= max,
+    `$property must be a text of ${min} to ${max} characters`,
+    options,
+  );
+}
+
+/** A GUID: 8-4-4-4-12 hexadecimal digits, any version, either case (the path parameters' rule). */
+export function IsGuid(options: ValidationOptions = {}): PropertyDecorator {
+  return ValidateWithSchema(
+    'isGuid',
+    { type: 'string', format: 'uuid', pattern: GUID_SOURCE },
+    (value) => typeof value === 'string' && GUID_PATTERN.test(value),
+    '$property must be a GUID',
+    options,
+  );
+}
+
+/**
+ * An e-mail address: a dot-atom local part (RFC 5322, no quoted form), then a host name whose last label is
+ * letters. What JSON Schema's `email` format accepts, narrowed by this `pattern`, which is the whole rule.
+ */
+export const EMAIL_PATTERN =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/;
+
+export function IsEmailAddress(options: ValidationOptions = {}): PropertyDecorator {
+  return ValidateWithSchema(
+    'isEmailAddress',
+    { type: 'string', format: 'email', pattern: EMAIL_PATTERN.source },
+    (value) => typeof value === 'string' && EMAIL_PATTERN.test(value),
+    '$property must be an e-mail address',
+    options,
+  );
+}
+
+/** An RFC 3339 instant with its offset (`2026-01-31T13:45:00Z`, `…+01:00`), seconds 00–59. */
+const INSTANT_PATTERN =
+  /^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])$/;
+
+/** An instant as JSON Schema's `date-time` states it (and this pattern), on a day the calendar has. */
+export function IsInstant(options: ValidationOptions = {}): PropertyDecorator {
+  return ValidateWithSchema(
+    'isInstant',
+    { type: 'string', format: 'date-time', pattern: INSTANT_PATTERN.source },
+    (value) => typeof value === 'string' && INSTANT_PATTERN.test(value) && realDay(value),
+    '$property must be an ISO 8601 date and time with an offset, e.g. 2026-01-31T13:45:00Z',
+    options,
+  );
+}
+
+function realDay(text: string): boolean {
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number);
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate() && !Number.isNaN(Date.parse(text));
+}
 
 /**
  * Names and identifiers (user, role, tenant, model, workflow, status, rule, API key names and descriptions,
@@ -59,10 +170,11 @@ export function NoControlCharacters(options: ValidationOptions = {}): PropertyDe
 export function IsName(maxLength = 256): PropertyDecorator {
   return applyDecorators(
     IsString(),
-    MaxLength(maxLength),
-    Matches(/\S/, { message: '$property must not be empty' }),
-    NoControlCharacters(),
-    ApiProperty({ type: String, minLength: 1, maxLength }),
+    CharacterCount(1, maxLength),
+    Matches(NAME_PATTERN, {
+      message: '$property must hold something besides white space, and no control character',
+    }),
+    ApiProperty({ type: String }),
   );
 }
 

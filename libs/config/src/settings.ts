@@ -168,6 +168,17 @@ export const SETTING_DEFINITIONS = [
     description:
       "Which reverse proxies are trusted to say who the client is: `False` (none: the socket's address is the client), `True` (exactly one hop, the balancer in front), a number of hops, or a comma-separated list of the balancers' addresses and CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too), as Express takes it. The client address, scheme and host are then the values the trusted hops wrote in X-Forwarded-For / -Proto / -Host, never what the client wrote before them; the balancer must set or append all three (docs/SECURITY.md, Behind a balancer).",
   },
+  text(
+    'CorsAllowedOrigins',
+    'Origins (scheme://host[:port], comma-separated) of browser applications served elsewhere that may call the API with an Authorization or x-api-key header: preflights answered, ETag, Location, Retry-After and the request id exposed. Unset: same-origin only. Cookie-authenticated writes from another origin stay refused (CsrfOriginCheck).',
+    {
+      kind: {
+        type: 'string',
+        pattern: /^\s*https?:\/\/[^\s/,]+\s*(,\s*https?:\/\/[^\s/,]+\s*)*$/i,
+        patternText: 'origins such as https://admin.example.com, separated by commas',
+      },
+    },
+  ),
   bool('RunMigrations', true, 'Run database migrations at start-up.'),
   int(
     'RequestBodyTimeoutMilliseconds',

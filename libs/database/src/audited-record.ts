@@ -1,4 +1,4 @@
-import { PortableColumn } from './portable-columns';
+import { PortableColumn, PortableVersionColumn } from './portable-columns';
 
 /** Created/Updated/Deleted by and date: configuration records are soft-deleted. */
 export abstract class AuditedRecord {
@@ -19,4 +19,13 @@ export abstract class AuditedRecord {
 
   @PortableColumn('string', { name: 'DeletedUser', length: 256, nullable: true })
   DeletedUser!: string | null;
+}
+
+/**
+ * A configuration record with a one-resource GET and writes (tenants, roles, users, models, case workflows and
+ * their statuses): its row version is its ETag, and PUT and DELETE honour If-Match against it.
+ */
+export abstract class VersionedRecord extends AuditedRecord {
+  @PortableVersionColumn()
+  Version!: number;
 }

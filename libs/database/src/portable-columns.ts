@@ -1,4 +1,11 @@
-import { Column, ColumnOptions, Generated, getMetadataArgsStorage, TableColumnOptions } from 'typeorm';
+import {
+  Column,
+  ColumnOptions,
+  Generated,
+  getMetadataArgsStorage,
+  TableColumnOptions,
+  VersionColumn,
+} from 'typeorm';
 import type { DatabaseProvider } from '@app/config';
 import { SQL_SERVER_BINARY_COLLATION } from './sql-server';
 
@@ -65,21 +72,41 @@ export function providerOf(type: string): DatabaseProvider {
 }
 
 /** Entity column of a portable kind. `length` applies to 'string'. */
+/** Remembers the portable kind of an entity's column, for applyPortableColumnTypes. */
+function register(target: object, propertyKey: string | symbol, kind: PortableKind): void {
+  let byProp = registered.get(target.constructor);
+  if (!byProp) registered.set(target.constructor, (byProp = new Map<string, PortableKind>()));
+  byProp.set(String(propertyKey), kind);
+}
+
 export function PortableColumn(
   kind: PortableKind,
   options: Omit<ColumnOptions, 'type'> = {},
 ): PropertyDecorator {
   return (target: object, propertyKey: string | symbol) => {
-    const name = String(propertyKey);
-    let byProp = registered.get(target.constructor);
-    if (!byProp) registered.set(target.constructor, (byProp = new Map<string, PortableKind>()));
-    byProp.set(name, kind);
+    register(target, propertyKey, kind);
     const extra: ColumnOptions =
       kind === 'bigint' || kind === 'identity64' ? { transformer: bigintTransformer } : {};
     Column({ ...options, ...extra, type: TYPES[kind].postgres.type as ColumnOptions['type'] })(
       target,
       propertyKey,
     );
+  };
+}
+
+/**
+ * The row version `Version` (integer, 1 for a new row) of a record that clients edit concurrently: TypeORM adds
+ * 1 to it in every UPDATE it builds for the entity (its VersionColumn), so no write can forget it. It is the
+ * record's ETag, and the `WHERE "Version" = :v` of an If-Match write (docs/api-contract.md).
+ */
+export function PortableVersionColumn(): PropertyDecorator {
+  return (target: object, propertyKey: string | symbol) => {
+    register(target, propertyKey, 'integer');
+    VersionColumn({
+      name: 'Version',
+      type: TYPES.integer.postgres.type as ColumnOptions['type'],
+      default: 1,
+    })(target, propertyKey);
   };
 }
 

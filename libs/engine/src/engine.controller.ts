@@ -1,7 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import {
   ApiBody,
-  ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
@@ -14,11 +13,15 @@ import {
   ApiProblemResponses,
   Authenticated,
   CurrentActor,
+  CreatedAnswer,
   GuidParam,
   GuidQuery,
   Paged,
   type PagedList,
+  type IfMatch,
+  IfMatchHeader,
   Permission,
+  RecordAnswer,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
 import { WorkflowService } from './configuration/workflow.service';
@@ -60,7 +63,7 @@ export class EntityAnalysisModelController {
 
   @Get(':guid')
   @Authenticated(MODEL)
-  @ApiOkResponse({ type: ModelDto })
+  @RecordAnswer(ModelDto)
   @ApiOperation({ operationId: 'getEntityAnalysisModel', summary: 'Get a model' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ModelDto> {
     return this.models.get(actor, guid);
@@ -69,7 +72,7 @@ export class EntityAnalysisModelController {
   @Post()
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createEntityAnalysisModel', summary: 'Create a model' })
-  @ApiCreatedResponse({ type: ModelDto })
+  @CreatedAnswer(ModelDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateModelDto): Promise<ModelDto> {
     return this.models.create(actor, dto);
   }
@@ -77,13 +80,14 @@ export class EntityAnalysisModelController {
   @Put(':guid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateEntityAnalysisModel', summary: 'Change a model' })
-  @ApiOkResponse({ type: ModelDto })
+  @RecordAnswer(ModelDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateModelDto,
   ): Promise<ModelDto> {
-    return this.models.update(actor, guid, dto);
+    return this.models.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -91,8 +95,12 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'deleteEntityAnalysisModel', summary: 'Delete a model' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.models.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.models.delete(actor, guid, ifMatch);
   }
 
   // ---- sub-resource: request XPaths
@@ -107,7 +115,8 @@ export class EntityAnalysisModelController {
   @Post(':guid/RequestXPath')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createRequestXPath', summary: 'Add a request XPath to a model' })
-  @ApiCreatedResponse({ type: RequestXPathDto })
+  @ApiProblemResponses({ 409: 'The model already has a field of this name (urn:problem-type:conflict)' })
+  @CreatedAnswer(RequestXPathDto, { etag: false })
   createXPath(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -119,6 +128,7 @@ export class EntityAnalysisModelController {
   @Put(':guid/RequestXPath/:xpathGuid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateRequestXPath', summary: 'Change a request XPath' })
+  @ApiProblemResponses({ 409: 'The model already has a field of this name (urn:problem-type:conflict)' })
   @ApiOkResponse({ type: RequestXPathDto })
   updateXPath(
     @CurrentActor() actor: Actor,
@@ -154,7 +164,10 @@ export class EntityAnalysisModelController {
   @Post(':guid/ActivationRule')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createActivationRule', summary: 'Add an activation rule to a model' })
-  @ApiCreatedResponse({ type: ActivationRuleDto })
+  @ApiProblemResponses({
+    422: 'The condition is not a JSON Logic operation this engine runs, caseWorkflowGuid and caseWorkflowStatusGuid do not name a workflow of the tenant and one of its statuses (they go together), or a rule that raises a case has no caseKeyFieldName (urn:problem-type:unprocessable)',
+  })
+  @CreatedAnswer(ActivationRuleDto, { etag: false })
   createRule(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
@@ -166,6 +179,9 @@ export class EntityAnalysisModelController {
   @Put(':guid/ActivationRule/:ruleGuid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateActivationRule', summary: 'Change an activation rule' })
+  @ApiProblemResponses({
+    422: 'The condition is not a JSON Logic operation this engine runs, caseWorkflowGuid and caseWorkflowStatusGuid do not name a workflow of the tenant and one of its statuses (they go together), or a rule that raises a case has no caseKeyFieldName (urn:problem-type:unprocessable)',
+  })
   @ApiOkResponse({ type: ActivationRuleDto })
   updateRule(
     @CurrentActor() actor: Actor,
@@ -205,7 +221,7 @@ export class CaseWorkflowController {
 
   @Get(':guid')
   @Authenticated(WORKFLOW)
-  @ApiOkResponse({ type: CaseWorkflowDto })
+  @RecordAnswer(CaseWorkflowDto)
   @ApiOperation({ operationId: 'getCaseWorkflow', summary: 'Get a case workflow' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowDto> {
     return this.workflows.get(actor, guid);
@@ -214,7 +230,7 @@ export class CaseWorkflowController {
   @Post()
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflow', summary: 'Create a case workflow' })
-  @ApiCreatedResponse({ type: CaseWorkflowDto })
+  @CreatedAnswer(CaseWorkflowDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateCaseWorkflowDto): Promise<CaseWorkflowDto> {
     return this.workflows.create(actor, dto);
   }
@@ -222,13 +238,14 @@ export class CaseWorkflowController {
   @Put(':guid')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflow', summary: 'Change a case workflow' })
-  @ApiOkResponse({ type: CaseWorkflowDto })
+  @RecordAnswer(CaseWorkflowDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateCaseWorkflowDto,
   ): Promise<CaseWorkflowDto> {
-    return this.workflows.update(actor, guid, dto);
+    return this.workflows.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -236,8 +253,12 @@ export class CaseWorkflowController {
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'deleteCaseWorkflow', summary: 'Delete a case workflow' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.workflows.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.workflows.delete(actor, guid, ifMatch);
   }
 }
 
@@ -250,6 +271,9 @@ export class CaseWorkflowStatusController {
   @Authenticated(WORKFLOW)
   @ApiOkResponse({ type: [CaseWorkflowStatusDto] })
   @ApiOperation({ operationId: 'listCaseWorkflowStatuses', summary: 'List case workflow statuses' })
+  @ApiProblemResponses({
+    404: 'caseWorkflowGuid names no case workflow of the tenant (urn:problem-type:not-found)',
+  })
   list(
     @CurrentActor() actor: Actor,
     @GuidQuery('caseWorkflowGuid') workflowGuid?: string,
@@ -259,7 +283,7 @@ export class CaseWorkflowStatusController {
 
   @Get(':guid')
   @Authenticated(WORKFLOW)
-  @ApiOkResponse({ type: CaseWorkflowStatusDto })
+  @RecordAnswer(CaseWorkflowStatusDto)
   @ApiOperation({ operationId: 'getCaseWorkflowStatus', summary: 'Get a case workflow status' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<CaseWorkflowStatusDto> {
     return this.workflows.getStatus(actor, guid);
@@ -268,7 +292,10 @@ export class CaseWorkflowStatusController {
   @Post()
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflowStatus', summary: 'Create a case workflow status' })
-  @ApiCreatedResponse({ type: CaseWorkflowStatusDto })
+  @ApiProblemResponses({
+    422: 'caseWorkflowGuid names no case workflow of the tenant, or notifications or the HTTP endpoint are enabled without their destination or URL (urn:problem-type:unprocessable)',
+  })
+  @CreatedAnswer(CaseWorkflowStatusDto)
   create(
     @CurrentActor() actor: Actor,
     @Body() dto: CreateCaseWorkflowStatusDto,
@@ -279,13 +306,17 @@ export class CaseWorkflowStatusController {
   @Put(':guid')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflowStatus', summary: 'Change a case workflow status' })
-  @ApiOkResponse({ type: CaseWorkflowStatusDto })
+  @ApiProblemResponses({
+    422: 'Notifications or the HTTP endpoint are enabled without their destination or URL (urn:problem-type:unprocessable)',
+  })
+  @RecordAnswer(CaseWorkflowStatusDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateCaseWorkflowStatusDto,
   ): Promise<CaseWorkflowStatusDto> {
-    return this.workflows.updateStatus(actor, guid, dto);
+    return this.workflows.updateStatus(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -293,8 +324,12 @@ export class CaseWorkflowStatusController {
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'deleteCaseWorkflowStatus', summary: 'Delete a case workflow status' })
   @ApiNoContentResponse({ description: 'Deleted' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.workflows.deleteStatus(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.workflows.deleteStatus(actor, guid, ifMatch);
   }
 }
 
@@ -310,11 +345,19 @@ export class InvokeController {
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiBody({
     description:
-      'Any JSON object, up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
-    schema: { type: 'object', additionalProperties: true, example: { AccountId: 'A-1', Amount: 125.5 } },
+      'Any JSON object (or array), up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
+    schema: {
+      // what the JSON body parser takes (strict: an object or an array); the model reads its fields (422)
+      anyOf: [
+        { type: 'object', additionalProperties: true },
+        { type: 'array', items: {} },
+      ],
+      example: { AccountId: 'A-1', Amount: 125.5 },
+    },
   })
   @ApiProblemResponses({
-    400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path), or that the model cannot read (its fields) (urn:problem-type:validation)',
+    400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path) (urn:problem-type:validation)',
+    422: 'The model cannot read the body: a field it requires is missing or not of its type (errors name the fields) (urn:problem-type:unprocessable)',
     503: 'The Archiver queue is full, or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
   })
   @ApiQuery({

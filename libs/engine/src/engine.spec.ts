@@ -228,7 +228,7 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       expect(paths).toContain(p);
   });
 
-  it('validates configuration records with 400 problems naming the field', async () => {
+  it('validates configuration records: 400 for what the document states, 422 for what only the engine knows, each naming the field', async () => {
     const { model } = await createEngineModel(t.app, actor);
     const as = { 'x-api-key': keys.get('engineer')! };
     const badPath = await http()
@@ -243,7 +243,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       .post(`/api/EntityAnalysisModel/${model.guid}/ActivationRule`)
       .set(as)
       .send({ name: 'evil', condition: { method: [{ var: 'AccountId' }, 'toString'] } });
-    expect(code.status).toBe(400);
+    // an object, as the document says; not an operation this engine runs
+    expect(code.status).toBe(422);
     expect(JSON.stringify(code.body)).toContain('method');
 
     const condition = { and: [{ '>': [{ var: 'Amount' }, 10] }, { in: [{ var: 'Country' }, ['DE', 'FR']] }] };
@@ -279,7 +280,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
             enableNotification: true,
           }),
       );
-    expect(noDestination.status).toBe(400);
+    // each field valid on its own; together they contradict each other
+    expect(noDestination.status).toBe(422);
     expect(JSON.stringify(noDestination.body)).toContain('notificationDestination');
 
     const unknown = await http().post('/api/EntityAnalysisModel').set(as).send({ name: 'm', extra: 1 });
@@ -350,12 +352,13 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       .send('{"amount": ');
     expect(malformed.status).toBe(400);
 
-    // A missing required field is a 400 problem naming it.
+    // A missing required field is a 422 problem naming it (the document takes any JSON object; the model
+    // says which fields it reads).
     const missing = await http()
       .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)
       .set('x-api-key', keys.get('engineer')!)
       .send({ amount: 3 });
-    expect(missing.status).toBe(400);
+    expect(missing.status).toBe(422);
     expect(JSON.stringify(missing.body)).toContain('AccountId');
 
     // Another tenant's caller, an inactive model and no credential: 404, 404, 401.
@@ -385,12 +388,12 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     const { model } = await createEngineModel(t.app, actor);
     const repo = t.app.get(ConfigurationRepository);
     const catalog = t.app.get(ModelCatalog);
-    const save = repo.saveModel.bind(repo);
+    const write = repo.writeModel.bind(repo);
     let during: boolean | undefined;
     // an invocation arriving while the write is in flight compiles (and caches) the model as it still is
-    const spy = jest.spyOn(repo, 'saveModel').mockImplementation(async (m) => {
+    const spy = jest.spyOn(repo, 'writeModel').mockImplementation(async (before, after, version) => {
       during = (await catalog.get(model.guid))?.active;
-      return save(m);
+      return write(before, after, version);
     });
     try {
       await http()

@@ -8,8 +8,9 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { GUID_SOURCE } from '@app/common';
 import type { ColumnKind, GridDefinition } from './grid-definition';
-import { DEFAULT_TAKE, MAX_SEARCH_LENGTH, MAX_TAKE } from './grid-query';
+import { DEFAULT_TAKE, INSTANT_SOURCE, MAX_SEARCH_LENGTH, MAX_TAKE } from './grid-query';
 import { SAMPLE_SEED_MAX } from './sampling';
 import { HISTOGRAM_BUCKETS } from './statistics';
 
@@ -35,7 +36,9 @@ export class ColumnStatisticsDto {
   standardDeviation!: number | null;
   @ApiProperty({
     type: [HistogramBucketDto],
-    description: `${HISTOGRAM_BUCKETS} equal-width buckets from min to max (none without values)`,
+    minItems: HISTOGRAM_BUCKETS,
+    maxItems: HISTOGRAM_BUCKETS,
+    description: `Always ${HISTOGRAM_BUCKETS} equal-width buckets from min to max (every value equal: all in the last); without values, ${HISTOGRAM_BUCKETS} buckets from 0 to 0 counting 0`,
   })
   histogram!: HistogramBucketDto[];
 }
@@ -134,14 +137,14 @@ export function windowQueries(def: GridDefinition) {
     ApiQuery({
       name: 'from',
       required: false,
-      schema: { type: 'string', format: 'date-time' },
-      description: `Lower bound on ${time} (ISO 8601; no offset: UTC). Default: one hour before now, whatever to is`,
+      schema: { type: 'string', pattern: INSTANT_SOURCE, example: '2026-01-31T12:45:00Z' },
+      description: `Lower bound on ${time} (ISO 8601; no offset: UTC; a real instant from 0001 to 9999). Default: one hour before now, whatever to is`,
     }),
     ApiQuery({
       name: 'to',
       required: false,
-      schema: { type: 'string', format: 'date-time' },
-      description: `Upper bound on ${time} (ISO 8601; no offset: UTC). Default: now, whatever from is`,
+      schema: { type: 'string', pattern: INSTANT_SOURCE, example: '2026-01-31T13:45:00Z' },
+      description: `Upper bound on ${time} (ISO 8601; no offset: UTC; a real instant from 0001 to 9999, not before from). Default: now, whatever from is`,
     }),
     ...filterQueries(def),
     ...(def.searchColumns.length
@@ -168,7 +171,7 @@ function filterQueries(def: GridDefinition) {
           ? { type: 'integer', minimum: f.min, maximum: f.max }
           : f.type === 'boolean'
             ? { type: 'boolean' }
-            : { type: 'string', format: 'uuid' },
+            : { type: 'string', format: 'uuid', pattern: GUID_SOURCE },
       description: f.type === 'boolean' ? f.description : 'Exact match',
     }),
   );
@@ -180,7 +183,7 @@ function pagingQueries(time: string) {
     ApiQuery({
       name: 'beforeTime',
       required: false,
-      schema: { type: 'string', format: 'date-time' },
+      schema: { type: 'string', pattern: INSTANT_SOURCE, example: '2026-01-31T12:45:00.123Z' },
       description: `Rows only: those before a row in the newest-first order, earlier than this ${time} (ISO 8601; no offset: UTC), or at it with an id below beforeId. Give the last row's ${time} and id to page through a window that holds more than take while rows arrive; total and statistics stay the window's. Absent: the spec's grid`,
     }),
     ApiQuery({
@@ -204,15 +207,16 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
     ApiQuery({
       name: 'take',
       required: false,
-      schema: { type: 'integer', minimum: 1, maximum: MAX_TAKE, default: DEFAULT_TAKE },
-      description: `Rows to answer; a whole number outside 1..${MAX_TAKE} is clamped into it`,
+      schema: { type: 'integer', default: DEFAULT_TAKE },
+      description: `Rows to answer: any whole number, clamped to 1..${MAX_TAKE} (spec: clamped to at most ${MAX_TAKE})`,
     }),
     ...pagingQueries(timeName(def)),
     ApiQuery({
       name: 'samplePercentage',
       required: false,
-      schema: { type: 'number', minimum: 0, maximum: 100 },
-      description: 'Draws one consistent sample of the rows (for unbiased baselines); clamped to 0..100',
+      schema: { type: 'number' },
+      description:
+        'Draws one consistent sample of the rows (for unbiased baselines): any number, clamped to 0..100 (spec)',
     }),
     ApiQuery({
       name: 'sampleSeed',
@@ -225,18 +229,14 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
           ApiQuery({
             name: 'sortField',
             required: false,
-            schema: {
-              type: 'string',
-              enum: [...def.columns.map((c) => c.name), ...Object.keys(def.sortDerived ?? {})],
-            },
-            description:
-              'A column of the grid (case-insensitive); unrecognised or omitted: most recent first',
+            schema: { type: 'string', example: def.columns[0]?.name },
+            description: `A column of the grid, any letter case: ${[...def.columns.map((c) => c.name), ...Object.keys(def.sortDerived ?? {})].join(', ')}. Anything else or omitted: most recent first (spec)`,
           }),
           ApiQuery({
             name: 'sortDirection',
             required: false,
-            schema: { type: 'string', enum: ['asc', 'desc'] },
-            description: 'Case-insensitive; asc ascending, anything else or omitted descending',
+            schema: { type: 'string', example: 'asc' },
+            description: 'asc (any letter case): ascending; anything else or omitted: descending (spec)',
           }),
         ]
       : []),

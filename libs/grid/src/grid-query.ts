@@ -44,10 +44,12 @@ const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
  * ISO 8601 date and time, with an offset (Z or ±hh:mm / ±hhmm) or without one (then UTC). A `+` left
- * unencoded in a query string arrives decoded as a space: ` hh:mm` is read as `+hh:mm`.
+ * unencoded in a query string arrives decoded as a space: ` hh:mm` is read as `+hh:mm`. Without flags, so the
+ * OpenAPI document states it as the parameters' pattern.
  */
-const INSTANT =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+\- ]\d{2}:?\d{2})?$/i;
+export const INSTANT_SOURCE =
+  '^\\s*([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?([Zz]|[+\\- ][0-9]{2}:?[0-9]{2})?\\s*$';
+const INSTANT = new RegExp(INSTANT_SOURCE);
 
 export function parseInstant(name: string, raw: string): Date {
   const text = raw.trim();

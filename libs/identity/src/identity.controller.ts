@@ -1,12 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
   ApiPaged,
@@ -14,12 +7,16 @@ import {
   Authenticated,
   Client,
   ClientContext,
+  CreatedAnswer,
   CurrentActor,
   GuidParam,
+  type IfMatch,
+  IfMatchHeader,
   MAX_LIST_SEARCH_LENGTH,
   Paged,
   type PagedList,
   Permission,
+  RecordAnswer,
   searchTerm,
 } from '@app/common';
 import {
@@ -55,7 +52,7 @@ export class TenantRegistryController {
 
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
-  @ApiOkResponse({ type: TenantDto })
+  @RecordAnswer(TenantDto)
   @ApiOperation({ operationId: 'getTenant', summary: 'Get a tenant' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<TenantDto> {
     return this.tenants.get(actor, guid);
@@ -64,7 +61,7 @@ export class TenantRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'createTenant', summary: 'Create a tenant' })
-  @ApiCreatedResponse({ type: TenantDto })
+  @CreatedAnswer(TenantDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateTenantDto): Promise<TenantDto> {
     return this.tenants.create(actor, dto);
   }
@@ -72,13 +69,14 @@ export class TenantRegistryController {
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'updateTenant', summary: 'Change a tenant' })
-  @ApiOkResponse({ type: TenantDto })
+  @RecordAnswer(TenantDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateTenantDto,
   ): Promise<TenantDto> {
-    return this.tenants.update(actor, guid, dto);
+    return this.tenants.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -87,8 +85,12 @@ export class TenantRegistryController {
   @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses({ 409: 'The landlord tenant cannot be deleted (urn:problem-type:conflict)' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.tenants.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.tenants.delete(actor, guid, ifMatch);
   }
 }
 
@@ -115,7 +117,7 @@ export class RoleRegistryController {
 
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
-  @ApiOkResponse({ type: RoleDto })
+  @RecordAnswer(RoleDto)
   @ApiOperation({ operationId: 'getRole', summary: 'Get a role' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<RoleDto> {
     return this.roles.get(actor, guid);
@@ -124,7 +126,10 @@ export class RoleRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'createRole', summary: 'Create a role' })
-  @ApiCreatedResponse({ type: RoleDto })
+  @ApiProblemResponses({
+    422: 'tenantGuid names no tenant the caller may create a role in (urn:problem-type:unprocessable)',
+  })
+  @CreatedAnswer(RoleDto)
   create(@CurrentActor() actor: Actor, @Body() dto: CreateRoleDto): Promise<RoleDto> {
     return this.roles.create(actor, dto);
   }
@@ -132,13 +137,14 @@ export class RoleRegistryController {
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'updateRole', summary: 'Change a role' })
-  @ApiOkResponse({ type: RoleDto })
+  @RecordAnswer(RoleDto)
   update(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateRoleDto,
   ): Promise<RoleDto> {
-    return this.roles.update(actor, guid, dto);
+    return this.roles.update(actor, guid, dto, ifMatch);
   }
 
   @Delete(':guid')
@@ -147,8 +153,12 @@ export class RoleRegistryController {
   @ApiOperation({ operationId: 'deleteRole', summary: 'Delete a role' })
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiProblemResponses({ 409: 'The role still has users (urn:problem-type:conflict)' })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.roles.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.roles.delete(actor, guid, ifMatch);
   }
 }
 
@@ -189,7 +199,7 @@ export class UserRegistryController {
 
   @Get(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiOperation({ operationId: 'getUser', summary: 'Get a user' })
   get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<UserDto> {
     return this.users.get(actor, guid);
@@ -198,9 +208,10 @@ export class UserRegistryController {
   @Post()
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'createUser', summary: 'Create a user' })
-  @ApiCreatedResponse({ type: UserDto })
+  @CreatedAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+    422: "roleGuid names no role the caller may assign (or, for a change, none of the user's tenant) (urn:problem-type:unprocessable); or the password breaks the password rules (urn:problem-type:unprocessable)",
   })
   create(@CurrentActor() actor: Actor, @Body() dto: CreateUserDto): Promise<UserDto> {
     return this.users.create(actor, dto);
@@ -209,24 +220,26 @@ export class UserRegistryController {
   @Put(':guid')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'updateUser', summary: 'Change a user' })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+    422: "roleGuid names no role the caller may assign (or, for a change, none of the user's tenant) (urn:problem-type:unprocessable)",
   })
   update(
     @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: UpdateUserDto,
   ): Promise<UserDto> {
-    return this.users.update(actor, guid, dto, client);
+    return this.users.update(actor, guid, dto, client, ifMatch);
   }
 
   @Post(':guid/Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user (their sessions end)' })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
@@ -245,9 +258,10 @@ export class UserRegistryController {
     operationId: 'resetUserPassword',
     summary: 'Set a new password for a user (their sessions end)',
   })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
+    422: 'The password breaks the password rules (PasswordMinimumLength…), or with WirePasswordHash is not the hex SHA-256 the browser makes (urn:problem-type:unprocessable)',
   })
   resetPassword(
     @Client() client: ClientContext,
@@ -265,7 +279,7 @@ export class UserRegistryController {
     operationId: 'unlockUser',
     summary: 'Clear the password lock of a user (the sessions of a locked user end)',
   })
-  @ApiOkResponse({ type: UserDto })
+  @RecordAnswer(UserDto)
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
@@ -285,7 +299,11 @@ export class UserRegistryController {
   @ApiProblemResponses({
     409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
   })
-  delete(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<void> {
-    return this.users.delete(actor, guid);
+  delete(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.users.delete(actor, guid, ifMatch);
   }
 }

@@ -182,6 +182,11 @@ function affected(result: { affected?: number | null }): boolean {
   return (result.affected ?? 0) > 0;
 }
 
+/** The condition of a write that applies only to the row version read (If-Match); none when undefined. */
+function atVersion(version: number | undefined): { Version?: number } {
+  return version === undefined ? {} : { Version: version };
+}
+
 /** Every query of the identity feature. Soft-deleted rows are invisible unless asked for. */
 @Injectable()
 export class IdentityRepository {
@@ -235,17 +240,26 @@ export class IdentityRepository {
   insertTenant(t: TenantRegistry): Promise<TenantRegistry> {
     return this.tenants.save(t);
   }
-  /** Renames a live tenant (only these columns); false when it is gone (deleted meanwhile). */
+  /**
+   * Renames a live tenant (only these columns; its Version moves on, as in every update); false when it is gone
+   * (deleted meanwhile) or, given `version`, no longer at that version.
+   */
   async updateTenant(
     id: number,
     changes: Partial<Pick<TenantRegistry, 'Name'>> & Pick<TenantRegistry, 'UpdatedDate' | 'UpdatedUser'>,
+    version?: number,
   ): Promise<boolean> {
-    return affected(await this.tenants.update({ Id: id, DeletedDate: IsNull() }, changes));
+    return affected(
+      await this.tenants.update({ Id: id, DeletedDate: IsNull(), ...atVersion(version) }, changes),
+    );
   }
   /** Soft-deletes a live tenant (only DeletedDate and DeletedUser); false when it was already gone. */
-  async softDeleteTenant(id: number, when: Date, by: string): Promise<boolean> {
+  async softDeleteTenant(id: number, when: Date, by: string, version?: number): Promise<boolean> {
     return affected(
-      await this.tenants.update({ Id: id, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+      await this.tenants.update(
+        { Id: id, DeletedDate: IsNull(), ...atVersion(version) },
+        { DeletedDate: when, DeletedUser: by },
+      ),
     );
   }
 
@@ -281,12 +295,18 @@ export class IdentityRepository {
   async updateRole(
     id: number,
     changes: Partial<Pick<RoleRegistry, 'Name'>> & Pick<RoleRegistry, 'UpdatedDate' | 'UpdatedUser'>,
+    version?: number,
   ): Promise<boolean> {
-    return affected(await this.roles.update({ Id: id, DeletedDate: IsNull() }, changes));
-  }
-  async softDeleteRole(id: number, when: Date, by: string): Promise<boolean> {
     return affected(
-      await this.roles.update({ Id: id, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+      await this.roles.update({ Id: id, DeletedDate: IsNull(), ...atVersion(version) }, changes),
+    );
+  }
+  async softDeleteRole(id: number, when: Date, by: string, version?: number): Promise<boolean> {
+    return affected(
+      await this.roles.update(
+        { Id: id, DeletedDate: IsNull(), ...atVersion(version) },
+        { DeletedDate: when, DeletedUser: by },
+      ),
     );
   }
   async permissionsOf(roleIds: number[]): Promise<Map<number, number[]>> {
@@ -385,10 +405,13 @@ export class IdentityRepository {
   /**
    * An administrator's edit of a live user: writes only the columns given, never TokensValidFrom, the
    * password or the lockout, so a concurrent revocation, logout or lockout is never undone by a stale copy
-   * of the row (security issue 13). False when the user is gone (deleted meanwhile).
+   * of the row (security issue 13). False when the user is gone (deleted meanwhile) or, given `version`, no
+   * longer at that version.
    */
-  async updateUser(userId: number, changes: UserChanges): Promise<boolean> {
-    return affected(await this.users.update({ Id: userId, DeletedDate: IsNull() }, changes));
+  async updateUser(userId: number, changes: UserChanges, version?: number): Promise<boolean> {
+    return affected(
+      await this.users.update({ Id: userId, DeletedDate: IsNull(), ...atVersion(version) }, changes),
+    );
   }
   /**
    * A deactivation (security issue 37): the edit's columns with Active false AND TokensValidFrom moved forward,
@@ -396,16 +419,26 @@ export class IdentityRepository {
    * brings an earlier session back. Like a password write it applies only while no session started at or after
    * its instant (sessionsEndAt). Returns that instant, or null when the user is gone.
    */
-  deactivateUser(userId: number, changes: UserChanges, at: Date): Promise<Date | null> {
-    return this.sessionsEndAt(userId, at, async (instant) =>
-      affected(
-        await this.users
-          .createQueryBuilder()
-          .update(UserRegistry)
-          .set({ ...changes, Active: false, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
-          .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`, { userId, at: instant })
-          .execute(),
-      ),
+  deactivateUser(userId: number, changes: UserChanges, at: Date, version?: number): Promise<Date | null> {
+    const atVersionSql = version === undefined ? '' : ' AND "Version" = :version';
+    return this.sessionsEndAt(
+      userId,
+      at,
+      async (instant) =>
+        affected(
+          await this.users
+            .createQueryBuilder()
+            .update(UserRegistry)
+            .set({ ...changes, Active: false, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
+            .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}${atVersionSql}`, {
+              userId,
+              at: instant,
+              version,
+            })
+            .execute(),
+        ),
+      // given `version` (If-Match), a row that moved on is not written again at a later instant
+      (user) => version === undefined || user.Version === version,
     );
   }
 
@@ -436,9 +469,12 @@ export class IdentityRepository {
     if (affected(cut)) return 'cut';
     return (await this.updateUser(userId, unlocked)) ? 'cleared' : null;
   }
-  async softDeleteUser(userId: number, when: Date, by: string): Promise<boolean> {
+  async softDeleteUser(userId: number, when: Date, by: string, version?: number): Promise<boolean> {
     return affected(
-      await this.users.update({ Id: userId, DeletedDate: IsNull() }, { DeletedDate: when, DeletedUser: by }),
+      await this.users.update(
+        { Id: userId, DeletedDate: IsNull(), ...atVersion(version) },
+        { DeletedDate: when, DeletedUser: by },
+      ),
     );
   }
 

@@ -12,6 +12,7 @@ export function toTenantDto(t: TenantRegistry): TenantDto {
     createdDate: t.CreatedDate.toISOString(),
     createdUser: t.CreatedUser,
     updatedDate: iso(t.UpdatedDate),
+    version: t.Version,
   };
 }
 
@@ -23,6 +24,7 @@ export function toRoleDto(r: RoleRegistry, tenantGuid: string, permissions: numb
     permissions,
     permissionNames: permissions.map((p) => PERMISSION_NAMES[p as Permission] ?? `Unknown ${p}`),
     createdDate: r.CreatedDate.toISOString(),
+    version: r.Version,
   };
 }
 
@@ -42,5 +44,6 @@ export function toUserDto(u: UserRegistry, tenantGuid: string, roleGuid: string)
     wirePasswordHash: u.WirePasswordHash,
     hasPassword: u.PasswordHash !== null,
     createdDate: u.CreatedDate.toISOString(),
+    version: u.Version,
   };
 }

@@ -53,7 +53,7 @@ export class PasswordPolicy {
     const min = this.settings.PasswordMinimumLength;
     const max = Math.min(this.settings.PasswordMaximumLength, MAX_PASSWORD_INPUT_LENGTH);
     if (typeof password !== 'string' || password.length < min || password.length > max) {
-      throw Problems.badParameter(field, `${field} must be ${min} to ${max} characters long.`);
+      throw Problems.unprocessable(field, `${field} must be ${min} to ${max} characters long.`);
     }
   }
 }

@@ -4,11 +4,13 @@ import {
   Actor,
   ALL_PERMISSIONS,
   Clock,
+  type IfMatch,
   type Page,
   pageOf,
   PERMISSION_NAMES,
   Permission,
   Problems,
+  versionedWrite,
 } from '@app/common';
 import type { PageRequest } from '@app/database';
 import type { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';
@@ -31,16 +33,17 @@ export class RoleService {
     return ALL_PERMISSIONS.map((id) => ({ id, name: PERMISSION_NAMES[id] }));
   }
 
+  /** The role (with its version, for versionedWrite) and its tenant. */
   private async visibleRole(
     actor: Actor,
     guid: string,
-  ): Promise<{ role: RoleRegistry; tenant: TenantRegistry }> {
+  ): Promise<{ role: RoleRegistry; tenant: TenantRegistry; Version: number }> {
     const role = await this.repo.findRoleByGuid(guid);
     if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId))
       throw Problems.notFound('role');
     const tenant = await this.repo.findTenantById(role.TenantRegistryId);
     if (!tenant) throw Problems.notFound('role');
-    return { role, tenant };
+    return { role, tenant, Version: role.Version };
   }
 
   private async dto(role: RoleRegistry, tenantGuid: string): Promise<RoleDto> {
@@ -69,7 +72,8 @@ export class RoleService {
     let tenantGuid = actor.tenantGuid;
     if (dto.tenantGuid && dto.tenantGuid !== actor.tenantGuid) {
       const tenant = actor.landlord ? await this.repo.findTenantByGuid(dto.tenantGuid) : null;
-      if (!tenant) throw Problems.notFound('tenant');
+      if (!tenant)
+        throw Problems.unprocessable('tenantGuid', 'tenantGuid names no tenant you can create a role in.');
       tenantId = tenant.Id;
       tenantGuid = tenant.Guid;
     }
@@ -105,45 +109,59 @@ export class RoleService {
   }
 
   /**
-   * Only the columns the request changes (security issue 13); the cached API keys of its users follow before
-   * the answer. Neither the role as it is nor as it would be may hold a permission the actor lacks.
+   * Only the columns the request changes (security issue 13); with If-Match only to the version named (412
+   * otherwise: versionedWrite). The cached API keys of its users follow before the answer. Neither the role as
+   * it is nor as it would be may hold a permission the actor lacks.
    */
-  async update(actor: Actor, guid: string, dto: UpdateRoleDto): Promise<RoleDto> {
-    const { role, tenant } = await this.visibleRole(actor, guid);
-    await this.editablePermissions(actor, role);
+  async update(actor: Actor, guid: string, dto: UpdateRoleDto, ifMatch?: IfMatch): Promise<RoleDto> {
     if (dto.permissions !== undefined)
       assertHoldsEvery(actor, dto.permissions, 'You cannot give this role these permissions: the change');
-    const changes = {
-      ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
-      UpdatedDate: new Date(this.clock.now()),
-      UpdatedUser: actor.userName,
-    };
-    const dto_ = await this.repo.transaction(async (tx) => {
-      if (!(await tx.updateRole(role.Id, changes))) throw Problems.notFound('role');
-      if (dto.permissions !== undefined) {
-        await tx.replacePermissions(
-          role.Id,
-          [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
-        );
-      }
-      const perms = await tx.permissionsOf([role.Id]);
-      return toRoleDto({ ...role, ...changes }, tenant.Guid, perms.get(role.Id) ?? []);
-    });
+    const answer = await versionedWrite(
+      ifMatch,
+      () => this.visibleRole(actor, guid),
+      async ({ role, tenant }, version) => {
+        await this.editablePermissions(actor, role);
+        return this.repo.transaction(async (tx) => {
+          const changes = {
+            ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
+            UpdatedDate: new Date(this.clock.now()),
+            UpdatedUser: actor.userName,
+          };
+          if (!(await tx.updateRole(role.Id, changes, version))) return undefined;
+          if (dto.permissions !== undefined)
+            await tx.replacePermissions(
+              role.Id,
+              [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
+            );
+          const [written, perms] = await Promise.all([tx.findRoleById(role.Id), tx.permissionsOf([role.Id])]);
+          return { dto: toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []), roleId: role.Id };
+        });
+      },
+    );
     if (dto.permissions !== undefined)
       await this.events.principalsChanged({
-        userIds: await this.repo.userIdsOf({ roleId: role.Id }),
+        userIds: await this.repo.userIdsOf({ roleId: answer.roleId }),
         ceiling: [...dto.permissions],
       });
-    return dto_;
+    return answer.dto;
   }
 
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const { role } = await this.visibleRole(actor, guid);
-    await this.editablePermissions(actor, role);
-    if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0) {
-      throw Problems.conflict('The role still has users; move them to another role first.');
-    }
-    if (!(await this.repo.softDeleteRole(role.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('role');
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.visibleRole(actor, guid),
+      async ({ role }, version) => {
+        await this.editablePermissions(actor, role);
+        if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0)
+          throw Problems.conflict('The role still has users; move them to another role first.');
+        const deleted = await this.repo.softDeleteRole(
+          role.Id,
+          new Date(this.clock.now()),
+          actor.userName,
+          version,
+        );
+        return deleted || undefined;
+      },
+    );
   }
 }

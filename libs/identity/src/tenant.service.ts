@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, type Page, pageOf, Problems } from '@app/common';
+import { Actor, Clock, type IfMatch, type Page, pageOf, Problems, versionedWrite } from '@app/common';
 import type { PageRequest } from '@app/database';
 import type { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
 import { TenantRegistry } from './entities';
@@ -29,9 +29,7 @@ export class TenantService {
 
   async get(actor: Actor, guid: string): Promise<TenantDto> {
     this.assertLandlord(actor);
-    const t = await this.repo.findTenantByGuid(guid);
-    if (!t) throw Problems.notFound('tenant');
-    return toTenantDto(t);
+    return toTenantDto(await this.tenant(guid));
   }
 
   async create(actor: Actor, dto: CreateTenantDto): Promise<TenantDto> {
@@ -50,30 +48,52 @@ export class TenantService {
     return toTenantDto(await this.repo.insertTenant(t));
   }
 
-  /** Only the name and the stamp are written: a concurrent deletion is never undone (security issue 13). */
-  async update(actor: Actor, guid: string, dto: UpdateTenantDto): Promise<TenantDto> {
-    this.assertLandlord(actor);
+  private async tenant(guid: string): Promise<TenantRegistry> {
     const t = await this.repo.findTenantByGuid(guid);
     if (!t) throw Problems.notFound('tenant');
-    const changes = {
-      ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
-      UpdatedDate: new Date(this.clock.now()),
-      UpdatedUser: actor.userName,
-    };
-    if (!(await this.repo.updateTenant(t.Id, changes))) throw Problems.notFound('tenant');
-    return toTenantDto({ ...t, ...changes });
+    return t;
   }
 
-  async delete(actor: Actor, guid: string): Promise<void> {
+  /**
+   * Only the name and the stamp are written: a concurrent deletion is never undone (security issue 13); with
+   * If-Match only to the version named (412 otherwise: versionedWrite).
+   */
+  async update(actor: Actor, guid: string, dto: UpdateTenantDto, ifMatch?: IfMatch): Promise<TenantDto> {
     this.assertLandlord(actor);
-    const t = await this.repo.findTenantByGuid(guid);
-    if (!t) throw Problems.notFound('tenant');
-    if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
-    if (!(await this.repo.softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('tenant');
+    return versionedWrite(
+      ifMatch,
+      () => this.tenant(guid),
+      async (t, version) => {
+        const changes = {
+          ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
+          UpdatedDate: new Date(this.clock.now()),
+          UpdatedUser: actor.userName,
+        };
+        if (!(await this.repo.updateTenant(t.Id, changes, version))) return undefined;
+        return toTenantDto(await this.tenant(guid));
+      },
+    );
+  }
+
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    this.assertLandlord(actor);
+    const tenant = await versionedWrite(
+      ifMatch,
+      () => this.tenant(guid),
+      async (t, version) => {
+        if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
+        const deleted = await this.repo.softDeleteTenant(
+          t.Id,
+          new Date(this.clock.now()),
+          actor.userName,
+          version,
+        );
+        return deleted ? t : undefined;
+      },
+    );
     // Its users can no longer act: API keys cached for them are dropped before the answer.
     await this.events.principalsChanged({
-      userIds: await this.repo.userIdsOf({ tenantId: t.Id }),
+      userIds: await this.repo.userIdsOf({ tenantId: tenant.Id }),
       ceiling: 'none',
     });
   }

@@ -1,6 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, ClientContext, Clock, isUniqueViolation, type Page, pageOf, Problems } from '@app/common';
+import {
+  Actor,
+  ClientContext,
+  Clock,
+  type IfMatch,
+  isUniqueViolation,
+  type Page,
+  pageOf,
+  Problems,
+  versionedWrite,
+} from '@app/common';
 import type { PageRequest } from '@app/database';
 import type {
   CreateUserDto,
@@ -63,7 +73,7 @@ export class UserService {
   private async assignableRole(actor: Actor, roleGuid: string) {
     const role = await this.repo.findRoleByGuid(roleGuid);
     if (!role || (!actor.landlord && role.TenantRegistryId !== actor.tenantId)) {
-      throw Problems.badParameter('roleGuid', 'roleGuid does not name a role you can assign.');
+      throw Problems.unprocessable('roleGuid', 'roleGuid does not name a role you can assign.');
     }
     assertHoldsEvery(actor, await this.permissionsOfRole(role.Id), 'You cannot assign this role: it');
     return role;
@@ -138,7 +148,6 @@ export class UserService {
   async create(actor: Actor, dto: CreateUserDto): Promise<UserDto> {
     const role = await this.assignableRole(actor, dto.roleGuid);
     const name = dto.name.trim();
-    if (!name) throw Problems.badParameter('name', 'name must not be empty.');
     const normalized = normalizeUserName(name);
     if (await this.repo.findUserByNormalizedName(normalized))
       throw Problems.conflict('A user with this name already exists.');
@@ -189,43 +198,61 @@ export class UserService {
 
   /**
    * Writes only the columns the request changes (security issue 13): an edit racing a revocation, a logout or
-   * a lockout never writes back a stale TokensValidFrom or lockout.
+   * a lockout never writes back a stale TokensValidFrom or lockout. With If-Match only to the version named
+   * (412 otherwise: versionedWrite).
    */
   async update(
     actor: Actor,
     guid: string,
     dto: UpdateUserDto,
     client: ClientContext | null = null,
+    ifMatch?: IfMatch,
   ): Promise<UserDto> {
-    const user = await this.manageableUser(actor, guid);
-    const changes: UserChanges = {};
-    if (dto.roleGuid !== undefined) {
-      const role = await this.repo.findRoleByGuid(dto.roleGuid);
-      if (user.Id === actor.userId && role?.Id !== user.RoleRegistryId)
-        throw Problems.forbidden('You cannot change your own role.');
-      const assignable = await this.assignableRole(actor, dto.roleGuid);
-      if (assignable.TenantRegistryId !== user.TenantRegistryId) {
-        throw Problems.badParameter('roleGuid', "roleGuid must name a role of the user's tenant.");
-      }
-      changes.RoleRegistryId = assignable.Id;
-    }
-    if (dto.email !== undefined) changes.Email = dto.email;
-    if (dto.active !== undefined) {
-      if (!dto.active && user.Id === actor.userId) throw Problems.conflict('You cannot deactivate yourself.');
-      changes.Active = dto.active;
-    }
-    return this.write(actor, user, changes, client);
+    return versionedWrite(
+      ifMatch,
+      () => this.manageableUser(actor, guid),
+      async (user, version) => {
+        const changes: UserChanges = {};
+        if (dto.roleGuid !== undefined) {
+          const role = await this.repo.findRoleByGuid(dto.roleGuid);
+          if (user.Id === actor.userId && role?.Id !== user.RoleRegistryId)
+            throw Problems.forbidden('You cannot change your own role.');
+          const assignable = await this.assignableRole(actor, dto.roleGuid);
+          if (assignable.TenantRegistryId !== user.TenantRegistryId) {
+            throw Problems.unprocessable('roleGuid', "roleGuid must name a role of the user's tenant.");
+          }
+          changes.RoleRegistryId = assignable.Id;
+        }
+        if (dto.email !== undefined) changes.Email = dto.email;
+        if (dto.active !== undefined) {
+          if (!dto.active && user.Id === actor.userId)
+            throw Problems.conflict('You cannot deactivate yourself.');
+          changes.Active = dto.active;
+        }
+        return this.write(actor, user, changes, client, version);
+      },
+    );
   }
 
   async deactivate(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
     return this.update(actor, guid, { active: false }, client);
   }
 
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const user = await this.manageableUser(actor, guid);
-    if (user.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
-    if (!(await this.repo.softDeleteUser(user.Id, new Date(this.clock.now()), actor.userName)))
-      throw Problems.notFound('user');
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    const user = await versionedWrite(
+      ifMatch,
+      () => this.manageableUser(actor, guid),
+      async (u, version) => {
+        if (u.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
+        const deleted = await this.repo.softDeleteUser(
+          u.Id,
+          new Date(this.clock.now()),
+          actor.userName,
+          version,
+        );
+        return deleted ? u : undefined;
+      },
+    );
     await this.events.principalsChanged({ userIds: [user.Id], ceiling: 'none' });
   }
 
@@ -278,7 +305,8 @@ export class UserService {
   }
 
   /**
-   * Writes the changed columns with the stamp. A deactivation also ends every session in the same statement
+   * Writes the changed columns with the stamp (given `version`, only at that version: If-Match; undefined when
+   * nothing was written). A deactivation also ends every session in the same statement
    * (IdentityRepository.deactivateUser), so reactivating never revives one. The features that follow
    * (the UserLogout row, the API-key cache) have applied it before this returns.
    */
@@ -287,13 +315,16 @@ export class UserService {
     user: UserRegistry,
     changes: UserChanges,
     client: ClientContext | null,
-  ): Promise<UserDto> {
+    version?: number,
+  ): Promise<UserDto | undefined> {
     const stamped = { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName };
     if (changes.Active === false) {
-      const at = await this.racing(() => this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate));
-      if (!at) throw Problems.notFound('user');
+      const at = await this.racing(() =>
+        this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
+      );
+      if (!at) return undefined;
       await this.sessionsCut('deactivated', actor, user, at, client);
-    } else if (!(await this.repo.updateUser(user.Id, stamped))) throw Problems.notFound('user');
+    } else if (!(await this.repo.updateUser(user.Id, stamped, version))) return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
       await this.events.principalsChanged({ userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
     return this.dto(await this.current(user.Guid));
@@ -337,7 +368,7 @@ export class UserService {
     }
     const hash = canonicalWireHash(password);
     if (hash === null)
-      throw Problems.badParameter(
+      throw Problems.unprocessable(
         'password',
         'With WirePasswordHash, password must be the hex SHA-256 of the password and the normalised user name.',
       );

@@ -15,7 +15,17 @@ export interface FoldedHistogramInstrument {
   description: string;
   /** Explicit bucket upper bounds, ascending. */
   boundaries: readonly number[];
+  /** Series kept for this instrument before new ones share the overflow series (default: the instance's). */
+  maxSeries?: number;
 }
+
+type SeriesAttributes = Readonly<Record<string, string | number | boolean>>;
+
+/**
+ * The word Prometheus names carry for a unit (OpenTelemetry's Prometheus compatibility: a histogram in ms is
+ * `…_milliseconds`), for the units this service measures in.
+ */
+const PROMETHEUS_UNIT_WORDS: Readonly<Record<string, string>> = { ms: 'milliseconds', s: 'seconds' };
 
 /** What the SDK does past its cardinality limit: later attribute sets share one overflow series. */
 const OVERFLOW_ATTRIBUTES = Object.freeze({ 'otel.metric.overflow': true });
@@ -67,7 +77,7 @@ class Tally {
  * record serves both kinds of reader, and neither can disturb the other.
  */
 interface Series {
-  attributes: Readonly<Record<string, string | boolean>>;
+  attributes: SeriesAttributes;
   pending: Tally;
   folded: Tally;
 }
@@ -75,6 +85,12 @@ interface Series {
 interface Instrument {
   spec: FoldedHistogramInstrument;
   series: Map<string, Series>;
+}
+
+/** The instrument's name with its unit's word appended, once (`….duration` in ms: `….duration.milliseconds`). */
+export function prometheusName(spec: Pick<FoldedHistogramInstrument, 'name' | 'unit'>): string {
+  const word = PROMETHEUS_UNIT_WORDS[spec.unit];
+  return word && !spec.name.endsWith(`.${word}`) ? `${spec.name}.${word}` : spec.name;
 }
 
 function hrTime(ms: number): HrTime {
@@ -111,22 +127,27 @@ export class FoldedHistograms {
     }
   }
 
-  /** A recorder for one series, looked up once: the hot path's way in. */
+  /** A recorder for one series (`attributeKey` = `attributeValue`), looked up once: the hot path's way in. */
   bind(instrument: string, attributeValue: string): (value: number) => void {
+    return this.bindSeries(instrument, attributeValue, { [this.attributeKey]: attributeValue });
+  }
+
+  /** A recorder for the series of these attributes, known by `key` (one key per distinct attribute set). */
+  bindSeries(instrument: string, key: string, attributes: SeriesAttributes): (value: number) => void {
     const { spec, series } = this.instrument(instrument);
-    let s = series.get(attributeValue);
+    let s = series.get(key);
     if (!s) {
-      const overflow = series.size >= this.maxSeries;
-      const key = overflow ? '\u0000overflow' : attributeValue;
-      s = series.get(key);
+      const overflow = series.size >= (spec.maxSeries ?? this.maxSeries);
+      const seriesKey = overflow ? '\u0000overflow' : key;
+      s = series.get(seriesKey);
       if (!s) {
         const buckets = spec.boundaries.length + 1;
         s = {
-          attributes: overflow ? OVERFLOW_ATTRIBUTES : Object.freeze({ [this.attributeKey]: attributeValue }),
+          attributes: overflow ? OVERFLOW_ATTRIBUTES : Object.freeze({ ...attributes }),
           pending: new Tally(buckets),
           folded: new Tally(buckets),
         };
-        series.set(key, s);
+        series.set(seriesKey, s);
       }
     }
     const tally = s.pending;
@@ -163,8 +184,8 @@ export class FoldedHistograms {
    * series is in it, also at count 0 (issue 17: a series exists from the first scrape, so Prometheus'
    * increase() sees its first value).
    */
-  cumulativeProducer(): MetricProducer {
-    return { collect: () => Promise.resolve(this.collectCumulative()) };
+  cumulativeProducer(options: { prometheusNames?: boolean } = {}): MetricProducer {
+    return { collect: () => Promise.resolve(this.collectCumulative(options.prometheusNames === true)) };
   }
 
   private instrument(name: string): Instrument {
@@ -178,7 +199,7 @@ export class FoldedHistograms {
     const startTime = hrTime(this.deltaStart);
     const endTime = hrTime(now);
     this.deltaStart = now;
-    return this.result(AggregationTemporality.DELTA, (s, boundaries) => {
+    return this.result(AggregationTemporality.DELTA, false, (s, boundaries) => {
       if (s.pending.count === 0) return null;
       const value = s.pending.value(boundaries);
       s.folded.addTally(s.pending);
@@ -187,10 +208,11 @@ export class FoldedHistograms {
     });
   }
 
-  private collectCumulative(): CollectionResult {
+  /** `prometheusNames`: each name ends with its unit's word (the exporter writes the name as it is given). */
+  private collectCumulative(prometheusNames: boolean): CollectionResult {
     const startTime = hrTime(this.startTime);
     const endTime = hrTime(Date.now());
-    return this.result(AggregationTemporality.CUMULATIVE, (s, boundaries) => {
+    return this.result(AggregationTemporality.CUMULATIVE, prometheusNames, (s, boundaries) => {
       const total = new Tally(boundaries.length + 1);
       total.addTally(s.folded);
       total.addTally(s.pending);
@@ -200,6 +222,7 @@ export class FoldedHistograms {
 
   private result(
     temporality: AggregationTemporality,
+    prometheusNames: boolean,
     point: (s: Series, boundaries: readonly number[]) => HistogramMetricData['dataPoints'][number] | null,
   ): CollectionResult {
     const metrics: HistogramMetricData[] = [];
@@ -212,7 +235,7 @@ export class FoldedHistograms {
       if (!dataPoints.length) continue;
       metrics.push({
         descriptor: {
-          name: spec.name,
+          name: prometheusNames ? prometheusName(spec) : spec.name,
           description: spec.description,
           unit: spec.unit,
           valueType: ValueType.DOUBLE,

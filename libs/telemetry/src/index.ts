@@ -3,3 +3,4 @@ export * from './engine-metrics';
 export * from './folded-histograms';
 export * from './warning-recorder';
 export * from './telemetry.module';
+export * from './http-server-metrics';

@@ -8,6 +8,7 @@ import { CaptureMetricReader, CaptureQueuesModule } from '@app/capture-queues';
 import { TELEMETRY_SETTINGS, type TelemetrySettings } from '@app/config';
 import { EngineMetrics, engineHistograms } from './engine-metrics';
 import { FoldedHistograms } from './folded-histograms';
+import { HttpServerMetrics } from './http-server-metrics';
 import { WarningRecorder } from './warning-recorder';
 
 /** Name of the service's meter and resource. */
@@ -19,7 +20,12 @@ export class ServiceMeterProvider {
   readonly prometheus: PrometheusExporter | null;
   readonly otlp: PeriodicExportingMetricReader | null;
 
-  constructor(settings: TelemetrySettings, capture: CaptureMetricReader, folded: FoldedHistograms) {
+  constructor(
+    settings: TelemetrySettings,
+    capture: CaptureMetricReader,
+    folded: FoldedHistograms,
+    http: HttpServerMetrics,
+  ) {
     // Histograms folded in place reach every reader as a producer: the capture reader stores intervals
     // (DELTA); the exporters, like the SDK's own instruments there, report totals (CUMULATIVE).
     capture.addProducer(folded.deltaProducer());
@@ -31,7 +37,11 @@ export class ServiceMeterProvider {
         host: settings.OpenTelemetryPrometheusHost,
         port: settings.OpenTelemetryPrometheusPort,
         preventServerStart: true,
-        metricProducers: [folded.cumulativeProducer()],
+        // Prometheus names carry their unit (…_milliseconds, …_seconds); OTLP keeps the instruments' names.
+        metricProducers: [
+          folded.cumulativeProducer({ prometheusNames: true }),
+          http.histograms.cumulativeProducer({ prometheusNames: true }),
+        ],
       });
       readers.push(this.prometheus);
       const endpoint = settings.OTEL_EXPORTER_OTLP_ENDPOINT;
@@ -41,7 +51,7 @@ export class ServiceMeterProvider {
           exporter: new OTLPMetricExporter({ url: `${endpoint.replace(/\/+$/, '')}/v1/metrics` }),
           exportIntervalMillis: interval,
           exportTimeoutMillis: Math.min(interval, 30_000),
-          metricProducers: [folded.cumulativeProducer()],
+          metricProducers: [folded.cumulativeProducer(), http.histograms.cumulativeProducer()],
         });
         readers.push(this.otlp);
       }
@@ -100,11 +110,16 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
   imports: [CaptureQueuesModule],
   providers: [
     { provide: FoldedHistograms, useFactory: () => engineHistograms(SERVICE_NAME) },
+    { provide: HttpServerMetrics, useFactory: () => new HttpServerMetrics(SERVICE_NAME) },
     {
       provide: ServiceMeterProvider,
-      inject: [TELEMETRY_SETTINGS.token, CaptureMetricReader, FoldedHistograms],
-      useFactory: (settings: TelemetrySettings, capture: CaptureMetricReader, folded: FoldedHistograms) =>
-        new ServiceMeterProvider(settings, capture, folded),
+      inject: [TELEMETRY_SETTINGS.token, CaptureMetricReader, FoldedHistograms, HttpServerMetrics],
+      useFactory: (
+        settings: TelemetrySettings,
+        capture: CaptureMetricReader,
+        folded: FoldedHistograms,
+        http: HttpServerMetrics,
+      ) => new ServiceMeterProvider(settings, capture, folded, http),
     },
     {
       provide: EngineMetrics,
@@ -115,6 +130,6 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
     WarningRecorder,
     TelemetryLifecycle,
   ],
-  exports: [ServiceMeterProvider, EngineMetrics, WarningRecorder, CaptureQueuesModule],
+  exports: [ServiceMeterProvider, EngineMetrics, WarningRecorder, HttpServerMetrics, CaptureQueuesModule],
 })
 export class TelemetryModule {}

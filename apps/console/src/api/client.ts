@@ -17,6 +17,14 @@ export const api = createClient<paths>({
   headers: { Accept: 'application/json' },
 });
 
+/**
+ * The If-Match of a change to a record read earlier (its `version`, the ETag the service answered): the
+ * change is written only if nobody changed the record meanwhile, else the service answers 412.
+ */
+export function ifMatch(record: { version: number }): { 'If-Match': string } {
+  return { 'If-Match': `"${record.version}"` };
+}
+
 interface Answer<T> {
   data?: T;
   error?: unknown;

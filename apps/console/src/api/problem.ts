@@ -77,7 +77,10 @@ export function describeError(error: unknown): string {
     case 503:
       return `The service is unavailable at the moment. Try again ${inAbout(error.retryAfter)}.`;
     case 400:
+    case 422:
       return error.problem?.errors?.[0]?.message ?? error.problem?.detail ?? 'The request was not valid.';
+    case 412:
+      return 'This record was changed by someone else since you opened it: nothing was saved. Reload the page to see their change, then make yours again.';
     default:
       return error.problem?.detail ?? `The service answered with status ${error.status}.`;
   }

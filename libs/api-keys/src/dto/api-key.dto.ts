@@ -1,32 +1,30 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Allow, IsString, IsUUID, MaxLength, MinLength } from 'class-validator';
-import { IsName, NoControlCharacters, Optional } from '@app/common';
+import { Allow, ValidateIf } from 'class-validator';
+import { CharacterCount, IsGuid, IsName, NoControlCharacters, Optional } from '@app/common';
 
 export class CreateApiKeyDto {
   @ApiProperty()
-  @IsUUID()
+  @IsGuid()
   userRegistryGuid!: string;
 
   @IsName()
   name!: string;
 
-  @ApiProperty({ type: String, maxLength: 1024, description: 'null or absent: none' })
+  @ApiProperty({ type: String, description: 'null or absent: none' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(1024)
+  @CharacterCount(1, 1024)
   @NoControlCharacters()
   description?: string | null;
 }
 
 export class ListApiKeysQuery {
   @ApiProperty()
-  @IsUUID()
+  @IsGuid()
   userRegistryGuid!: string;
 
-  // The optional paging (documented by ApiPaged, checked by pageRequest).
-  @ApiHideProperty() @Allow() limit?: unknown;
-  @ApiHideProperty() @Allow() cursor?: unknown;
+  // The optional paging (documented by ApiPaged, checked by pageRequest): let through here, never required.
+  @ApiHideProperty() @ValidateIf(() => false) @Allow() limit?: unknown;
+  @ApiHideProperty() @ValidateIf(() => false) @Allow() cursor?: unknown;
 }
 
 export class ApiKeyDto {

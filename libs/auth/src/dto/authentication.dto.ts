@@ -1,7 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
-import { NoControlCharacters, Optional } from '@app/common';
+import { CharacterCount, NoControlCharacters, Optional } from '@app/common';
 
 /**
  * Password fields accept up to 8192 characters so an RSA ciphertext (base64) fits; after decoding, a
@@ -13,10 +12,10 @@ const WIRE_MAX = 8192;
  * A user name as typed at sign-in. Names hold no control character (they are refused when a user is
  * created), so one that does is refused here too; an empty one is a sign-in of nobody (FailureTypeId 1).
  */
-const SignInUserName = () => applyDecorators(IsString(), MaxLength(1024), NoControlCharacters());
+const SignInUserName = (min = 0) => applyDecorators(CharacterCount(min, 1024), NoControlCharacters());
 
 export class SignInDto {
-  @ApiProperty({ maxLength: 1024 })
+  @ApiProperty()
   @SignInUserName()
   userName!: string;
 
@@ -26,8 +25,7 @@ export class SignInDto {
    */
   @ApiProperty({ type: String, description: 'Plaintext, hex SHA-256 (WirePasswordHash) or RSA ciphertext' })
   @Optional({ nullable: true })
-  @IsString()
-  @MaxLength(WIRE_MAX)
+  @CharacterCount(0, WIRE_MAX)
   password?: string | null;
 
   @ApiProperty({
@@ -35,42 +33,32 @@ export class SignInDto {
     description: 'A new password, when the current one has expired or is to change; null = none',
   })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(WIRE_MAX)
+  @CharacterCount(1, WIRE_MAX)
   newPassword?: string | null;
 
   @ApiProperty({ type: String })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(WIRE_MAX)
+  @CharacterCount(1, WIRE_MAX)
   repeatNewPassword?: string | null;
 }
 
 export class ChangePasswordDto {
   @ApiProperty()
-  @IsString()
-  @MaxLength(WIRE_MAX)
+  @CharacterCount(0, WIRE_MAX)
   password!: string;
 
   @ApiProperty()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(WIRE_MAX)
+  @CharacterCount(1, WIRE_MAX)
   newPassword!: string;
 
   @ApiProperty()
-  @IsString()
-  @MinLength(1)
-  @MaxLength(WIRE_MAX)
+  @CharacterCount(1, WIRE_MAX)
   repeatNewPassword!: string;
 }
 
 export class WirePasswordHashRequestDto {
-  @ApiProperty({ minLength: 1, maxLength: 1024 })
-  @SignInUserName()
-  @MinLength(1)
+  @ApiProperty()
+  @SignInUserName(1)
   userName!: string;
 }
 

@@ -1,6 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength, MinLength } from 'class-validator';
-import { NoControlCharacters } from '@app/common';
+import { CharacterCount, NoControlCharacters } from '@app/common';
 
 export class SecondFactorRequiredDto {
   @ApiProperty({ enum: [true] }) secondFactorRequired!: true;
@@ -11,25 +10,21 @@ export class SecondFactorRequiredDto {
 
 export class PasscodeDto {
   @ApiProperty({ description: 'The passcodeToken of the 202 answer' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(4096)
+  @CharacterCount(1, 4096)
   @NoControlCharacters()
   passcodeToken!: string;
 
   @ApiProperty({ description: 'The one-time passcode' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(256)
+  @CharacterCount(1, 256)
   @NoControlCharacters()
   passcode!: string;
 }
 
 export class MockSecondFactorRequestDto {
-  @ApiProperty() @IsString() @MaxLength(1024) applicationId!: string;
-  @ApiProperty() @IsString() @MaxLength(1024) clientKey!: string;
-  @ApiProperty() @IsString() @MaxLength(1024) userName!: string;
-  @ApiProperty() @IsString() @MaxLength(256) passcode!: string;
+  @ApiProperty() @CharacterCount(0, 1024) applicationId!: string;
+  @ApiProperty() @CharacterCount(0, 1024) clientKey!: string;
+  @ApiProperty() @CharacterCount(0, 1024) userName!: string;
+  @ApiProperty() @CharacterCount(0, 256) passcode!: string;
 }
 
 export class MockSecondFactorAnswerDto {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, type Page, pageOf, Problems } from '@app/common';
+import { Actor, Clock, type IfMatch, type Page, pageOf, Problems, versionedWrite } from '@app/common';
 import type { PageRequest } from '@app/database';
 import {
   ActivationRuleDto,
@@ -21,7 +21,6 @@ import {
   EntityAnalysisModelRequestXPath,
   FieldDataType,
 } from '../entities';
-import { parseJsonPath } from '../model/json-path';
 import { parseRuleCondition } from '../model/rule-condition';
 import { ConfigurationRepository } from '../model/configuration.repository';
 import { ModelCatalog } from '../model/model-catalog';
@@ -45,12 +44,6 @@ export function auditFields(actor: Actor | string, now: Date) {
   };
 }
 
-function checkPath(field: string, text: string | null | undefined): void {
-  if (text === null || text === undefined) return;
-  const p = parseJsonPath(text);
-  if (typeof p === 'string') throw Problems.badParameter(field, `${field}: ${p}`);
-}
-
 function toModelDto(m: EntityAnalysisModel): ModelDto {
   return {
     guid: m.Guid,
@@ -62,6 +55,7 @@ function toModelDto(m: EntityAnalysisModel): ModelDto {
     referenceDateXPath: m.ReferenceDateXPath,
     createdDate: m.CreatedDate.toISOString(),
     updatedDate: m.UpdatedDate ? m.UpdatedDate.toISOString() : null,
+    version: m.Version,
   };
 }
 
@@ -111,8 +105,6 @@ export class ModelService {
     return toModelDto(await this.model(actor, guid));
   }
   async create(actor: Actor, dto: CreateModelDto, guid: string = randomUUID()): Promise<ModelDto> {
-    checkPath('entryXPath', dto.entryXPath);
-    checkPath('referenceDateXPath', dto.referenceDateXPath);
     const m = await this.catalog.changed(
       this.repo.saveModel(
         Object.assign(new EntityAnalysisModel(), {
@@ -130,26 +122,36 @@ export class ModelService {
     );
     return toModelDto(m);
   }
-  async update(actor: Actor, guid: string, dto: UpdateModelDto): Promise<ModelDto> {
-    checkPath('entryXPath', dto.entryXPath);
-    checkPath('referenceDateXPath', dto.referenceDateXPath);
-    const m = await this.model(actor, guid);
-    if (dto.name !== undefined) m.Name = dto.name.trim();
-    if (dto.active !== undefined) m.Active = dto.active;
-    if (dto.logsWarnThresholdMilliseconds !== undefined)
-      m.LogsWarnThresholdMilliseconds = dto.logsWarnThresholdMilliseconds;
-    if (dto.enableRdbmsArchive !== undefined) m.EnableRdbmsArchive = dto.enableRdbmsArchive;
-    if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
-    if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
-    this.touched(actor, m);
-    return toModelDto(await this.catalog.changed(this.repo.saveModel(m)));
+  /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
+  async update(actor: Actor, guid: string, dto: UpdateModelDto, ifMatch?: IfMatch): Promise<ModelDto> {
+    const written = await versionedWrite(
+      ifMatch,
+      () => this.model(actor, guid),
+      (before, version) => {
+        const m = { ...before };
+        if (dto.name !== undefined) m.Name = dto.name.trim();
+        if (dto.active !== undefined) m.Active = dto.active;
+        if (dto.logsWarnThresholdMilliseconds !== undefined)
+          m.LogsWarnThresholdMilliseconds = dto.logsWarnThresholdMilliseconds;
+        if (dto.enableRdbmsArchive !== undefined) m.EnableRdbmsArchive = dto.enableRdbmsArchive;
+        if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
+        if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
+        this.touched(actor, m);
+        return this.catalog.changed(this.repo.writeModel(before, m, version));
+      },
+    );
+    return toModelDto(written);
   }
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const m = await this.model(actor, guid);
-    m.DeletedDate = this.now();
-    m.DeletedUser = actor.userName;
-    this.touched(actor, m);
-    await this.catalog.changed(this.repo.saveModel(m));
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.model(actor, guid),
+      (before, version) => {
+        const m = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
+        this.touched(actor, m);
+        return this.catalog.changed(this.repo.writeModel(before, m, version));
+      },
+    );
   }
 
   // ---- request XPaths
@@ -159,9 +161,8 @@ export class ModelService {
   }
   async createXPath(actor: Actor, modelGuid: string, dto: CreateRequestXPathDto): Promise<RequestXPathDto> {
     const m = await this.model(actor, modelGuid);
-    checkPath('xPath', dto.xPath);
     if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
-      throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
+      throw Problems.conflict(`The model already has a field named ${dto.name}.`);
     const x = await this.catalog.changed(
       this.repo.saveXPath(
         Object.assign(new EntityAnalysisModelRequestXPath(), {
@@ -186,10 +187,9 @@ export class ModelService {
     const m = await this.model(actor, modelGuid);
     const x = await this.repo.findXPath(m.Id, guid);
     if (!x) throw Problems.notFound('request XPath');
-    checkPath('xPath', dto.xPath);
     if (dto.name !== undefined && dto.name !== x.Name) {
       if ((await this.repo.listXPaths(m.Id)).some((o) => o.Name === dto.name))
-        throw Problems.badParameter('name', `The model already has a field named ${dto.name}.`);
+        throw Problems.conflict(`The model already has a field named ${dto.name}.`);
       x.Name = dto.name;
     }
     if (dto.xPath !== undefined) x.XPath = dto.xPath.trim();
@@ -231,23 +231,23 @@ export class ModelService {
   ): Promise<{ workflowId: number | null; statusId: number | null }> {
     if (!workflowGuid && !statusGuid) return { workflowId: null, statusId: null };
     if (!workflowGuid || !statusGuid)
-      throw Problems.badParameter(
+      throw Problems.unprocessable(
         workflowGuid ? 'caseWorkflowStatusGuid' : 'caseWorkflowGuid',
         'caseWorkflowGuid and caseWorkflowStatusGuid go together.',
       );
     const wf = await this.repo.findWorkflow(actor.tenantId, workflowGuid);
-    if (!wf) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
+    if (!wf) throw Problems.unprocessable('caseWorkflowGuid', 'No such case workflow in your tenant.');
     const st = await this.repo.findStatus([wf.Id], statusGuid);
-    if (!st) throw Problems.badParameter('caseWorkflowStatusGuid', 'No such status in that case workflow.');
+    if (!st) throw Problems.unprocessable('caseWorkflowStatusGuid', 'No such status in that case workflow.');
     return { workflowId: wf.Id, statusId: st.Id };
   }
 
   private conditionText(condition: unknown): string {
     const text = JSON.stringify(condition);
     if (text === undefined || text.length > 65_536)
-      throw Problems.badParameter('condition', 'condition must be JSON of at most 64 KiB');
+      throw Problems.unprocessable('condition', 'condition must be JSON of at most 64 KiB');
     const parsed = parseRuleCondition(text);
-    if (typeof parsed === 'string') throw Problems.badParameter('condition', parsed);
+    if (typeof parsed === 'string') throw Problems.unprocessable('condition', parsed);
     return text;
   }
 
@@ -264,7 +264,7 @@ export class ModelService {
     const ConditionJson = this.conditionText(dto.condition);
     const target = await this.resolveCaseTarget(actor, dto.caseWorkflowGuid, dto.caseWorkflowStatusGuid);
     if (target.workflowId !== null && !dto.caseKeyFieldName)
-      throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
+      throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     const r = await this.catalog.changed(
       this.repo.saveRule(
         Object.assign(new EntityAnalysisModelActivationRule(), {
@@ -301,7 +301,7 @@ export class ModelService {
     if (dto.caseKeyFieldName !== undefined) r.CaseKeyFieldName = dto.caseKeyFieldName;
     if (dto.active !== undefined) r.Active = dto.active;
     if (r.CaseWorkflowId !== null && !r.CaseKeyFieldName)
-      throw Problems.badParameter('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
+      throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     this.touched(actor, r);
     return this.ruleDto(await this.catalog.changed(this.repo.saveRule(r)));
   }

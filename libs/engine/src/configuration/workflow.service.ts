@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor, Clock, Problems } from '@app/common';
+import { Actor, Clock, type IfMatch, Problems, versionedWrite } from '@app/common';
 import {
   CaseWorkflowDto,
   CaseWorkflowStatusDto,
@@ -15,7 +15,13 @@ import { ModelCatalog } from '../model/model-catalog';
 import { auditFields } from './model.service';
 
 function toWorkflowDto(w: CaseWorkflow): CaseWorkflowDto {
-  return { guid: w.Guid, name: w.Name, active: w.Active, createdDate: w.CreatedDate.toISOString() };
+  return {
+    guid: w.Guid,
+    name: w.Name,
+    active: w.Active,
+    createdDate: w.CreatedDate.toISOString(),
+    version: w.Version,
+  };
 }
 
 function toStatusDto(s: CaseWorkflowStatus, workflowGuid: string): CaseWorkflowStatusDto {
@@ -31,19 +37,8 @@ function toStatusDto(s: CaseWorkflowStatus, workflowGuid: string): CaseWorkflowS
     enableHttpEndpoint: s.EnableHttpEndpoint,
     httpEndpointUrl: s.HttpEndpointUrl,
     httpEndpointMethod: s.HttpEndpointMethod,
+    version: s.Version,
   };
-}
-
-/** A callback URL template must be http(s) once its {tokens} are filled. */
-function checkUrlTemplate(url: string): void {
-  let parsed: URL;
-  try {
-    parsed = new URL(url.replace(/\{[A-Za-z_][A-Za-z0-9_]*\}/g, 'x'));
-  } catch {
-    throw Problems.badParameter('httpEndpointUrl', 'httpEndpointUrl must be an absolute http or https URL');
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw Problems.badParameter('httpEndpointUrl', 'httpEndpointUrl must be an absolute http or https URL');
 }
 
 /** CaseWorkflow and CaseWorkflowStatus, in the caller's tenant. */
@@ -83,19 +78,34 @@ export class WorkflowService {
     );
     return toWorkflowDto(w);
   }
-  async update(actor: Actor, guid: string, dto: UpdateCaseWorkflowDto): Promise<CaseWorkflowDto> {
-    const w = await this.workflow(actor, guid);
-    if (dto.name !== undefined) w.Name = dto.name.trim();
-    if (dto.active !== undefined) w.Active = dto.active;
-    w.UpdatedDate = this.now();
-    w.UpdatedUser = actor.userName;
-    return toWorkflowDto(await this.catalog.changed(this.repo.saveWorkflow(w)));
+  /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
+  async update(
+    actor: Actor,
+    guid: string,
+    dto: UpdateCaseWorkflowDto,
+    ifMatch?: IfMatch,
+  ): Promise<CaseWorkflowDto> {
+    const written = await versionedWrite(
+      ifMatch,
+      () => this.workflow(actor, guid),
+      (before, version) => {
+        const w = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
+        if (dto.name !== undefined) w.Name = dto.name.trim();
+        if (dto.active !== undefined) w.Active = dto.active;
+        return this.catalog.changed(this.repo.writeWorkflow(before, w, version));
+      },
+    );
+    return toWorkflowDto(written);
   }
-  async delete(actor: Actor, guid: string): Promise<void> {
-    const w = await this.workflow(actor, guid);
-    w.DeletedDate = this.now();
-    w.DeletedUser = actor.userName;
-    await this.catalog.changed(this.repo.saveWorkflow(w));
+  async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.workflow(actor, guid),
+      (before, version) => {
+        const w = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
+        return this.catalog.changed(this.repo.writeWorkflow(before, w, version));
+      },
+    );
   }
 
   // ---- statuses
@@ -108,17 +118,19 @@ export class WorkflowService {
       toStatusDto(s, guids.get(s.CaseWorkflowId) ?? ''),
     );
   }
+  /** The status (with its version, for versionedWrite) and its workflow's guid. */
   private async status(
     actor: Actor,
     guid: string,
-  ): Promise<{ status: CaseWorkflowStatus; workflowGuid: string }> {
+  ): Promise<{ status: CaseWorkflowStatus; workflowGuid: string; Version: number }> {
     const workflows = await this.repo.listWorkflows(actor.tenantId);
     const status = await this.repo.findStatus(
       workflows.map((w) => w.Id),
       guid,
     );
     if (!status) throw Problems.notFound('case workflow status');
-    return { status, workflowGuid: workflows.find((w) => w.Id === status.CaseWorkflowId)?.Guid ?? '' };
+    const workflowGuid = workflows.find((w) => w.Id === status.CaseWorkflowId)?.Guid ?? '';
+    return { status, workflowGuid, Version: status.Version };
   }
   async getStatus(actor: Actor, guid: string): Promise<CaseWorkflowStatusDto> {
     const { status, workflowGuid } = await this.status(actor, guid);
@@ -126,7 +138,7 @@ export class WorkflowService {
   }
   async createStatus(actor: Actor, dto: CreateCaseWorkflowStatusDto): Promise<CaseWorkflowStatusDto> {
     const w = await this.repo.findWorkflow(actor.tenantId, dto.caseWorkflowGuid);
-    if (!w) throw Problems.badParameter('caseWorkflowGuid', 'No such case workflow in your tenant.');
+    if (!w) throw Problems.unprocessable('caseWorkflowGuid', 'No such case workflow in your tenant.');
     const s = Object.assign(new CaseWorkflowStatus(), {
       Guid: randomUUID(),
       CaseWorkflowId: w.Id,
@@ -144,22 +156,34 @@ export class WorkflowService {
     this.apply(s, dto);
     return toStatusDto(await this.repo.saveStatus(s), w.Guid);
   }
+  /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
   async updateStatus(
     actor: Actor,
     guid: string,
     dto: UpdateCaseWorkflowStatusDto,
+    ifMatch?: IfMatch,
   ): Promise<CaseWorkflowStatusDto> {
-    const { status, workflowGuid } = await this.status(actor, guid);
-    this.apply(status, dto);
-    status.UpdatedDate = this.now();
-    status.UpdatedUser = actor.userName;
-    return toStatusDto(await this.catalog.changed(this.repo.saveStatus(status)), workflowGuid);
+    const written = await versionedWrite(
+      ifMatch,
+      () => this.status(actor, guid),
+      async ({ status: before, workflowGuid }, version) => {
+        const s = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
+        this.apply(s, dto);
+        const status = await this.catalog.changed(this.repo.writeStatus(before, s, version));
+        return status && toStatusDto(status, workflowGuid);
+      },
+    );
+    return written;
   }
-  async deleteStatus(actor: Actor, guid: string): Promise<void> {
-    const { status } = await this.status(actor, guid);
-    status.DeletedDate = this.now();
-    status.DeletedUser = actor.userName;
-    await this.catalog.changed(this.repo.saveStatus(status));
+  async deleteStatus(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
+    await versionedWrite(
+      ifMatch,
+      () => this.status(actor, guid),
+      ({ status: before }, version) => {
+        const s = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
+        return this.catalog.changed(this.repo.writeStatus(before, s, version));
+      },
+    );
   }
 
   private apply(s: CaseWorkflowStatus, dto: UpdateCaseWorkflowStatusDto): void {
@@ -173,17 +197,16 @@ export class WorkflowService {
     if (dto.httpEndpointUrl !== undefined) s.HttpEndpointUrl = dto.httpEndpointUrl;
     if (dto.httpEndpointMethod !== undefined) s.HttpEndpointMethod = dto.httpEndpointMethod;
     if (s.EnableNotification && !s.NotificationDestination)
-      throw Problems.badParameter(
+      throw Problems.unprocessable(
         'notificationDestination',
         'A status with notifications enabled needs notificationDestination.',
       );
     if (s.EnableHttpEndpoint) {
       if (!s.HttpEndpointUrl)
-        throw Problems.badParameter(
+        throw Problems.unprocessable(
           'httpEndpointUrl',
           'A status with the HTTP endpoint enabled needs httpEndpointUrl.',
         );
-      checkUrlTemplate(s.HttpEndpointUrl);
       s.HttpEndpointMethod ??= 'POST';
     }
   }

@@ -1,34 +1,56 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional, OmitType, PartialType } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, isObject, IsString, Matches, Max, Min } from 'class-validator';
 import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  isObject,
-  IsString,
-  IsUUID,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  MinLength,
-  ValidateBy,
-} from 'class-validator';
-import { IsName, NoControlCharacters, Optional } from '@app/common';
+  CharacterCount,
+  IsGuid,
+  IsName,
+  NoControlCharacters,
+  Optional,
+  ValidateWithSchema,
+  VersionProperty,
+} from '@app/common';
+import { JSON_PATH_PATTERN } from '../model/json-path';
 
 /** Field names are tokens in templates and variables in conditions: identifiers only. */
 export const FIELD_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 export const DATA_TYPES = ['String', 'Integer', 'Float', 'Boolean', 'DateTime'] as const;
 export type DataTypeName = (typeof DATA_TYPES)[number];
 
-/** A condition is a JSON Logic operation (an object; checked in depth by the service) or true/false. */
+/** A condition is a JSON Logic operation (an object; checked in depth by the service: 422) or true/false. */
 const IsJsonLogic = () =>
-  ValidateBy({
-    name: 'isJsonLogic',
-    validator: {
-      validate: (value: unknown) => typeof value === 'boolean' || isObject(value),
-      defaultMessage: () => 'condition must be a JSON Logic operation (an object) or true or false',
-    },
-  });
+  ValidateWithSchema(
+    'isJsonLogic',
+    { anyOf: [{ type: 'object', additionalProperties: true }, { type: 'boolean' }] },
+    (value) => typeof value === 'boolean' || isObject(value),
+    '$property must be a JSON Logic operation (an object) or true or false',
+  );
+
+/** A JSON path into the request body (the grammar of parseJsonPath), 1 to 512 characters. */
+const IsJsonPath = (property: string) =>
+  applyDecorators(
+    IsString(),
+    CharacterCount(1, 512),
+    Matches(JSON_PATH_PATTERN, {
+      message: `${property} must be a JSON path of .name and [index] steps, e.g. $.customer.email or $.items[0].sku`,
+    }),
+  );
+
+/** White space, letters … anything but a control character: what a URL may hold after its authority. */
+const URL_REST = '(?:[/?#][^\\s\\u0000-\\u001f\\u007f-\\u009f]*)?';
+const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const PORT = '(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?';
+
+/**
+ * An http(s) URL template: a host name whose last label starts with a letter, a dotted IPv4 address or one
+ * `{FieldName}` token, an optional port, then anything but white space or control characters (`{FieldName}`
+ * tokens anywhere, URL-encoded when filled). Every text it matches is a URL once its tokens are filled (a unit
+ * test holds it to the WHATWG parser); user information, IPv6 literals and `xn--` labels are not taken.
+ */
+export const URL_TEMPLATE_PATTERN = new RegExp(
+  `^[Hh][Tt][Tt][Pp][Ss]?://(?:(?:${LABEL}\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|${OCTET}(?:\\.${OCTET}){3}|\\{[A-Za-z_][A-Za-z0-9_]*\\})${PORT}${URL_REST}$`,
+);
 
 const fieldName = (property: string) =>
   Matches(FIELD_NAME_PATTERN, {
@@ -45,7 +67,7 @@ export class CreateModelDto {
   @IsBoolean()
   active?: boolean;
 
-  @ApiProperty({ type: Number, description: 'Logs: Warn Threshold Milliseconds; null = off' })
+  @ApiProperty({ type: 'integer', description: 'Logs: Warn Threshold Milliseconds; null = off' })
   @Optional({ nullable: true })
   @IsInt()
   @Min(0)
@@ -62,18 +84,12 @@ export class CreateModelDto {
     description: 'JSON path of the entry identifier, e.g. $.transactionId; null = none',
   })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(512)
-  @NoControlCharacters()
+  @IsJsonPath('entryXPath')
   entryXPath?: string | null;
 
   @ApiProperty({ type: String, description: 'JSON path of the reference date, e.g. $.occurred; null = now' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(512)
-  @NoControlCharacters()
+  @IsJsonPath('referenceDateXPath')
   referenceDateXPath?: string | null;
 }
 
@@ -89,6 +105,7 @@ export class ModelDto {
   @ApiPropertyOptional({ type: String, nullable: true }) referenceDateXPath!: string | null;
   @ApiProperty() createdDate!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) updatedDate!: string | null;
+  @VersionProperty() version!: number;
 }
 
 // ---------------------------------------------------------------- EntityAnalysisModelRequestXPath
@@ -99,10 +116,7 @@ export class CreateRequestXPathDto {
   name!: string;
 
   @ApiProperty({ description: 'JSON path into the request body, e.g. $.customer.email or $.items[0].sku' })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(512)
-  @NoControlCharacters()
+  @IsJsonPath('xPath')
   xPath!: string;
 
   @ApiProperty({ enum: DATA_TYPES })
@@ -141,12 +155,12 @@ export class CreateActivationRuleDto {
 
   @ApiProperty({ type: String, description: 'Case workflow to raise when the rule activates; null = none' })
   @Optional({ nullable: true })
-  @IsUUID()
+  @IsGuid()
   caseWorkflowGuid?: string | null;
 
   @ApiProperty({ type: String, description: 'Status of that workflow to raise; null = none' })
   @Optional({ nullable: true })
-  @IsUUID()
+  @IsGuid()
   caseWorkflowStatusGuid?: string | null;
 
   @ApiProperty({ type: String, description: 'The extracted field whose value is the case key value' })
@@ -168,7 +182,11 @@ export class UpdateActivationRuleDto extends PartialType(CreateActivationRuleDto
 export class ActivationRuleDto {
   @ApiProperty() guid!: string;
   @ApiProperty() name!: string;
-  @ApiProperty({ type: Object }) condition!: unknown;
+  @ApiProperty({
+    description: 'A JSON Logic operation, or true or false',
+    oneOf: [{ type: 'object', additionalProperties: true }, { type: 'boolean' }],
+  })
+  condition!: unknown;
   @ApiPropertyOptional({ type: String, nullable: true }) caseWorkflowGuid!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) caseWorkflowStatusGuid!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) caseKeyFieldName!: string | null;
@@ -195,6 +213,7 @@ export class CaseWorkflowDto {
   @ApiProperty() name!: string;
   @ApiProperty() active!: boolean;
   @ApiProperty() createdDate!: string;
+  @VersionProperty() version!: number;
 }
 
 // ---------------------------------------------------------------- CaseWorkflowStatus
@@ -202,13 +221,13 @@ export const HTTP_METHODS = ['POST', 'GET'] as const;
 
 export class CreateCaseWorkflowStatusDto {
   @ApiProperty()
-  @IsUUID()
+  @IsGuid()
   caseWorkflowGuid!: string;
 
   @IsName()
   name!: string;
 
-  @ApiProperty({ description: 'A lower number wins' })
+  @ApiProperty({ type: 'integer', description: 'A lower number wins' })
   @IsInt()
   @Min(-1_000_000)
   @Max(1_000_000)
@@ -221,25 +240,19 @@ export class CreateCaseWorkflowStatusDto {
 
   @ApiProperty({ type: String, description: 'E-mail address template, {FieldName} tokens' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(1024)
+  @CharacterCount(1, 1024)
   @NoControlCharacters()
   notificationDestination?: string | null;
 
   @ApiProperty({ type: String, description: 'Subject template, {FieldName} tokens' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(1024)
+  @CharacterCount(1, 1024)
   @NoControlCharacters()
   notificationSubject?: string | null;
 
   @ApiProperty({ type: String, description: 'Body template, {FieldName} tokens (tabs and line breaks kept)' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(65_536)
+  @CharacterCount(1, 65_536)
   notificationBody?: string | null;
 
   @ApiProperty({ default: false })
@@ -249,10 +262,10 @@ export class CreateCaseWorkflowStatusDto {
 
   @ApiProperty({ type: String, description: 'http(s) URL; {FieldName} tokens are URL-encoded' })
   @Optional({ nullable: true })
-  @IsString()
-  @MinLength(1)
-  @MaxLength(2048)
-  @NoControlCharacters()
+  @CharacterCount(1, 2048)
+  @Matches(URL_TEMPLATE_PATTERN, {
+    message: 'httpEndpointUrl must be an absolute http or https URL ({FieldName} tokens allowed)',
+  })
   httpEndpointUrl?: string | null;
 
   @ApiProperty({ type: String, enum: HTTP_METHODS })
@@ -279,4 +292,5 @@ export class CaseWorkflowStatusDto {
   @ApiProperty() enableHttpEndpoint!: boolean;
   @ApiPropertyOptional({ type: String, nullable: true }) httpEndpointUrl!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) httpEndpointMethod!: string | null;
+  @VersionProperty() version!: number;
 }

@@ -1,6 +1,6 @@
 import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { PortableColumn } from '@app/database';
-import { AuditedRecord } from '@app/database';
+import { AuditedRecord, VersionedRecord } from '@app/database';
 
 /** Data types of an extracted field; numbers are stored in DataTypeId. */
 export enum FieldDataType {
@@ -12,7 +12,7 @@ export enum FieldDataType {
 }
 
 @Entity('EntityAnalysisModel')
-export class EntityAnalysisModel extends AuditedRecord {
+export class EntityAnalysisModel extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',
@@ -120,7 +120,7 @@ export class EntityAnalysisModelActivationRule extends AuditedRecord {
 }
 
 @Entity('CaseWorkflow')
-export class CaseWorkflow extends AuditedRecord {
+export class CaseWorkflow extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',
@@ -146,7 +146,7 @@ export class CaseWorkflow extends AuditedRecord {
 export type HttpEndpointMethod = 'POST' | 'GET';
 
 @Entity('CaseWorkflowStatus')
-export class CaseWorkflowStatus extends AuditedRecord {
+export class CaseWorkflowStatus extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',

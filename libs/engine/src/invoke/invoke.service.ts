@@ -209,7 +209,8 @@ export class InvokeService {
         errors.push({ field: f.name, message: `${f.name} must be a ${FIELD_DATA_TYPE_NAMES[f.type]}` });
       else fields[f.name] = v;
     }
-    if (errors.length) throw Problems.validation('The request does not match the model.', errors);
+    // Valid by the document (any JSON object) but not what this model reads: 422, each field named.
+    if (errors.length) throw Problems.unprocessableFields('The request does not match the model.', errors);
     tracer.point(InvokeStage.ExtractFields);
 
     // Activation

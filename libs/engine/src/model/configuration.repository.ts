@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, IsNull, Repository } from 'typeorm';
+import { type FindOptionsWhere, In, IsNull, Repository } from 'typeorm';
+import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import {
   findInChunks,
   findPage,
@@ -9,6 +10,7 @@ import {
   type PageRequest,
   type PreparedRead,
   type RowPage,
+  type VersionedRecord,
 } from '@app/database';
 import {
   CaseWorkflow,
@@ -17,6 +19,37 @@ import {
   EntityAnalysisModelActivationRule,
   EntityAnalysisModelRequestXPath,
 } from '../entities';
+
+/**
+ * Writes what changed of a versioned record read earlier (`before`, changed into `after`): ONE statement,
+ * `UPDATE … WHERE "Id" = :id AND "DeletedDate" IS NULL`, and with `version` `AND "Version" = :version` (If-Match),
+ * in which TypeORM moves the version on by one. Only the columns that differ are written, so a write without
+ * If-Match never puts back a stale copy of what it did not change. Answers the record as it now is, or
+ * undefined when nothing was written (gone, or no longer at `version`).
+ */
+async function writeChanges<E extends VersionedRecord & { Id: number }>(
+  repo: Repository<E>,
+  before: E,
+  after: E,
+  version: number | undefined,
+): Promise<E | undefined> {
+  const changes: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(after))
+    if (column !== 'Id' && column !== 'Version' && !sameValue(value, before[column as keyof E]))
+      changes[column] = value;
+  const where = {
+    Id: before.Id,
+    DeletedDate: IsNull(),
+    ...(version === undefined ? {} : { Version: version }),
+  };
+  const result = await repo.update(where as FindOptionsWhere<E>, changes as QueryDeepPartialEntity<E>);
+  if (!result.affected) return undefined;
+  return (await repo.findOneBy({ Id: before.Id } as FindOptionsWhere<E>)) ?? undefined;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+}
 
 /** The columns of a status that case creation reads per activation, in the order of LIVE_STATUS_SQL. */
 const LIVE_STATUS_COLUMNS = [
@@ -94,6 +127,14 @@ export class ConfigurationRepository {
   saveModel(m: EntityAnalysisModel): Promise<EntityAnalysisModel> {
     return this.models.save(m);
   }
+  /** What changed of a model read earlier (writeChanges). */
+  writeModel(
+    before: EntityAnalysisModel,
+    after: EntityAnalysisModel,
+    version?: number,
+  ): Promise<EntityAnalysisModel | undefined> {
+    return writeChanges(this.models, before, after, version);
+  }
 
   // ---- request XPaths
   listXPaths(modelId: number): Promise<EntityAnalysisModelRequestXPath[]> {
@@ -150,6 +191,14 @@ export class ConfigurationRepository {
   saveWorkflow(w: CaseWorkflow): Promise<CaseWorkflow> {
     return this.workflows.save(w);
   }
+  /** What changed of a case workflow read earlier (writeChanges). */
+  writeWorkflow(
+    before: CaseWorkflow,
+    after: CaseWorkflow,
+    version?: number,
+  ): Promise<CaseWorkflow | undefined> {
+    return writeChanges(this.workflows, before, after, version);
+  }
 
   // ---- statuses
   async listStatuses(workflowIds: number[]): Promise<CaseWorkflowStatus[]> {
@@ -186,5 +235,13 @@ export class ConfigurationRepository {
   }
   saveStatus(s: CaseWorkflowStatus): Promise<CaseWorkflowStatus> {
     return this.statuses.save(s);
+  }
+  /** What changed of a status read earlier (writeChanges). */
+  writeStatus(
+    before: CaseWorkflowStatus,
+    after: CaseWorkflowStatus,
+    version?: number,
+  ): Promise<CaseWorkflowStatus | undefined> {
+    return writeChanges(this.statuses, before, after, version);
   }
 }

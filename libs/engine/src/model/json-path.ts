@@ -2,6 +2,20 @@
 export type JsonPath = readonly (string | number)[];
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** White space that is not a control character (a path is trimmed; control characters are refused). */
+const SPACE = '[^\\S\\u0000-\\u001f\\u007f-\\u009f]';
+const NAME = '(?!(?:__proto__|constructor|prototype)(?![A-Za-z0-9_$@-]))[A-Za-z0-9_$@-]+';
+const INDEX = '\\[[0-9]{1,6}\\]';
+
+/**
+ * The grammar parseJsonPath accepts, as one pattern (request DTOs validate with it, so the OpenAPI document
+ * states it): optional white space, an optional `$` (taken whenever it is there: `(?:\$|(?!\$))`), a first
+ * step with or without its dot, then `.name` and `[index]` steps. A unit test holds the two to each other.
+ */
+export const JSON_PATH_PATTERN = new RegExp(
+  `^${SPACE}*(?:\\$|(?!\\$))(?:\\.?${NAME}|${INDEX})(?:\\.${NAME}|${INDEX})*${SPACE}*$`,
+);
 const TOKEN = /\.?([A-Za-z0-9_$@-]+)|\[(\d{1,6})\]/y;
 
 /**

@@ -6,18 +6,18 @@ import {
   PartialType,
   PickType,
 } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn } from 'class-validator';
 import {
-  ArrayMaxSize,
-  IsArray,
-  IsBoolean,
-  IsEmail,
-  IsIn,
-  IsISO8601,
-  IsString,
-  IsUUID,
-  MaxLength,
-} from 'class-validator';
-import { ALL_PERMISSIONS, IsName, Optional, Permission } from '@app/common';
+  ALL_PERMISSIONS,
+  CharacterCount,
+  IsEmailAddress,
+  IsGuid,
+  IsInstant,
+  IsName,
+  Optional,
+  Permission,
+  VersionProperty,
+} from '@app/common';
 
 export class CreateTenantDto {
   @IsName()
@@ -32,6 +32,7 @@ export class TenantDto {
   @ApiProperty() createdDate!: string;
   @ApiProperty() createdUser!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) updatedDate!: string | null;
+  @VersionProperty() version!: number;
 }
 
 export class CreateRoleDto {
@@ -53,7 +54,7 @@ export class CreateRoleDto {
 
   @ApiProperty({ description: "Landlord only: the tenant to create the role in; default the caller's" })
   @Optional()
-  @IsUUID()
+  @IsGuid()
   tenantGuid?: string;
 }
 /** A role stays in its tenant. */
@@ -68,6 +69,7 @@ export class RoleDto {
   @ApiProperty({ type: [Number] }) permissions!: number[];
   @ApiProperty({ type: [String] }) permissionNames!: string[];
   @ApiProperty() createdDate!: string;
+  @VersionProperty() version!: number;
 }
 
 export class PermissionDto {
@@ -79,22 +81,22 @@ export class CreateUserDto {
   @IsName()
   name!: string;
 
-  @ApiProperty({ type: String, maxLength: 320, description: 'null or absent: no e-mail address' })
+  @ApiProperty({ type: String, description: 'null or absent: no e-mail address' })
   @Optional({ nullable: true })
-  @IsEmail()
-  @MaxLength(320)
+  @IsEmailAddress()
+  @CharacterCount(0, 320)
   email?: string | null;
 
   @ApiProperty()
-  @IsUUID()
+  @IsGuid()
   roleGuid!: string;
 
   @ApiProperty({
-    description: 'Initial password; omit for users who sign in only through OpenID Connect or Negotiate',
+    description:
+      'Initial password, held to the password rules (PasswordMinimumLength…: 422 otherwise); omit for users who sign in only through OpenID Connect or Negotiate',
   })
   @Optional()
-  @IsString()
-  @MaxLength(1024)
+  @CharacterCount(1, 1024)
   password?: string;
 
   @ApiProperty({ description: 'The password must be changed at first sign-in (default true)' })
@@ -104,7 +106,7 @@ export class CreateUserDto {
 
   @ApiProperty({ description: 'Password expiry instant (ISO 8601); ignored when passwordExpired is true' })
   @Optional()
-  @IsISO8601({ strict: true })
+  @IsInstant()
   passwordExpiryDate?: string;
 
   @ApiProperty()
@@ -127,9 +129,8 @@ export class UpdateUserDto extends PartialType(
 ) {}
 
 export class ResetPasswordDto {
-  @ApiProperty()
-  @IsString()
-  @MaxLength(1024)
+  @ApiProperty({ description: 'Held to the password rules (PasswordMinimumLength…): 422 otherwise' })
+  @CharacterCount(1, 1024)
   password!: string;
 
   @ApiProperty({ description: 'The user must change it at next sign-in (default true)' })
@@ -166,4 +167,5 @@ export class UserDto {
   @ApiProperty() wirePasswordHash!: boolean;
   @ApiProperty() hasPassword!: boolean;
   @ApiProperty() createdDate!: string;
+  @VersionProperty() version!: number;
 }

@@ -1,9 +1,9 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { AuditedRecord, PortableColumn } from '@app/database';
+import { PortableColumn, VersionedRecord } from '@app/database';
 import { TenantRegistry } from './tenant-registry.entity';
 
 @Entity('RoleRegistry')
-export class RoleRegistry extends AuditedRecord {
+export class RoleRegistry extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',

@@ -1,8 +1,8 @@
 import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { AuditedRecord, PortableColumn } from '@app/database';
+import { PortableColumn, VersionedRecord } from '@app/database';
 
 @Entity('TenantRegistry')
-export class TenantRegistry extends AuditedRecord {
+export class TenantRegistry extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',

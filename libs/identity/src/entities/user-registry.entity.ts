@@ -1,11 +1,11 @@
 import { Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { AuditedRecord, PortableColumn } from '@app/database';
+import { PortableColumn, VersionedRecord } from '@app/database';
 import { RoleRegistry } from './role-registry.entity';
 import { TenantRegistry } from './tenant-registry.entity';
 
 @Entity('UserRegistry')
 @Index('IX_UserRegistry_NormalizedName', ['NormalizedName'], { unique: true, where: '"DeletedDate" IS NULL' })
-export class UserRegistry extends AuditedRecord {
+export class UserRegistry extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
     type: 'integer',

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useOutletContext } from 'react-router';
-import { api, done, unwrap, type Schemas } from '../../api/client';
+import { api, done, ifMatch, unwrap, type Schemas } from '../../api/client';
 import type { Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -168,7 +168,7 @@ function RoleForm({
       if (role)
         await unwrap(
           api.PUT('/api/RoleRegistry/{guid}', {
-            params: { path: { guid: role.guid } },
+            params: { path: { guid: role.guid }, header: ifMatch(role) },
             body: { name: name.trim(), permissions: list },
           }),
         );

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useOutletContext } from 'react-router';
-import { api, done, unwrap } from '../../api/client';
+import { api, done, ifMatch, unwrap } from '../../api/client';
 import type { Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
@@ -34,7 +34,7 @@ function useTenantChanges(onNotice: (n: Notice) => void) {
     mutationFn: (r: { tenant: Tenant; name: string }) =>
       unwrap(
         api.PUT('/api/TenantRegistry/{guid}', {
-          params: { path: { guid: r.tenant.guid } },
+          params: { path: { guid: r.tenant.guid }, header: ifMatch(r.tenant) },
           body: { name: r.name },
         }),
       ),

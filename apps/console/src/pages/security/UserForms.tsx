@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, unwrap } from '../../api/client';
+import { api, ifMatch, unwrap } from '../../api/client';
 import { signInOptionsQuery, type Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { Field } from '../../components/Field';
@@ -30,7 +30,7 @@ export function EditUser({
       (
         await unwrap(
           api.PUT('/api/UserRegistry/{guid}', {
-            params: { path: { guid: user.guid } },
+            params: { path: { guid: user.guid }, header: ifMatch(user) },
             body: { email: email.trim() || null, roleGuid },
           }),
         )
