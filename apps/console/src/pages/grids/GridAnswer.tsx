@@ -16,19 +16,24 @@ const TABLE_ROWS = 1_000;
 const EXPORT_CAP = 100_000;
 const n = (v: number) => v.toLocaleString();
 
-/** "N rows in the window", or which rows of how many this page shows; Download CSV and its cap. */
+/**
+ * "N rows in the window", or which rows of how many this page shows; Download CSV and its cap. `stale`: the
+ * answer shown is the previous view's (kept while the new one loads), so no row numbers are claimed for it.
+ */
 export function CountLine({
   grid,
   view,
   data,
   paging,
   fetching,
+  stale,
 }: {
   grid: GridDeclaration;
   view: URLSearchParams;
   data: GridResponse<Row>;
   paging: Paging;
   fetching: boolean;
+  stale: boolean;
 }) {
   const shown = data.rows.length;
   const first = paging.offset + 1;
@@ -36,8 +41,17 @@ export function CountLine({
   return (
     <div className={styles.countLine}>
       <div>
-        <p role="status" aria-live="polite" data-total={data.total} data-shown={shown} data-first={first}>
-          {data.total > shown || paging.page > 1 ? (
+        <p
+          role="status"
+          aria-live="polite"
+          aria-busy={stale}
+          data-total={data.total}
+          data-shown={shown}
+          data-first={stale ? undefined : first}
+        >
+          {stale ? (
+            <>Loading these rows…</>
+          ) : data.total > shown || paging.page > 1 ? (
             <>
               Showing rows <strong>{n(shown ? first : 0)}</strong>–<strong>{n(paging.offset + shown)}</strong>{' '}
               of <strong>{n(data.total)}</strong> in the window, newest first.
@@ -88,19 +102,21 @@ export function StatisticsSection({ grid, data }: { grid: GridDeclaration; data:
   );
 }
 
-/** The rows, in the service's order, with the pager to older rows below them. */
+/** The rows, in the service's order, with the pager to older rows below them (held while `stale`). */
 export function RowsSection({
   grid,
   data,
   sort,
   onSort,
   paging,
+  stale,
 }: {
   grid: GridDeclaration;
   data: GridResponse<Row>;
   sort: Sort;
   onSort: (field: string) => void;
   paging: Paging;
+  stale: boolean;
 }) {
   const shown = data.rows.length;
   return (
@@ -129,13 +145,13 @@ export function RowsSection({
           />
         </>
       )}
-      <Pager data={data} paging={paging} />
+      <Pager data={data} paging={paging} stale={stale} />
     </>
   );
 }
 
 /** Newest rows / Older rows: "older" is keyed on the last row's time and id, so it stays right while rows arrive. */
-function Pager({ data, paging }: { data: GridResponse<Row>; paging: Paging }) {
+function Pager({ data, paging, stale }: { data: GridResponse<Row>; paging: Paging; stale: boolean }) {
   // More when this page is full and the window holds rows beyond it.
   const more =
     paging.enabled &&
@@ -148,7 +164,7 @@ function Pager({ data, paging }: { data: GridResponse<Row>; paging: Paging }) {
       <button
         type="button"
         className={formStyles.secondary}
-        disabled={paging.page === 1}
+        disabled={paging.page === 1 || stale}
         onClick={paging.newest}
       >
         Newest rows
@@ -156,7 +172,8 @@ function Pager({ data, paging }: { data: GridResponse<Row>; paging: Paging }) {
       <button
         type="button"
         className={formStyles.secondary}
-        disabled={!more}
+        // never keyed on the previous page's rows while this page loads
+        disabled={!more || stale}
         onClick={() => paging.older(data.rows.at(-1)!)}
       >
         Older rows

@@ -107,10 +107,24 @@ function GridView({ grid }: { grid: GridDeclaration }) {
       )}
       {data && !result.isError && (
         <>
-          <CountLine grid={grid} view={view} data={data} paging={paging} fetching={result.isFetching} />
+          <CountLine
+            grid={grid}
+            view={view}
+            data={data}
+            paging={paging}
+            fetching={result.isFetching}
+            stale={result.isPlaceholderData}
+          />
           <SeriesPanel grid={grid} view={key} poll={poll} onZoom={zoom} />
           <StatisticsSection grid={grid} data={data} />
-          <RowsSection grid={grid} data={data} sort={sort} onSort={sortBy} paging={paging} />
+          <RowsSection
+            grid={grid}
+            data={data}
+            sort={sort}
+            onSort={sortBy}
+            paging={paging}
+            stale={result.isPlaceholderData}
+          />
         </>
       )}
     </>
