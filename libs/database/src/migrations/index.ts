@@ -6,6 +6,7 @@ import { ApiKeys1763800004000 } from './1763800004000-api-keys';
 import { CaptureBatch1763800005000 } from './1763800005000-capture-batch';
 import { SqlServerBinaryKeys1763800006000 } from './1763800006000-sql-server-binary-keys';
 import { Audit64BitIds1763800007000 } from './1763800007000-audit-64-bit-ids';
+import { Engine64BitIds1763800008000 } from './1763800008000-engine-64-bit-ids';
 import { RowVersions1763800009000 } from './1763800009000-row-versions';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
@@ -18,5 +19,6 @@ export const MIGRATIONS = [
   CaptureBatch1763800005000,
   SqlServerBinaryKeys1763800006000,
   Audit64BitIds1763800007000,
+  Engine64BitIds1763800008000,
   RowVersions1763800009000,
 ];

@@ -1,5 +1,5 @@
 import { Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { PortableColumn } from '@app/database';
+import { PortableColumn, PortableIdentityColumn } from '@app/database';
 
 /** A case raised by an activation: one open case per workflow, key and value. */
 @Entity('Case')
@@ -10,7 +10,8 @@ import { PortableColumn } from '@app/database';
   where: '"ClosedDate" IS NULL',
 })
 export class CaseRecord {
-  @PrimaryGeneratedColumn('increment', { name: 'Id', type: 'integer', primaryKeyConstraintName: 'PK_Case' })
+  /** 64-bit (Engine64BitIds1763800008000): never trimmed. */
+  @PortableIdentityColumn('Case')
   Id!: number;
 
   @Index('IX_Case_Guid', { unique: true })
@@ -52,11 +53,8 @@ export class CaseRecord {
 @Entity('EntityAnalysisModelArchive')
 @Index('IX_EntityAnalysisModelArchive_Model_ReferenceDate', ['EntityAnalysisModelId', 'ReferenceDate'])
 export class EntityAnalysisModelArchive {
-  @PrimaryGeneratedColumn('increment', {
-    name: 'Id',
-    type: 'integer',
-    primaryKeyConstraintName: 'PK_EntityAnalysisModelArchive',
-  })
+  /** 64-bit (Engine64BitIds1763800008000): never trimmed. */
+  @PortableIdentityColumn('EntityAnalysisModelArchive')
   Id!: number;
 
   @Index('IX_EntityAnalysisModelArchive_EntryGuid', { unique: true })
