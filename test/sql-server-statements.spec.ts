@@ -373,12 +373,46 @@ describe('SQL Server statements, recorded without a server', () => {
       await get(ApiKeyRepository).revoke('11111111-1111-4111-8111-111111111111', new Date(NOW), 'admin');
       await get(AuditRepository).insertLogin(sampleRow(ds, UserLogin, 1) as never);
       await get(AuditRepository).insertLogout(sampleRow(ds, UserLogout, 1) as never);
-      await get(CaseRepository).findOpen(1, 'AccountId', 'A-1');
-      await get(CaseRepository).upgrade(1, 2, 3, '11111111-1111-4111-8111-111111111111', new Date(NOW));
       await get(ArchiveRepository).updateInPlace(1, '{}', new Date('1600-01-01T00:00:00Z'), new Date(NOW));
       await get(ArchiveRepository).findByEntryGuid(1, '11111111-1111-4111-8111-111111111111');
     });
     expectSqlServerAccepts(statements);
+  });
+
+  it('case creation in batches: the open-case look-up and the MERGE upsert (UPDLOCK, HOLDLOCK), within the limits', async () => {
+    const repo = get(CaseRepository);
+    const keys = ids(600).map((i) => ({ CaseWorkflowId: 1, CaseKey: 'AccountId', CaseKeyValue: `A-${i}` }));
+    const per = rowsPerStatement('mssql', 8);
+    const statements = await recording(async () => {
+      await repo.findOpen(keys);
+      await repo.upsert(
+        keys.slice(0, per + 1).map((k, i) => ({
+          ...k,
+          Guid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          CaseWorkflowStatusId: 2,
+          Priority: 3,
+          EntityAnalysisModelInstanceEntryGuid: '11111111-1111-4111-8111-111111111111',
+          At: new Date(NOW),
+        })),
+      );
+    });
+    expectSqlServerAccepts(statements);
+    const lookups = statements.filter((s) => s.sql.startsWith('SELECT'));
+    expect(lookups.map((s) => s.parameters.length)).toEqual([1500, 300]);
+    for (const s of lookups)
+      expect(s.sql).toMatch(/WHERE "ClosedDate" IS NULL AND \(\("CaseWorkflowId" = @0 AND/);
+    const merges = statements.filter((s) => s.sql.startsWith('MERGE'));
+    expect(merges.map((s) => s.parameters.length / 8)).toEqual([per, 1]);
+    for (const s of merges) {
+      expect(s.sql).toMatch(/^MERGE "Case" WITH \(UPDLOCK, HOLDLOCK\) AS t/);
+      expect(s.sql).toMatch(/WHEN MATCHED AND t."Priority" > s."Priority" THEN UPDATE SET/);
+      expect(s.sql).toMatch(
+        /OUTPUT inserted."Guid", inserted."CaseWorkflowId", inserted."CaseKey", inserted."CaseKeyValue";$/,
+      );
+      expect(s.parameters.filter((p) => p.type.startsWith('datetime2'))).toHaveLength(
+        s.parameters.length / 8,
+      );
+    }
   });
 
   describe('capture tables', () => {

@@ -7,7 +7,11 @@ import { dataSourceOptions } from '../../libs/database/src/data-source-options';
 import { Engine64BitIds1763800008000 } from '../../libs/database/src/migrations/1763800008000-engine-64-bit-ids';
 import { createEngineModel, transaction } from '../factories/engine.factory';
 import { createUser } from '../factories/identity.factory';
-import { createEmptyPostgresDatabase, createSqliteDirectory, SQLITE_AND_POSTGRES } from '../support/databases';
+import {
+  createEmptyPostgresDatabase,
+  createSqliteDirectory,
+  SQLITE_AND_POSTGRES,
+} from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** Past 2^31: an id a 32-bit column cannot hold. */

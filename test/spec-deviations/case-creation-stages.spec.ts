@@ -25,10 +25,11 @@ describe('case creation stage timings', () => {
       rules: [{ condition: { '>': [{ var: 'Amount' }, 100] }, status: 0 }],
     });
     const config = t.app.get(ConfigurationRepository);
-    const lookup = config.findLiveStatusById.bind(config);
-    config.findLiveStatusById = async (id: number) => {
+    // The status is new to case creation's cache, so the batch reads it (in stage 2).
+    const lookup = config.findLiveStatusesByIds.bind(config);
+    config.findLiveStatusesByIds = async (ids: readonly number[]) => {
       await new Promise((r) => setTimeout(r, 200));
-      return lookup(id);
+      return lookup(ids);
     };
     const durations: [CaseCreationStage, number][] = [];
     const telemetry = t.app.get(PipelineTelemetry);

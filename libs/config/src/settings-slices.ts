@@ -162,6 +162,7 @@ export const ENGINE_SETTINGS = slice('Engine', [
   'ArchiveBulkCopyIntervalMilliseconds',
   'ArchiveBulkCopyBatchSize',
   'CaseCreationQueueCapacity',
+  'CaseCreationBatchSize',
   'CaseCreationWarnThresholdMilliseconds',
   'StageRollupIntervalMilliseconds',
   'CreateDemoModel',

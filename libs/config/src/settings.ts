@@ -472,7 +472,14 @@ export const SETTING_DEFINITIONS = [
     10_000,
     1,
     1_000_000,
-    'Activations waiting for case creation; when full the Archiver waits (back-pressure), nothing is dropped.',
+    'Activations waiting for case creation (the case lag bound); while it holds this many, Invoke answers 503 with Retry-After before any side effect. The Archiver never waits for case creation, and nothing accepted is dropped.',
+  ),
+  int(
+    'CaseCreationBatchSize',
+    500,
+    1,
+    10_000,
+    'Activations case creation decides together: one open-case look-up and one multi-row upsert per batch.',
   ),
   int(
     'HttpEndpointTimeoutMilliseconds',

@@ -4,6 +4,7 @@ import { IdentityModule } from '@app/identity';
 import { ArchiveRepository } from './archiver/archive.repository';
 import { ArchiverService } from './archiver/archiver.service';
 import { CaseCreationService } from './case-creation/case-creation.service';
+import { LiveStatusCache } from './case-creation/live-status-cache';
 import { CaseNotifier } from './case-creation/case-notifier';
 import { CaseRepository } from './case-creation/case.repository';
 import { ConfigurationRepository } from './model/configuration.repository';
@@ -56,6 +57,7 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
     WorkflowService,
     StageRollupService,
     CaseNotifier,
+    LiveStatusCache,
     CaseCreationService,
     ArchiverService,
     InvokeService,

@@ -585,9 +585,9 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       UpdatedDate: null,
       ClosedDate: null,
     });
-    const lookup = jest.spyOn(t.app.get(CaseRepository), 'findOpen').mockResolvedValueOnce(null);
+    const lookup = jest.spyOn(t.app.get(CaseRepository), 'findOpen').mockResolvedValueOnce([]);
     try {
-      const outcome = await t.app.get(CaseCreationService).process({
+      const outcome = await t.app.get(CaseCreationService).run({
         caseWorkflow: { id: workflow.Id, guid: workflow.Guid, name: workflow.Name },
         caseWorkflowStatusId: high.Id,
         caseKey: 'AccountId',
@@ -626,16 +626,27 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     const open = await cases.save(cases.create(row('ACC-LOOKUP', 4, false)));
     await cases.insert(row('ACC-CLOSED', 2, true));
     const repo = t.app.get(CaseRepository);
-    expect(await repo.findOpen(workflow.Id, 'AccountId', 'ACC-LOOKUP')).toEqual({ Id: open.Id, Priority: 4 });
+    const key = (CaseWorkflowId: number, CaseKey: string, CaseKeyValue: string) => ({
+      CaseWorkflowId,
+      CaseKey,
+      CaseKeyValue,
+    });
+    expect(await repo.findOpen([key(workflow.Id, 'AccountId', 'ACC-LOOKUP')])).toEqual([
+      { ...key(workflow.Id, 'AccountId', 'ACC-LOOKUP'), Id: open.Id, Priority: 4 },
+    ]);
     // closed only, another case of the letters, another key, another workflow, a value shaped as SQL: none
-    expect(await repo.findOpen(workflow.Id, 'AccountId', 'ACC-CLOSED')).toBeNull();
-    expect(await repo.findOpen(workflow.Id, 'AccountId', 'acc-lookup')).toBeNull();
-    expect(await repo.findOpen(workflow.Id, 'accountid', 'ACC-LOOKUP')).toBeNull();
-    expect(await repo.findOpen(workflow.Id + 100_000, 'AccountId', 'ACC-LOOKUP')).toBeNull();
-    expect(await repo.findOpen(workflow.Id, 'AccountId', "ACC-LOOKUP' OR '1'='1")).toBeNull();
+    expect(
+      await repo.findOpen([
+        key(workflow.Id, 'AccountId', 'ACC-CLOSED'),
+        key(workflow.Id, 'AccountId', 'acc-lookup'),
+        key(workflow.Id, 'accountid', 'ACC-LOOKUP'),
+        key(workflow.Id + 100_000, 'AccountId', 'ACC-LOOKUP'),
+        key(workflow.Id, 'AccountId', "ACC-LOOKUP' OR '1'='1"),
+      ]),
+    ).toEqual([]);
   });
 
-  it("the status look-up of every activation (a prepared read) gives the status's own values, and nothing once it is deleted", async () => {
+  it("the status look-up gives the status's own values, and nothing once it is deleted", async () => {
     const { statuses } = await createEngineModel(t.app, actor, {
       statuses: [
         {
@@ -654,7 +665,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
     const rows = ds.getRepository(CaseWorkflowStatus);
     const [loud, quiet] = await Promise.all(statuses.map((st) => rows.findOneByOrFail({ Guid: st.guid })));
     const config = t.app.get(ConfigurationRepository);
-    expect(await config.findLiveStatusById(loud.Id)).toEqual({
+    const live = async (id: number) => (await config.findLiveStatusesByIds([id])).get(id) ?? null;
+    expect(await live(loud.Id)).toEqual({
       Id: loud.Id,
       Guid: loud.Guid,
       Name: 'Mailed and called',
@@ -667,7 +679,7 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       HttpEndpointUrl: 'http://127.0.0.1:9/hook',
       HttpEndpointMethod: 'GET',
     });
-    expect(await config.findLiveStatusById(quiet.Id)).toMatchObject({
+    expect(await live(quiet.Id)).toMatchObject({
       Priority: 7,
       EnableNotification: false,
       NotificationDestination: null,
@@ -675,8 +687,9 @@ describe.each(TEST_PROVIDERS)('decisioning engine on %s', (provider) => {
       HttpEndpointUrl: null,
     });
     await rows.update({ Id: quiet.Id }, { DeletedDate: new Date() });
-    expect(await config.findLiveStatusById(quiet.Id)).toBeNull();
-    expect(await config.findLiveStatusById(quiet.Id + 1_000_000)).toBeNull();
+    expect(await live(quiet.Id)).toBeNull();
+    expect(await live(quiet.Id + 1_000_000)).toBeNull();
+    expect((await config.findLiveStatusesByIds([loud.Id, quiet.Id])).size).toBe(1);
   });
 
   it('reprocessing re-runs an archived entry with synchronous case creation and updates its archive row in place', async () => {

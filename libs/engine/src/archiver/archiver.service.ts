@@ -164,9 +164,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
           this.head = 0;
         }
         try {
-          // synchronous unless the entry's cases go straight to case creation (no archive row)
-          const dispatching = this.process(item);
-          if (dispatching) await dispatching;
+          this.process(item);
         } catch (err) {
           this.telemetry.backgroundFailure('archiver', ArchiverStage.CaseCreationDispatch);
           this.logger.error({ err, entryGuid: item.entryGuid }, 'Archiving an invocation failed');
@@ -205,12 +203,13 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
    * Stage 1, then stage 3 (the buffered insert); stage 2 follows the bulk copy (copy). Synchronous for an
    * archived entry: the per-invocation path awaits nothing it need not (docs/performance.md).
    */
-  private process(item: ArchiveItem): Promise<void> | undefined {
+  private process(item: ArchiveItem): void {
     const json = this.buildJson(item);
 
     if (!item.enableRdbmsArchive) {
       // No archive row to wait for (such entries cannot be reprocessed): the cases go at once.
-      return this.dispatch(item.modelGuid, item.entryGuid, item.cases);
+      this.dispatch(item.modelGuid, item.entryGuid, item.cases);
+      return;
     }
     const start = process.hrtime.bigint();
     let entries = this.buffer.get(item.modelGuid);
@@ -230,7 +229,6 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     this.buffered++;
     this.measure(ArchiverStage.RdbmsArchiveWrite, item.modelGuid, item.entryGuid, start);
     if (this.buffered >= this.settings.ArchiveBulkCopyBatchSize) void this.bulkCopy();
-    return undefined;
   }
 
   /**
@@ -274,19 +272,13 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   }
 
   /**
-   * 2 CaseCreationDispatch: the invocation's case-raising activations into the case creation queue. Most
-   * invocations raise none: their stage is measured at once, with no promise to await.
+   * 2 CaseCreationDispatch: the invocation's case-raising activations into the case creation queue, which
+   * takes them at once: the Archiver never waits for case creation (issue 36; the backlog is case lag).
    */
-  private dispatch(modelGuid: string, entryGuid: string, cases: CaseActivation[]): Promise<void> | undefined {
+  private dispatch(modelGuid: string, entryGuid: string, cases: CaseActivation[]): void {
     const start = process.hrtime.bigint();
-    if (!cases.length) {
-      this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
-      return undefined;
-    }
-    return (async () => {
-      for (const activation of cases) await this.caseCreation.enqueue(activation);
-      this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
-    })();
+    for (const activation of cases) this.caseCreation.enqueue(activation);
+    this.measure(ArchiverStage.CaseCreationDispatch, modelGuid, entryGuid, start);
   }
 
   /**
@@ -414,14 +406,8 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
         }
         committed = await this.copyRowByRow(modelGuid, entries);
       }
-      for (const entry of committed) {
-        const dispatching = this.dispatch(
-          modelGuid,
-          entry.row.EntityAnalysisModelInstanceEntryGuid,
-          entry.cases,
-        );
-        if (dispatching) await dispatching;
-      }
+      for (const entry of committed)
+        this.dispatch(modelGuid, entry.row.EntityAnalysisModelInstanceEntryGuid, entry.cases);
     }
   }
 }

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock, isUniqueViolation, timeOrderedGuid } from '@app/common';
-import { ConfigurationRepository, type LiveStatus } from '../model/configuration.repository';
+import { Clock, isDatabaseUnavailable, timeOrderedGuid } from '@app/common';
+import type { LiveStatus } from '../model/configuration.repository';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { CaseCreationStage } from '../telemetry/stages';
 import { CaseNotifier } from './case-notifier';
-import { CaseRepository, OpenCase } from './case.repository';
+import { CaseIdentity, caseIdentityKey, CaseRepository, CaseUpsert, OpenCase } from './case.repository';
+import { LiveStatusCache } from './live-status-cache';
 import { fillTemplate, singleLine } from './templates';
 
 /** An activation that raises a case. */
@@ -27,11 +28,38 @@ interface Job {
   done?: (outcome: CaseOutcome) => void;
 }
 
+/** An item's decision within its batch: its outcome, and the status it named (null: deleted). */
+interface Decided {
+  outcome: CaseOutcome;
+  status: LiveStatus | null;
+}
+
+/** One case identity of a batch: its open case (if any), and the row the batch wants written. */
+interface Slot {
+  identity: CaseIdentity;
+  priority: number | null;
+  row?: CaseUpsert;
+  /** The batch's items that inserted or raised this case, in arrival order. */
+  changed: number[];
+}
+
+/** Case keys whose notifications and callbacks run at once (each key's own in arrival order). */
+const FOLLOW_UP_CONCURRENCY = 16;
+
+const identityOf = (a: CaseActivation): CaseIdentity => ({
+  CaseWorkflowId: a.caseWorkflow.id,
+  CaseKey: a.caseKey,
+  CaseKeyValue: a.caseKeyValue,
+});
+
 /**
- * Case creation: ONE global queue for every model, consumed by ONE serial consumer, so two activations for
- * the same workflow/key/value can never race (the second sees the first one's case). Bounded: a producer
- * that finds it full waits for room (back-pressure up to the Archiver, whose own bound answers 503); nothing
- * is dropped.
+ * Case creation: ONE global queue for every model, consumed by ONE serial consumer in batches of at most
+ * CaseCreationBatchSize, so each case key's activations are decided in the order they arrived, within a
+ * batch and across batches (docs/decisions.md, "Case creation in batches"). A batch costs one look-up of its
+ * open cases (stage 1), the statuses from memory and one multi-row upsert (stage 2); each item records its
+ * batch's durations. The queue never makes a producer wait: the Archiver hands activations over and goes on
+ * (case lag); Invoke refuses new invocations while the queue holds CaseCreationQueueCapacity (hasCapacity).
+ * Nothing accepted is dropped.
  */
 @Injectable()
 export class CaseCreationService implements OnModuleDestroy {
@@ -39,12 +67,11 @@ export class CaseCreationService implements OnModuleDestroy {
   private readonly queue: Job[] = [];
   private head = 0;
   private running = false;
-  private readonly roomWaiters: (() => void)[] = [];
   private readonly idleWaiters: (() => void)[] = [];
 
   constructor(
     private readonly cases: CaseRepository,
-    private readonly config: ConfigurationRepository,
+    private readonly statuses: LiveStatusCache,
     private readonly notifier: CaseNotifier,
     private readonly rollups: StageRollupService,
     private readonly telemetry: PipelineTelemetry,
@@ -60,20 +87,19 @@ export class CaseCreationService implements OnModuleDestroy {
     return this.queue.length - this.head;
   }
 
-  /** Queues an activation; resolves once it is in the queue (waits while the queue is full). */
-  async enqueue(activation: CaseActivation): Promise<void> {
-    while (this.depth >= this.settings.CaseCreationQueueCapacity) {
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-    }
+  /** False while the case backlog holds CaseCreationQueueCapacity activations: Invoke answers 503. */
+  hasCapacity(): boolean {
+    return this.depth < this.settings.CaseCreationQueueCapacity;
+  }
+
+  /** Queues an activation, at once and whatever the depth (an accepted invocation's case is never dropped). */
+  enqueue(activation: CaseActivation): void {
     this.queue.push({ activation });
     this.pump();
   }
 
-  /** Reprocessing: through the same queue (so still never racing), resolved when the case is done. */
-  async run(activation: CaseActivation): Promise<CaseOutcome> {
-    while (this.depth >= this.settings.CaseCreationQueueCapacity) {
-      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
-    }
+  /** Reprocessing: through the same queue (so still in order), resolved when the case is done. */
+  run(activation: CaseActivation): Promise<CaseOutcome> {
     return new Promise<CaseOutcome>((done) => {
       this.queue.push({ activation, done });
       this.pump();
@@ -92,83 +118,178 @@ export class CaseCreationService implements OnModuleDestroy {
     setImmediate(() => void this.consume());
   }
 
+  /** The next `n` jobs, in arrival order. */
+  private take(n: number): Job[] {
+    const jobs = this.queue.slice(this.head, this.head + n);
+    this.head += jobs.length;
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+    return jobs;
+  }
+
   private async consume(): Promise<void> {
     try {
-      while (this.depth > 0) {
-        const job = this.queue[this.head];
-        this.queue[this.head] = undefined as unknown as Job;
-        this.head++;
-        if (this.head > 1024 && this.head * 2 > this.queue.length) {
-          this.queue.splice(0, this.head);
-          this.head = 0;
-        }
-        this.roomWaiters.shift()?.();
-        let outcome: CaseOutcome;
-        try {
-          outcome = await this.process(job.activation);
-        } catch (err) {
-          // A failure never crashes the process and never passes silently: logged and counted.
-          outcome = 'failed';
-          this.telemetry.backgroundFailure('caseCreation', CaseCreationStage.WorkflowStatusLookupAndPersist);
-          this.logger.error({ err, caseKeyValue: job.activation.caseKeyValue }, 'Case creation failed');
-        }
-        job.done?.(outcome);
-      }
+      while (this.depth > 0) await this.processBatch(this.take(this.settings.CaseCreationBatchSize));
     } finally {
       this.running = false;
-      for (const w of this.roomWaiters.splice(0)) w();
       if (this.depth > 0) this.pump();
       else for (const w of this.idleWaiters.splice(0)) w();
     }
   }
 
-  private timed<T>(
-    stage: CaseCreationStage,
-    a: CaseActivation,
-    destination: string | null,
-    work: () => Promise<T>,
-  ): Promise<T> {
-    const start = process.hrtime.bigint();
-    const finish = () => {
-      const micros = Number(process.hrtime.bigint() - start) / 1000;
-      this.rollups.recordCaseCreation(stage, micros);
-      this.telemetry.caseCreationStage(stage, micros);
-      if (micros > this.settings.CaseCreationWarnThresholdMilliseconds * 1000) {
-        this.telemetry.caseCreationWarning({
-          caseWorkflowGuid: a.caseWorkflow.guid,
-          caseWorkflowName: a.caseWorkflow.name,
-          caseKey: a.caseKey,
-          caseKeyValue: a.caseKeyValue,
-          stage,
-          durationMicroseconds: Math.round(micros),
-          destination,
-          occurredDate: new Date(this.clock.now()),
-        });
+  /**
+   * A batch through the four stages. A batch the database refuses (not one it could not answer) is taken
+   * again item by item, so one bad activation cannot fail the others; a failure never crashes the process and
+   * never passes silently: logged and counted.
+   */
+  private async processBatch(jobs: Job[]): Promise<void> {
+    let decided: Decided[];
+    try {
+      decided = await this.decide(jobs.map((j) => j.activation));
+    } catch (err) {
+      if (jobs.length > 1 && !isDatabaseUnavailable(err)) {
+        for (const job of jobs) await this.processBatch([job]);
+        return;
       }
-    };
-    return work().finally(finish);
+      for (const job of jobs) {
+        this.telemetry.backgroundFailure('caseCreation', CaseCreationStage.WorkflowStatusLookupAndPersist);
+        job.done?.('failed');
+      }
+      this.logger.error({ err, activations: jobs.length }, 'Case creation failed');
+      return;
+    }
+    await this.followUps(
+      jobs.map((j) => j.activation),
+      decided,
+    );
+    jobs.forEach((job, i) => job.done?.(decided[i].outcome));
   }
 
   /**
-   * The four stages for one activation. Another node may open the same case between our look-up and our
-   * insert: the unique index on open cases refuses the second insert, and the activation is decided again
-   * against the case that won (once).
+   * Stages 1 and 2 for a batch. Stage 1 (ExistingCasePriorityLookup): the open cases of its identities, one
+   * look-up. Stage 2 (WorkflowStatusLookupAndPersist): the statuses, then each item decided in arrival order
+   * against its case as the items before it left it (a lower priority number wins, so only a strictly better
+   * one replaces the case's status), then one upsert of each identity's final row. Another node may open or
+   * raise a case between look-up and upsert: the upsert decides in the database, and its answer corrects the
+   * outcomes (a case it did not write was at least as good: unchanged; a case it raised that we thought new:
+   * upgraded).
    */
-  async process(a: CaseActivation, retried = false): Promise<CaseOutcome> {
-    // 1 ExistingCasePriorityLookup: the open case for this workflow, key and value, if any.
-    const existing = await this.timed(CaseCreationStage.ExistingCasePriorityLookup, a, null, () =>
-      this.cases.findOpen(a.caseWorkflow.id, a.caseKey, a.caseKeyValue),
-    );
-    // 2 WorkflowStatusLookupAndPersist: the target status (its priority decides), then the insert or upgrade.
-    const decided = await this.persist(a, existing).catch((err: unknown) => {
-      if (!retried && isUniqueViolation(err)) return 'raced' as const;
-      throw err;
-    });
-    if (decided === 'raced') return this.process(a, true);
-    const { outcome, status } = decided;
-    if (!status || (outcome !== 'inserted' && outcome !== 'upgraded')) return outcome;
+  private async decide(batch: CaseActivation[]): Promise<Decided[]> {
+    let start = process.hrtime.bigint();
+    const slots = new Map<string, Slot>();
+    for (const a of batch) {
+      const identity = identityOf(a);
+      const key = caseIdentityKey(identity);
+      if (!slots.has(key)) slots.set(key, { identity, priority: null, changed: [] });
+    }
+    const open: OpenCase[] = await this.cases.findOpen([...slots.values()].map((s) => s.identity));
+    for (const c of open) {
+      const slot = slots.get(caseIdentityKey(c));
+      if (slot && (slot.priority === null || c.Priority < slot.priority)) slot.priority = c.Priority;
+    }
+    const lookup = elapsedMicros(start);
 
-    // 3 Notification and 4 HttpEndpoint: only for an inserted or upgraded case; a failure keeps the case.
+    start = process.hrtime.bigint();
+    const statuses = await this.statuses.get(batch.map((a) => a.caseWorkflowStatusId));
+    const at = new Date(this.clock.now());
+    const decided = batch.map((a, i): Decided => {
+      const status = statuses.get(a.caseWorkflowStatusId) ?? null;
+      if (!status) return { outcome: 'skipped', status };
+      const slot = slots.get(caseIdentityKey(identityOf(a)))!;
+      if (slot.priority !== null && slot.priority <= status.Priority) return { outcome: 'unchanged', status };
+      const outcome = slot.priority === null ? 'inserted' : 'upgraded';
+      slot.priority = status.Priority;
+      slot.row = {
+        ...slot.identity,
+        Guid: slot.row?.Guid ?? timeOrderedGuid(at.getTime()),
+        CaseWorkflowStatusId: status.Id,
+        Priority: status.Priority,
+        EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
+        At: at,
+      };
+      slot.changed.push(i);
+      return { outcome, status };
+    });
+    const skipped = decided.filter((d) => d.outcome === 'skipped').length;
+    if (skipped)
+      this.logger.warn({ activations: skipped }, 'Activations name a status that no longer exists');
+    const rows = [...slots.values()].flatMap((s) => (s.row ? [s.row] : []));
+    const written = new Map((await this.cases.upsert(rows)).map((w) => [caseIdentityKey(w), w.Guid]));
+    for (const [key, slot] of slots) {
+      if (!slot.row) continue;
+      const guid = written.get(key);
+      if (guid === undefined) for (const i of slot.changed) decided[i].outcome = 'unchanged';
+      else if (guid !== slot.row.Guid && decided[slot.changed[0]].outcome === 'inserted')
+        decided[slot.changed[0]].outcome = 'upgraded';
+    }
+    const persist = elapsedMicros(start);
+    for (const a of batch) {
+      this.record(CaseCreationStage.ExistingCasePriorityLookup, a, null, lookup);
+      this.record(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, persist);
+    }
+    return decided;
+  }
+
+  /** A stage's duration for one item: rollup (InvokeCount counts items) and histogram; a warning above the threshold. */
+  private record(
+    stage: CaseCreationStage,
+    a: CaseActivation,
+    destination: string | null,
+    micros: number,
+  ): void {
+    this.rollups.recordCaseCreation(stage, micros);
+    this.telemetry.caseCreationStage(stage, micros);
+    if (micros > this.settings.CaseCreationWarnThresholdMilliseconds * 1000) {
+      this.telemetry.caseCreationWarning({
+        caseWorkflowGuid: a.caseWorkflow.guid,
+        caseWorkflowName: a.caseWorkflow.name,
+        caseKey: a.caseKey,
+        caseKeyValue: a.caseKeyValue,
+        stage,
+        durationMicroseconds: Math.round(micros),
+        destination,
+        occurredDate: new Date(this.clock.now()),
+      });
+    }
+  }
+
+  private async timed(
+    stage: CaseCreationStage,
+    a: CaseActivation,
+    destination: string,
+    work: () => Promise<void>,
+  ): Promise<void> {
+    const start = process.hrtime.bigint();
+    try {
+      await work();
+    } finally {
+      this.record(stage, a, destination, elapsedMicros(start));
+    }
+  }
+
+  /**
+   * Stages 3 and 4 for the batch's inserted and upgraded cases only: each case key's in arrival order, up to
+   * FOLLOW_UP_CONCURRENCY keys at once. A failure keeps the case (logged and counted).
+   */
+  private async followUps(batch: CaseActivation[], decided: Decided[]): Promise<void> {
+    const byKey = new Map<string, number[]>();
+    decided.forEach((d, i) => {
+      if ((d.outcome !== 'inserted' && d.outcome !== 'upgraded') || !d.status) return;
+      if (!d.status.EnableNotification && !d.status.EnableHttpEndpoint) return;
+      const key = caseIdentityKey(identityOf(batch[i]));
+      byKey.set(key, [...(byKey.get(key) ?? []), i]);
+    });
+    const chains = [...byKey.values()];
+    const worker = async () => {
+      for (let chain = chains.shift(); chain; chain = chains.shift())
+        for (const i of chain) await this.followUp(batch[i], decided[i].status!, decided[i].outcome);
+    };
+    await Promise.all(Array.from({ length: Math.min(FOLLOW_UP_CONCURRENCY, chains.length) }, worker));
+  }
+
+  private async followUp(a: CaseActivation, status: LiveStatus, outcome: CaseOutcome): Promise<void> {
     const values = this.templateValues(a, status, outcome);
     if (status.EnableNotification && status.NotificationDestination) {
       const to = singleLine(fillTemplate(status.NotificationDestination, values));
@@ -202,52 +323,6 @@ export class CaseCreationService implements OnModuleDestroy {
           .catch((err: unknown) => this.failed(CaseCreationStage.HttpEndpoint, err, url)),
       );
     }
-    return outcome;
-  }
-
-  /**
-   * Stage 2 (spec: WorkflowStatusLookupAndPersist): looks up the target status; a lower number wins, so only a
-   * strictly better priority replaces the open case's status; then inserts or upgrades the case row.
-   */
-  private persist(
-    a: CaseActivation,
-    existing: OpenCase | null,
-  ): Promise<{ outcome: CaseOutcome; status: LiveStatus | null }> {
-    return this.timed(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, async () => {
-      const status = await this.config.findLiveStatusById(a.caseWorkflowStatusId);
-      if (!status) {
-        this.logger.warn(
-          { caseKeyValue: a.caseKeyValue },
-          'The activation names a status that no longer exists',
-        );
-        return { outcome: 'skipped' as const, status: null };
-      }
-      if (existing && existing.Priority <= status.Priority) return { outcome: 'unchanged' as const, status };
-      const now = new Date(this.clock.now());
-      if (existing) {
-        await this.cases.upgrade(
-          existing.Id,
-          status.Id,
-          status.Priority,
-          a.entityAnalysisModelInstanceEntryGuid,
-          now,
-        );
-        return { outcome: 'upgraded' as const, status };
-      }
-      await this.cases.insert({
-        Guid: timeOrderedGuid(now.getTime()),
-        CaseWorkflowId: a.caseWorkflow.id,
-        CaseKey: a.caseKey,
-        CaseKeyValue: a.caseKeyValue,
-        CaseWorkflowStatusId: status.Id,
-        Priority: status.Priority,
-        EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
-        CreatedDate: now,
-        UpdatedDate: null,
-        ClosedDate: null,
-      });
-      return { outcome: 'inserted' as const, status };
-    });
   }
 
   private failed(stage: CaseCreationStage, err: unknown, destination: string): void {
@@ -270,4 +345,8 @@ export class CaseCreationService implements OnModuleDestroy {
       EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
     };
   }
+}
+
+function elapsedMicros(start: bigint): number {
+  return Number(process.hrtime.bigint() - start) / 1000;
 }

@@ -2,63 +2,192 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DatabaseProvider } from '@app/config';
-import { preparedRead, type PreparedRead, providerOf } from '@app/database';
+import { providerOf, rowsPerStatement } from '@app/database';
 import { CaseRecord } from '../entities';
 
-/** What the case creation pipeline needs of an open case: which row, and the priority to beat. */
-export type OpenCase = Pick<CaseRecord, 'Id' | 'Priority'>;
-
-/**
- * The open case of a workflow, key and value (the newest, should there ever be more than one): one read of
- * the unique open-case index, per activation.
- */
-function openCaseSql(provider: DatabaseProvider): string {
-  const rest = `FROM "Case" WHERE "CaseWorkflowId" = :workflowId AND "CaseKey" = :caseKey
-  AND "CaseKeyValue" = :caseKeyValue AND "ClosedDate" IS NULL ORDER BY "Id" DESC`;
-  return provider === 'mssql'
-    ? `SELECT TOP 1 "Id", "Priority" ${rest}`
-    : `SELECT "Id", "Priority" ${rest} LIMIT 1`;
+/** Which case: a workflow, a key and its value (at most one OPEN case each: IX_Case_Open_Workflow_Key_Value). */
+export interface CaseIdentity {
+  CaseWorkflowId: number;
+  CaseKey: string;
+  CaseKeyValue: string;
 }
 
-/** Every query on the Case table. */
+/** What the case creation pipeline needs of an open case: which row, and the priority to beat. */
+export type OpenCase = CaseIdentity & Pick<CaseRecord, 'Id' | 'Priority'>;
+
+/** A case as a batch wants it: inserted when none is open, else its status raised when this one is better. */
+export type CaseUpsert = CaseIdentity &
+  Pick<CaseRecord, 'Guid' | 'CaseWorkflowStatusId' | 'Priority' | 'EntityAnalysisModelInstanceEntryGuid'> & {
+    At: Date;
+  };
+
+/** A case the upsert wrote (inserted, or raised): its Guid tells which (a new case has the Guid we gave it). */
+export type WrittenCase = CaseIdentity & Pick<CaseRecord, 'Guid'>;
+
+/** One string per case identity, for maps. */
+export function caseIdentityKey(c: CaseIdentity): string {
+  return `${c.CaseWorkflowId}\u0000${c.CaseKey}\u0000${c.CaseKeyValue}`;
+}
+
+/** The upsert's columns in order: a fixed allow-list, never from input. */
+const UPSERT_COLUMNS = [
+  'Guid',
+  'CaseWorkflowId',
+  'CaseKey',
+  'CaseKeyValue',
+  'CaseWorkflowStatusId',
+  'Priority',
+  'EntityAnalysisModelInstanceEntryGuid',
+  'CreatedDate',
+] as const;
+const PG_TYPES = ['varchar', 'integer', 'varchar', 'varchar', 'integer', 'integer', 'varchar', 'timestamptz'];
+const Q = (c: string) => `"${c}"`;
+const OPEN_COLUMNS = `"Id", "CaseWorkflowId", "CaseKey", "CaseKeyValue", "Priority"`;
+const RETURNED = `"Guid", "CaseWorkflowId", "CaseKey", "CaseKeyValue"`;
+/** The raise: only a strictly better (lower) priority replaces an open case's status (spec: stage 1). */
+const RAISE = ['CaseWorkflowStatusId', 'Priority', 'EntityAnalysisModelInstanceEntryGuid'];
+/** Case identities per look-up statement on SQLite and SQL Server (three parameters each). */
+const KEYS_PER_LOOKUP = 500;
+
+/** ON CONFLICT … DO UPDATE (PostgreSQL, SQLite): the conflict target is the partial open-case index. */
+function onConflictSql(excluded: string): string {
+  const set = [
+    ...RAISE.map((c) => `${Q(c)} = ${excluded}.${Q(c)}`),
+    `"UpdatedDate" = ${excluded}."CreatedDate"`,
+  ];
+  return ` ON CONFLICT ("CaseWorkflowId", "CaseKey", "CaseKeyValue") WHERE "ClosedDate" IS NULL
+  DO UPDATE SET ${set.join(', ')} WHERE "Case"."Priority" > ${excluded}."Priority" RETURNING ${RETURNED}`;
+}
+
+/** SQL Server: MERGE, its key range locked (UPDLOCK, HOLDLOCK) so two nodes cannot both insert one case. */
+function mergeSql(rows: number): string {
+  let n = 0;
+  const tuples = Array.from(
+    { length: rows },
+    () => `(${UPSERT_COLUMNS.map(() => `@${n++}`).join(', ')})`,
+  ).join(', ');
+  const set = [...RAISE.map((c) => `t.${Q(c)} = s.${Q(c)}`), `t."UpdatedDate" = s."CreatedDate"`];
+  return `MERGE "Case" WITH (UPDLOCK, HOLDLOCK) AS t
+USING (VALUES ${tuples}) AS s (${UPSERT_COLUMNS.map(Q).join(', ')})
+ON t."CaseWorkflowId" = s."CaseWorkflowId" AND t."CaseKey" = s."CaseKey" AND t."CaseKeyValue" = s."CaseKeyValue"
+  AND t."ClosedDate" IS NULL
+WHEN MATCHED AND t."Priority" > s."Priority" THEN UPDATE SET ${set.join(', ')}
+WHEN NOT MATCHED THEN INSERT (${UPSERT_COLUMNS.map(Q).join(', ')})
+  VALUES (${UPSERT_COLUMNS.map((c) => `s.${Q(c)}`).join(', ')})
+OUTPUT ${['Guid', 'CaseWorkflowId', 'CaseKey', 'CaseKeyValue'].map((c) => `inserted.${Q(c)}`).join(', ')};`;
+}
+
+/**
+ * Every query on the Case table. Case creation works set-based (issue 36): one look-up of the open cases of a
+ * whole batch, then one multi-row upsert, instead of a look-up, a status read and an ORM save per activation.
+ */
 @Injectable()
 export class CaseRepository {
-  private openCaseRead?: PreparedRead;
-
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  private get cases() {
-    return this.dataSource.getRepository(CaseRecord);
+  private get provider(): DatabaseProvider {
+    return providerOf(this.dataSource.options.type);
   }
 
   /**
-   * The open case for a workflow, key and value, if any. Read on every activation, so a prepared statement
-   * (preparedRead) rather than the ORM's query building, which cost more than the read itself.
+   * The open cases of these identities (spec: ExistingCasePriorityLookup, for a batch), through the partial
+   * unique index IX_Case_Open_Workflow_Key_Value. PostgreSQL joins three array parameters (one statement
+   * whatever the batch, one plan); SQLite and SQL Server test each identity, KEYS_PER_LOOKUP per statement.
    */
-  async findOpen(workflowId: number, caseKey: string, caseKeyValue: string): Promise<OpenCase | null> {
-    this.openCaseRead ??= preparedRead(
-      this.dataSource,
-      'open-case',
-      openCaseSql(providerOf(this.dataSource.options.type)),
-      ['Id', 'Priority'],
-    );
-    const [row] = await this.openCaseRead({ workflowId, caseKey, caseKeyValue });
-    return row ? { Id: Number(row[0]), Priority: Number(row[1]) } : null;
+  async findOpen(keys: readonly CaseIdentity[]): Promise<OpenCase[]> {
+    if (!keys.length) return [];
+    const rows: Record<string, unknown>[] = [];
+    if (this.provider === 'postgres') {
+      rows.push(
+        ...(await this.dataSource.query<Record<string, unknown>[]>(
+          `SELECT ${OPEN_COLUMNS} FROM "Case" WHERE "ClosedDate" IS NULL
+  AND ("CaseWorkflowId", "CaseKey", "CaseKeyValue") IN (SELECT * FROM unnest($1::integer[], $2::varchar[], $3::varchar[]))`,
+          [keys.map((k) => k.CaseWorkflowId), keys.map((k) => k.CaseKey), keys.map((k) => k.CaseKeyValue)],
+        )),
+      );
+    } else {
+      for (let i = 0; i < keys.length; i += KEYS_PER_LOOKUP) {
+        const slice = keys.slice(i, i + KEYS_PER_LOOKUP);
+        const params: unknown[] = [];
+        const mark = () => (this.provider === 'mssql' ? `@${params.length - 1}` : '?');
+        const tests = slice.map((k) => {
+          const parts = (['CaseWorkflowId', 'CaseKey', 'CaseKeyValue'] as const).map((c) => {
+            params.push(k[c]);
+            return `${Q(c)} = ${mark()}`;
+          });
+          return `(${parts.join(' AND ')})`;
+        });
+        rows.push(
+          ...(await this.dataSource.query<Record<string, unknown>[]>(
+            `SELECT ${OPEN_COLUMNS} FROM "Case" WHERE "ClosedDate" IS NULL AND (${tests.join(' OR ')})`,
+            params,
+          )),
+        );
+      }
+    }
+    return rows.map((r) => ({
+      Id: Number(r.Id),
+      CaseWorkflowId: Number(r.CaseWorkflowId),
+      CaseKey: String(r.CaseKey),
+      CaseKeyValue: String(r.CaseKeyValue),
+      Priority: Number(r.Priority),
+    }));
   }
 
-  insert(c: Omit<CaseRecord, 'Id'>): Promise<CaseRecord> {
-    return this.cases.save(Object.assign(new CaseRecord(), c));
+  /**
+   * Inserts each case that is not open, and raises each open one whose priority the row beats, in ONE
+   * statement per chunk (spec: WorkflowStatusLookupAndPersist, for a batch): at most one row per identity,
+   * written in identity order, so two nodes' batches lock their rows in the same order. Answers the cases
+   * it wrote; an identity missing from the answer had an open case at least as good (written meanwhile by
+   * another node). Race-free on its own: the open-case index and the conditional raise decide in the database.
+   */
+  async upsert(rows: readonly CaseUpsert[]): Promise<WrittenCase[]> {
+    if (!rows.length) return [];
+    const sorted = [...rows].sort((a, b) => compareIdentity(a, b));
+    const driver = this.dataSource.driver;
+    const metadata = this.dataSource.getMetadata(CaseRecord);
+    const columns = UPSERT_COLUMNS.map((name) => metadata.findColumnWithPropertyName(name)!);
+    const value = (r: CaseUpsert, k: number): unknown =>
+      driver.preparePersistentValue(
+        UPSERT_COLUMNS[k] === 'CreatedDate' ? r.At : r[UPSERT_COLUMNS[k]],
+        columns[k],
+      );
+    const names = UPSERT_COLUMNS.map(Q).join(', ');
+    const written: Record<string, unknown>[] = [];
+    if (this.provider === 'postgres') {
+      const arrays = columns.map((_, k) => sorted.map((r) => value(r, k)));
+      const unnest = PG_TYPES.map((t, k) => `$${k + 1}::${t}[]`).join(', ');
+      written.push(
+        ...(await this.dataSource.query<Record<string, unknown>[]>(
+          `INSERT INTO "Case" (${names}) SELECT * FROM unnest(${unnest})${onConflictSql('EXCLUDED')}`,
+          arrays,
+        )),
+      );
+    } else {
+      const chunk = rowsPerStatement(this.provider, UPSERT_COLUMNS.length);
+      for (let i = 0; i < sorted.length; i += chunk) {
+        const slice = sorted.slice(i, i + chunk);
+        const params = slice.flatMap((r) => columns.map((_, k) => value(r, k)));
+        const sql =
+          this.provider === 'mssql'
+            ? mergeSql(slice.length)
+            : `INSERT INTO "Case" (${names}) VALUES ${slice
+                .map(() => `(${UPSERT_COLUMNS.map(() => '?').join(', ')})`)
+                .join(', ')}${onConflictSql('excluded')}`;
+        written.push(...(await this.dataSource.query<Record<string, unknown>[]>(sql, params)));
+      }
+    }
+    return written.map((r) => ({
+      Guid: String(r.Guid),
+      CaseWorkflowId: Number(r.CaseWorkflowId),
+      CaseKey: String(r.CaseKey),
+      CaseKeyValue: String(r.CaseKeyValue),
+    }));
   }
+}
 
-  async upgrade(id: number, statusId: number, priority: number, entryGuid: string, at: Date): Promise<void> {
-    await this.cases.update(
-      { Id: id },
-      {
-        CaseWorkflowStatusId: statusId,
-        Priority: priority,
-        EntityAnalysisModelInstanceEntryGuid: entryGuid,
-        UpdatedDate: at,
-      },
-    );
-  }
+function compareIdentity(a: CaseIdentity, b: CaseIdentity): number {
+  if (a.CaseWorkflowId !== b.CaseWorkflowId) return a.CaseWorkflowId - b.CaseWorkflowId;
+  if (a.CaseKey !== b.CaseKey) return a.CaseKey < b.CaseKey ? -1 : 1;
+  return a.CaseKeyValue < b.CaseKeyValue ? -1 : a.CaseKeyValue > b.CaseKeyValue ? 1 : 0;
 }

@@ -5,10 +5,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import {
   findInChunks,
   findPage,
-  preparedRead,
-  rawBoolean,
   type PageRequest,
-  type PreparedRead,
   type RowPage,
   type VersionedRecord,
 } from '@app/database';
@@ -51,7 +48,7 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
 }
 
-/** The columns of a status that case creation reads per activation, in the order of LIVE_STATUS_SQL. */
+/** The columns of a status that case creation needs. */
 const LIVE_STATUS_COLUMNS = [
   'Id',
   'Guid',
@@ -66,36 +63,16 @@ const LIVE_STATUS_COLUMNS = [
   'HttpEndpointMethod',
 ] as const;
 
+const LIVE_STATUS_SELECT = Object.fromEntries(LIVE_STATUS_COLUMNS.map((c) => [c, true])) as {
+  [K in (typeof LIVE_STATUS_COLUMNS)[number]]: true;
+};
+
 /** What case creation needs of a status: its priority, and what to notify and call. */
 export type LiveStatus = Pick<CaseWorkflowStatus, (typeof LIVE_STATUS_COLUMNS)[number]>;
-
-const LIVE_STATUS_SQL = `SELECT ${LIVE_STATUS_COLUMNS.map((c) => `"${c}"`).join(', ')}
-FROM "CaseWorkflowStatus" WHERE "Id" = :id AND "DeletedDate" IS NULL`;
-
-/** A row of LIVE_STATUS_SQL as the driver gave it (booleans are 0/1 on SQLite). */
-function liveStatusOf(row: unknown[]): LiveStatus {
-  const [id, guid, name, priority, notify, destination, subject, body, call, url, method] = row;
-  const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  return {
-    Id: Number(id),
-    Guid: guid as string,
-    Name: name as string,
-    Priority: Number(priority),
-    EnableNotification: rawBoolean(notify),
-    NotificationDestination: text(destination),
-    NotificationSubject: text(subject),
-    NotificationBody: text(body),
-    EnableHttpEndpoint: rawBoolean(call),
-    HttpEndpointUrl: text(url),
-    HttpEndpointMethod: text(method) as LiveStatus['HttpEndpointMethod'],
-  };
-}
 
 /** Every query on the configuration records. Soft-deleted rows are invisible. */
 @Injectable()
 export class ConfigurationRepository {
-  private liveStatusRead?: PreparedRead;
-
   constructor(
     @InjectRepository(EntityAnalysisModel) private readonly models: Repository<EntityAnalysisModel>,
     @InjectRepository(EntityAnalysisModelRequestXPath)
@@ -220,18 +197,14 @@ export class ConfigurationRepository {
     return findInChunks(ids, (chunk) => this.statuses.find({ where: { Id: In(chunk) } }));
   }
   /**
-   * A live (not deleted) status by id. The case creation pipeline reads it per activation, so a prepared
-   * statement (preparedRead) rather than the ORM's query building, which cost more than the read itself.
+   * The live (not deleted) statuses of these ids, by id (a deleted or unknown id is absent). Case creation
+   * reads them through its cache (LiveStatusCache), so only when a status is new to it or has changed.
    */
-  async findLiveStatusById(id: number): Promise<LiveStatus | null> {
-    this.liveStatusRead ??= preparedRead(
-      this.statuses.manager.connection,
-      'live-status',
-      LIVE_STATUS_SQL,
-      LIVE_STATUS_COLUMNS,
+  async findLiveStatusesByIds(ids: readonly number[]): Promise<Map<number, LiveStatus>> {
+    const rows = await findInChunks(ids, (chunk) =>
+      this.statuses.find({ select: LIVE_STATUS_SELECT, where: { Id: In(chunk), DeletedDate: IsNull() } }),
     );
-    const [row] = await this.liveStatusRead({ id });
-    return row ? liveStatusOf(row) : null;
+    return new Map(rows.map((r) => [r.Id, r]));
   }
   saveStatus(s: CaseWorkflowStatus): Promise<CaseWorkflowStatus> {
     return this.statuses.save(s);

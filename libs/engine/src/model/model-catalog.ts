@@ -38,16 +38,18 @@ export interface CompiledModel {
   rules: CompiledRule[];
 }
 
-/** How long another node's configuration change may take to reach this node's invocations. */
-const TTL_MS = 10_000;
+/** How long another node's configuration change may take to reach this node's invocations (and case creation). */
+export const CONFIGURATION_TTL_MS = 10_000;
 
 /**
  * Compiled models by guid. A write on this node (through `changed`) forgets them once it has settled; writes
- * on other nodes are picked up within TTL_MS. Invocations never wait for more than one load of the same model at a time.
+ * on other nodes are picked up within CONFIGURATION_TTL_MS. Invocations never wait for more than one load of the same model at a time.
  */
 @Injectable()
 export class ModelCatalog {
   private readonly cache = new Map<string, { at: number; model: Promise<CompiledModel | null> }>();
+  /** Moves on with every configuration write on this node: other caches of configuration compare it. */
+  generation = 0;
 
   constructor(
     private readonly repo: ConfigurationRepository,
@@ -63,13 +65,14 @@ export class ModelCatalog {
       return await write;
     } finally {
       this.cache.clear();
+      this.generation++;
     }
   }
 
   get(guid: string): Promise<CompiledModel | null> {
     const now = this.clock.now();
     const hit = this.cache.get(guid);
-    if (hit && now - hit.at < TTL_MS) return hit.model;
+    if (hit && now - hit.at < CONFIGURATION_TTL_MS) return hit.model;
     if (this.cache.size > 10_000) this.cache.clear();
     const model = this.load(guid);
     this.cache.set(guid, { at: now, model });
