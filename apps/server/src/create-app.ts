@@ -20,6 +20,7 @@ import {
 } from '@app/common';
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { HttpServerMetrics } from '@app/telemetry';
+import { InvokeAdmission } from '@app/engine';
 import { AppModule, AppOverrides } from './app.module';
 import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
 import { requestTimeouts, ServiceExpressAdapter } from './express-adapter';
@@ -27,6 +28,7 @@ import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
 import { requestMetrics } from './request-metrics.middleware';
 import { bodyParsers } from './body-parsers.middleware';
+import { invokeShedding } from './invoke-shedding.middleware';
 import { corsOptions } from './cors';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
@@ -91,7 +93,13 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   const lifecycle = app.get(Lifecycle);
   // The request metrics only when something exports them (EnableOpenTelemetry): otherwise nothing reads them.
   const metrics = settings.EnableOpenTelemetry ? app.get(HttpServerMetrics) : null;
-  useHttpMiddleware(app, settings, () => lifecycle.draining, metrics);
+  useHttpMiddleware(
+    app,
+    settings,
+    () => lifecycle.draining,
+    metrics,
+    invokeShedding(app.get(InvokeAdmission)),
+  );
   // After the credential guard (APP_GUARD, applied when the app was created).
   app.useGlobalGuards(app.get(RequestInputGuard));
   app.useGlobalPipes(createValidationPipe());
@@ -109,6 +117,7 @@ export function useHttpMiddleware(
   settings: Settings,
   draining: () => boolean,
   metrics: HttpServerMetrics | null = null,
+  shedInvoke: ((req: Request, res: Response) => boolean) | null = null,
 ): void {
   app.disable('x-powered-by');
   // No ETag computed by Express: it would hash every body (a whole grid page included), and a hash says nothing
@@ -131,6 +140,8 @@ export function useHttpMiddleware(
     startRequestLine(req, res);
     if (measure) measure(req, res);
     writeSecurityHeaders(req, res);
+    // Overload: an Invoke refused before its body is read (invoke-shedding.middleware).
+    if (shedInvoke?.(req, res)) return;
     // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
     if (draining()) res.setHeader('Connection', 'close');
     // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read must

@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Settings } from '@app/config';
-import { terminalLogStream } from '@app/common';
+import { isShed, terminalLogStream } from '@app/common';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -211,6 +211,8 @@ export function requestLines(settings: Settings): (req: Request, res: Response) 
     const url = query < 0 ? req.originalUrl : req.originalUrl.slice(0, query);
     // 'close' comes once for every answer (finished or cut off); the response is never reused
     res.on('close', () => {
+      // Load shed (503, queue full): summarised once a second (InvokeAdmission), never a line per request.
+      if (isShed(res)) return;
       const statusCode = res.statusCode;
       // A client that left (mid-body included, security issue 37) is its own business: info, never more.
       const aborted = !res.writableFinished;

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import {
   ApiBody,
   ApiNoContentResponse,
@@ -21,6 +22,7 @@ import {
   type IfMatch,
   IfMatchHeader,
   Permission,
+  markShed,
   RecordAnswer,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
@@ -44,6 +46,7 @@ import {
 } from './dto/configuration.dto';
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
+import { InvokeRefused } from './invoke/invoke-admission';
 
 const MODEL = { permission: Permission.ReadWriteModel };
 const WORKFLOW = { permission: Permission.ReadWriteCaseWorkflow };
@@ -358,7 +361,7 @@ export class InvokeController {
   @ApiProblemResponses({
     400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path) (urn:problem-type:validation)',
     422: 'The model cannot read the body: a field it requires is missing or not of its type (errors name the fields) (urn:problem-type:unprocessable)',
-    503: 'The Archiver queue is full, or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
+    503: 'Overload: the Archiver queue is full, or the case backlog (case lag) is; or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
   })
   @ApiQuery({
     name: 'trace',
@@ -373,8 +376,13 @@ export class InvokeController {
     @GuidParam() guid: string,
     @Body() body: unknown,
     @Query('trace') trace?: string,
+    @Res({ passthrough: true }) res?: Response,
   ): Promise<InvokeResponse> {
-    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) });
+    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) }).catch((err: unknown) => {
+      // Counted and summarised by InvokeAdmission: no request line of its own.
+      if (err instanceof InvokeRefused && res) markShed(res);
+      throw err;
+    });
   }
 
   @Post(':guid/Reprocess/:entryGuid')

@@ -5,6 +5,7 @@ import { ArchiveRepository } from './archiver/archive.repository';
 import { ArchiverService } from './archiver/archiver.service';
 import { CaseCreationService } from './case-creation/case-creation.service';
 import { LiveStatusCache } from './case-creation/live-status-cache';
+import { InvokeAdmission } from './invoke/invoke-admission';
 import { CaseNotifier } from './case-creation/case-notifier';
 import { CaseRepository } from './case-creation/case.repository';
 import { ConfigurationRepository } from './model/configuration.repository';
@@ -61,9 +62,11 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
     CaseCreationService,
     ArchiverService,
     InvokeService,
+    InvokeAdmission,
     DemoSeedService,
   ],
   exports: [
+    InvokeAdmission,
     ModelService,
     WorkflowService,
     InvokeService,

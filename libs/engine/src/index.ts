@@ -6,6 +6,7 @@ export * from './dto/configuration.dto';
 export * from './configuration/model.service';
 export * from './configuration/workflow.service';
 export * from './invoke/invoke.service';
+export * from './invoke/invoke-admission';
 export * from './archiver/archiver.service';
 export * from './case-creation/case-creation.service';
 export * from './rollups/stage-rollup.service';

@@ -4,6 +4,7 @@ import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
 import { ArchiveRepository } from '../archiver/archive.repository';
 import { CaseActivation, CaseOutcome } from '../case-creation/case-creation.service';
 import { CompiledModel, ModelCatalog } from '../model/model-catalog';
+import { InvokeAdmission, InvokeRefused } from './invoke-admission';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { InvokeStage } from '../telemetry/stages';
 import { convertField, FIELD_DATA_TYPE_NAMES, FieldValue } from '../model/field-types';
@@ -110,6 +111,7 @@ export class InvokeService {
   constructor(
     private readonly catalog: ModelCatalog,
     private readonly archiver: ArchiverService,
+    private readonly admission: InvokeAdmission,
     private readonly archive: ArchiveRepository,
     private readonly telemetry: PipelineTelemetry,
     private readonly clock: Clock,
@@ -131,8 +133,12 @@ export class InvokeService {
     const model = await this.model(actor, modelGuid);
     // From here to enqueue everything is synchronous: nothing can take the free slot in between, and a
     // full queue is answered before any side effect (no trace warning, no archive row, no case).
-    if (!this.archiver.hasCapacity())
-      throw Problems.unavailable('The Archiver queue is full; retry shortly.', 1);
+    // (Over HTTP a refusal is almost always made before the body is read: invoke-shedding.middleware.)
+    const refusal = this.admission.refusal();
+    if (refusal) {
+      this.admission.shed(refusal);
+      throw new InvokeRefused(refusal);
+    }
     const { response, item } = this.run(
       model,
       body,
