@@ -14,7 +14,10 @@ import {
 import { loadSettings } from '@app/config';
 import {
   assertReadCommittedSnapshot,
+  databaseTarget,
   DatabaseStartupCheck,
+  dataSourceOptions,
+  SQL_SERVER_DEFAULT_TIMEOUTS,
   MIGRATIONS,
   rowsPerStatement,
   SQL_SERVER_BINARY_COLLATION,
@@ -28,7 +31,7 @@ import {
   USER_LOGOUT_GRID,
 } from '@app/grid';
 import { UserLogin, UserLogout } from '@app/audit';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS, isDatabaseUnavailable } from '@app/common';
 import { ActorService, UserRegistry } from '@app/identity';
 import { ApiKeyRepository } from '../libs/api-keys/src/api-key.repository';
 import { AuditRepository } from '../libs/audit/src/audit.repository';
@@ -40,6 +43,7 @@ import { IdentityRepository } from '../libs/identity/src/identity.repository';
 import { ALL_ENTITIES } from '../apps/server/src/entities';
 import {
   RecordedStatement,
+  RECORDER_URL,
   recordingSqlServer,
   SqlServerRecorder,
   sqlServerProblems,
@@ -183,12 +187,118 @@ describe('SQL Server statements, recorded without a server', () => {
     });
   });
 
-  it('connects in UTC, to the database the URL names, encrypted', () => {
+  it('connects in UTC, to the database the URL names, encrypted, with the timeouts of the settings', () => {
     const [pool] = recorder.poolConfigurations;
     expect(pool).toMatchObject({
       server: 'sql-server.invalid',
       database: 'service',
       options: { useUTC: true, encrypt: true, trustServerCertificate: false },
+      requestTimeout: SQL_SERVER_DEFAULT_TIMEOUTS.requestMs,
+      connectionTimeout: SQL_SERVER_DEFAULT_TIMEOUTS.connectionMs,
+    });
+    // The defaults are the settings' own; migrations get the longer timeout, a set value is used as it is.
+    const keys = { JwtKey: 'k'.repeat(48), ApiHmacKey: 'h'.repeat(48) };
+    const settings = loadSettings({ DatabaseProvider: 'mssql', ConnectionString: RECORDER_URL, ...keys });
+    expect(databaseTarget(settings).sqlServerTimeouts).toEqual(SQL_SERVER_DEFAULT_TIMEOUTS);
+    expect(dataSourceOptions(databaseTarget(settings, true), [], [])).toMatchObject({
+      requestTimeout: 3_600_000,
+      connectionTimeout: 15_000,
+    });
+    const set = loadSettings({
+      DatabaseProvider: 'mssql',
+      ConnectionString: RECORDER_URL,
+      ...keys,
+      SqlServerRequestTimeoutMilliseconds: '5000',
+      SqlServerConnectionTimeoutMilliseconds: '2000',
+      SqlServerMigrationTimeoutMilliseconds: '900000',
+    });
+    expect(dataSourceOptions(databaseTarget(set), [], [])).toMatchObject({
+      requestTimeout: 5000,
+      connectionTimeout: 2000,
+    });
+    expect(dataSourceOptions(databaseTarget(set, true), [], [])).toMatchObject({ requestTimeout: 900_000 });
+  });
+
+  describe('transient errors (issue 36)', () => {
+    const sqlError = (number: number) =>
+      Object.assign(new Error(`SQL Server error ${number}`), { name: 'RequestError', number });
+    const keys = [{ CaseWorkflowId: 1, CaseKey: 'AccountId', CaseKeyValue: 'A-1' }];
+
+    it('deadlock, lock time-out, the Azure transient errors and a lost connection are "database unavailable"', () => {
+      for (const number of [1205, 1222, 40613, 40501, 40197, 49918, 4060])
+        expect([number, isDatabaseUnavailable({ driverError: sqlError(number) })]).toEqual([number, true]);
+      expect(isDatabaseUnavailable({ originalError: { code: 'ECONNCLOSED' } })).toBe(true);
+      expect(isDatabaseUnavailable({ driverError: { code: 'ESOCKET', message: 'Connection lost' } })).toBe(
+        true,
+      );
+      // A refusal is not: a unique key (2627), a syntax error (102).
+      expect(isDatabaseUnavailable({ driverError: sqlError(2627) })).toBe(false);
+      expect(isDatabaseUnavailable({ driverError: sqlError(102) })).toBe(false);
+    });
+
+    it.each([1205, 40613])(
+      "a read that fails with %i is sent once more; a second failure is the caller's",
+      async (n) => {
+        recorder.answer(
+          /FROM "Case" WHERE "ClosedDate" IS NULL/,
+          () => {
+            throw sqlError(n);
+          },
+          1,
+        );
+        const once = await recording(() => get(CaseRepository).findOpen(keys));
+        expect(once.map((s) => s.sql.slice(0, 6))).toEqual(['SELECT', 'SELECT']);
+        recorder.answer(
+          /FROM "Case" WHERE "ClosedDate" IS NULL/,
+          () => {
+            throw sqlError(n);
+          },
+          2,
+        );
+        const mark = recorder.mark();
+        const failed = await get(CaseRepository)
+          .findOpen(keys)
+          .catch((err: unknown) => err);
+        expect(isDatabaseUnavailable(failed)).toBe(true);
+        expect(recorder.statementsSince(mark)).toHaveLength(2);
+      },
+    );
+
+    it('a write, or a read that timed out, is never sent again', async () => {
+      recorder.answer(
+        /^MERGE/,
+        () => {
+          throw sqlError(1205);
+        },
+        1,
+      );
+      const mark = recorder.mark();
+      const failed = await get(CaseRepository)
+        .upsert([
+          {
+            ...keys[0],
+            Guid: '11111111-1111-4111-8111-111111111111',
+            CaseWorkflowStatusId: 1,
+            Priority: 1,
+            EntityAnalysisModelInstanceEntryGuid: '11111111-1111-4111-8111-111111111111',
+            At: new Date(NOW),
+          },
+        ])
+        .catch((err: unknown) => err);
+      expect(isDatabaseUnavailable(failed)).toBe(true);
+      expect(recorder.statementsSince(mark)).toHaveLength(1);
+      recorder.answer(
+        /FROM "Case" WHERE "ClosedDate" IS NULL/,
+        () => {
+          throw Object.assign(new Error('Timeout: Request failed to complete in 30000ms'), {
+            code: 'ETIMEOUT',
+          });
+        },
+        1,
+      );
+      const timed = recorder.mark();
+      await expect(get(CaseRepository).findOpen(keys)).rejects.toBeDefined();
+      expect(recorder.statementsSince(timed)).toHaveLength(1);
     });
   });
 
@@ -586,6 +696,31 @@ describe('SQL Server statements, recorded without a server', () => {
         ).toMatchSnapshot(`${def.name} ${label}`);
       }
     });
+
+    it.each(TELEMETRY_GRIDS.filter((g) => g.statistics.length).map((g) => [g.name, g] as const))(
+      '%s: the statistics read the sampled window once, in one statement with the total (issue 36)',
+      async (_name, def) => {
+        const values = Object.fromEntries(def.statistics.map((_, i) => [`a${i}`, '4,1,3,2,1E+300']));
+        recorder.answer(/STRING_AGG/, [{ ...summaryRow, ...values, total: 5 }]);
+        let answer: Awaited<ReturnType<GridEngine['query']>> | undefined;
+        const statements = await recording(async () => {
+          answer = await new GridEngine(ds).query(
+            def,
+            parseGridQuery(def, fullQuery(def), NOW),
+            scopeOf(def),
+          );
+        });
+        expectSqlServerAccepts(statements);
+        const reads = statements.filter((s) => /STRING_AGG/.test(s.sql));
+        expect(reads).toHaveLength(1);
+        // The window (TOP of the capped rows) appears once; no per-column aggregate, median or histogram.
+        expect(reads[0].sql.match(/SELECT TOP \(/g)).toHaveLength(1);
+        expect(statements.some((s) => /PERCENTILE_CONT|STDEV|FOR JSON/.test(s.sql))).toBe(false);
+        expect(reads[0].sql).toMatch(/ AS total, /);
+        const first = Object.values(answer!.statistics)[0] as { min: number; max: number; median: number };
+        expect(first).toMatchObject({ min: 1, max: 1e300, median: 3 });
+      },
+    );
 
     it.each(TELEMETRY_GRIDS.map((g) => [g.name, g] as const))(
       '%s/Series: one grouped statement, the bucket in whole milliseconds (DATEDIFF_BIG)',

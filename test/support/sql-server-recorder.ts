@@ -1,6 +1,12 @@
 import { EventEmitter } from 'node:events';
 import { DataSource, type DataSourceOptions } from 'typeorm';
-import { dataSourceOptions, MIGRATIONS, type MssqlModule, type MssqlType } from '@app/database';
+import {
+  dataSourceOptions,
+  MIGRATIONS,
+  type MssqlModule,
+  type MssqlType,
+  retryIdempotentSqlServerReads,
+} from '@app/database';
 import { ALL_ENTITIES } from '../../apps/server/src/entities';
 
 /**
@@ -186,6 +192,8 @@ export async function recordingSqlServer(
     ...options,
     driver: recordingDriver(driver, recorder),
   });
+  // As DatabaseModule makes every DataSource (a transient failure of a read is retried once).
+  retryIdempotentSqlServerReads(dataSource);
   await dataSource.initialize();
   return { dataSource, recorder };
 }

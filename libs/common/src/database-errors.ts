@@ -4,49 +4,62 @@
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   const seen = new Set<unknown>();
-  let e: unknown = error;
-  while (e && typeof e === 'object' && !seen.has(e)) {
+  const pending: unknown[] = [error];
+  while (pending.length) {
+    const e = pending.pop();
+    if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
-    const rec = e as {
-      code?: unknown;
-      name?: unknown;
-      message?: unknown;
-      driverError?: unknown;
-      cause?: unknown;
-    };
-    const code = typeof rec.code === 'string' ? rec.code : '';
-    if (
-      [
-        'ECONNREFUSED',
-        'ECONNRESET',
-        'ETIMEDOUT',
-        'EPIPE',
-        'ENOTFOUND',
-        'EHOSTUNREACH',
-        'ESOCKET',
-        'ETIMEOUT',
-        // node-mssql: the pool's connection closed, not open yet, or the login refused
-        'ECONNCLOSED',
-        'ENOTOPEN',
-        'ELOGIN',
-      ].includes(code)
-    )
-      return true;
-    // PostgreSQL: class 08 connection exception, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections
-    if (/^(08...|57P0[123]|53300)$/.test(code)) return true;
-    // SQLite: database locked/busy past the busy timeout
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
-    const message = typeof rec.message === 'string' ? rec.message : '';
-    if (
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is not established|DataSource is not initialized|pool is (draining|ending)|Cannot use a pool after calling end/i.test(
-        message,
-      )
-    )
-      return true;
-    if (rec.name === 'DatabaseTimeoutError') return true;
-    e = rec.driverError ?? rec.cause;
+    if (unavailableItself(e)) return true;
+    // TypeORM's QueryFailedError keeps the driver's error; node-mssql's keeps tedious's (originalError).
+    const rec = e as { driverError?: unknown; cause?: unknown; originalError?: unknown };
+    pending.push(rec.driverError, rec.cause, rec.originalError);
   }
   return false;
+}
+
+/**
+ * SQL Server errors that mean "try again shortly" (issue 36): 1205 deadlock victim, 1222 lock request time-out,
+ * and Azure SQL's transient errors 40613 (database not currently available), 40501 (service busy), 40197
+ * (error processing the request, a failover), 49918 (not enough resources), 4060 (cannot open the database).
+ */
+export const SQL_SERVER_TRANSIENT_ERRORS: readonly number[] = [1205, 1222, 40613, 40501, 40197, 49918, 4060];
+
+/** node-mssql's code for a statement cancelled by its request timeout. */
+export const SQL_SERVER_REQUEST_TIMEOUT = 'ETIMEOUT';
+
+function unavailableItself(e: object): boolean {
+  const rec = e as { code?: unknown; name?: unknown; message?: unknown; number?: unknown };
+  const code = typeof rec.code === 'string' ? rec.code : '';
+  if (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'ENOTFOUND',
+      'EHOSTUNREACH',
+      'ESOCKET',
+      SQL_SERVER_REQUEST_TIMEOUT,
+      // node-mssql: the pool's connection closed, not open yet, or the login refused
+      'ECONNCLOSED',
+      'ENOTOPEN',
+      'ELOGIN',
+    ].includes(code)
+  )
+    return true;
+  if (typeof rec.number === 'number' && SQL_SERVER_TRANSIENT_ERRORS.includes(rec.number)) return true;
+  // PostgreSQL: class 08 connection exception, 57P01-57P03 shutdown / cannot connect now, 53300 too many connections
+  if (/^(08...|57P0[123]|53300)$/.test(code)) return true;
+  // SQLite: database locked/busy past the busy timeout
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+  const message = typeof rec.message === 'string' ? rec.message : '';
+  if (
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is not established|DataSource is not initialized|pool is (draining|ending)|Cannot use a pool after calling end|Connection lost/i.test(
+      message,
+    )
+  )
+    return true;
+  return rec.name === 'DatabaseTimeoutError';
 }
 
 /** True for a unique-constraint violation on any of the three databases. */

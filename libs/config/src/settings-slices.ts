@@ -35,6 +35,9 @@ export const DATABASE_SETTINGS = slice('Database', [
   'ConnectionString',
   'DataDirectory',
   'RunMigrations',
+  'SqlServerRequestTimeoutMilliseconds',
+  'SqlServerConnectionTimeoutMilliseconds',
+  'SqlServerMigrationTimeoutMilliseconds',
 ]);
 export type DatabaseSettings = SliceOf<typeof DATABASE_SETTINGS>;
 

@@ -115,6 +115,27 @@ export const SETTING_DEFINITIONS = [
     './data',
     'Folder for the SQLite file and the generated embedded secrets.',
   ),
+  int(
+    'SqlServerRequestTimeoutMilliseconds',
+    30_000,
+    1_000,
+    3_600_000,
+    'SQL Server only: how long one statement may run before it is cancelled (node-mssql requestTimeout; its own default is 15 s). A statement that times out answers 503 with Retry-After.',
+  ),
+  int(
+    'SqlServerConnectionTimeoutMilliseconds',
+    15_000,
+    1_000,
+    600_000,
+    'SQL Server only: how long opening a connection may take (node-mssql connectionTimeout).',
+  ),
+  int(
+    'SqlServerMigrationTimeoutMilliseconds',
+    3_600_000,
+    1_000,
+    86_400_000,
+    'SQL Server only: how long one migration statement may run (an ALTER of a populated table rewrites it), at start-up (RunMigrations) and in `npm run migrate`.',
+  ),
   text(
     'RedisConnectionString',
     'Optional Redis URL (redis://host:port/db) for shared publish/subscribe between nodes. With RedisSentinels set it is still required, but only its scheme (rediss: TLS to the master), user name, password and database are used: its host and port are ignored.',

@@ -14,7 +14,19 @@ export interface DatabaseTarget {
   dataDirectory: string;
   /** Full path of the SQLite file; default DataDirectory/service.sqlite. */
   sqliteFile?: string;
+  /** SQL Server: statement and connection timeouts (the settings; their defaults when absent). */
+  sqlServerTimeouts?: SqlServerTimeouts;
 }
+
+export interface SqlServerTimeouts {
+  /** SqlServerRequestTimeoutMilliseconds (or SqlServerMigrationTimeoutMilliseconds for migrations). */
+  requestMs: number;
+  /** SqlServerConnectionTimeoutMilliseconds. */
+  connectionMs: number;
+}
+
+/** The settings' defaults (libs/config), for a target that names none (tools, tests). */
+export const SQL_SERVER_DEFAULT_TIMEOUTS: SqlServerTimeouts = { requestMs: 30_000, connectionMs: 15_000 };
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 type EntityList = MixedList<Function | string | EntitySchema>;
@@ -67,9 +79,13 @@ export function dataSourceOptions(
       };
     case 'mssql': {
       const url = new URL(target.connectionString ?? '');
+      const timeouts = target.sqlServerTimeouts ?? SQL_SERVER_DEFAULT_TIMEOUTS;
       return {
         ...common,
         type: 'mssql',
+        // node-mssql's 15 s defaults would apply to every statement, migrations included (issue 36).
+        requestTimeout: timeouts.requestMs,
+        connectionTimeout: timeouts.connectionMs,
         // node-mssql with JavaScript dates bound as datetime2 (see sqlServerDriver).
         driver: sqlServerDriver(),
         host: url.hostname,

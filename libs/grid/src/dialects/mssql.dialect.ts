@@ -1,11 +1,13 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf } from './sql-dialect';
-import { parseAggregateRow } from './statistics-parsing';
+import { Params, SqlDialect, textOf, type ValuePieces, type ValueQuery } from './sql-dialect';
+import { numberList, parseAggregateRow } from './statistics-parsing';
 
 /**
- * SQL Server: PERCENTILE_CONT … OVER () for the median, STDEV for the deviation, FOR JSON for the buckets.
- * Supported by code path; no SQL Server runs on this project's machines, so it is untested here.
+ * SQL Server. The statistics read the sampled window ONCE (readValues: its values as text in one statement,
+ * the statistics computed as on the other databases); `statistics` (PERCENTILE_CONT … OVER () for the median,
+ * STDEV, FOR JSON for the buckets) stays for a grid the compact path does not take. Checked by the offline
+ * statement test; no SQL Server runs on this project's machines.
  */
 export class MssqlDialect implements SqlDialect {
   readonly provider = 'mssql' as const;
@@ -49,6 +51,30 @@ export class MssqlDialect implements SqlDialect {
   }
   parseStatistics(row: Record<string, unknown>, count: number): ColumnStatistics[] {
     return parseAggregateRow(row, count);
+  }
+
+  /**
+   * Each column's values of the newest `cap` rows of the window, as one comma-separated text (STRING_AGG over
+   * varchar(max), CONVERT style 3: the 17 digits that give the same float back), the window's total and the
+   * extras beside them: ONE statement, so one snapshot (READ_COMMITTED_SNAPSHOT) and one read of the window,
+   * where `statistics` read it again for every aggregate, median and histogram (issue 36). A column's NULLs
+   * are left out, as on the other databases.
+   */
+  async readValues(
+    query: ValueQuery,
+    pieces: ValuePieces,
+    count: number,
+  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
+    const p = this.params();
+    const packed = Array.from(
+      { length: count },
+      (_, i) =>
+        `STRING_AGG(CAST(CONVERT(varchar(30), CAST(v${i} AS float), 3) AS varchar(max)), ',') AS a${i}`,
+    );
+    const extras = pieces.extras(p, true);
+    const sql = `SELECT ${[...packed, ...extras].join(', ')} FROM (${pieces.capped(p)}) s`;
+    const [row = {}] = await query(sql, p.values);
+    return { columns: packed.map((_, i) => numberList(row[`a${i}`])), extras: row };
   }
 
   timeBucket(column: string, origin: string, width: string): string {
