@@ -49,6 +49,23 @@ const RAISE = ['CaseWorkflowStatusId', 'Priority', 'EntityAnalysisModelInstanceE
 /** Case identities per look-up statement on SQLite and SQL Server (three parameters each). */
 const KEYS_PER_LOOKUP = 500;
 
+/**
+ * The look-up on SQLite and SQL Server: the identities as a VALUES table joined to the open-case index (one
+ * index seek per identity; an OR of the identities made SQLite scan the whole index, and the scan grew with
+ * the table).
+ */
+function lookupSql(provider: DatabaseProvider, keys: number): string {
+  let n = 0;
+  const mark = () => (provider === 'mssql' ? `@${n++}` : '?');
+  const values = Array.from({ length: keys }, () => `(${mark()}, ${mark()}, ${mark()})`).join(', ');
+  const select = `SELECT c."Id", c."CaseWorkflowId", c."CaseKey", c."CaseKeyValue", c."Priority"`;
+  const join = `JOIN "Case" c ON c."CaseWorkflowId" = k.w AND c."CaseKey" = k.k AND c."CaseKeyValue" = k.v
+  AND c."ClosedDate" IS NULL`;
+  return provider === 'mssql'
+    ? `${select} FROM (VALUES ${values}) AS k (w, k, v) ${join}`
+    : `WITH k (w, k, v) AS (VALUES ${values}) ${select} FROM k ${join}`;
+}
+
 /** ON CONFLICT … DO UPDATE (PostgreSQL, SQLite): the conflict target is the partial open-case index. */
 function onConflictSql(excluded: string): string {
   const set = [
@@ -92,7 +109,7 @@ export class CaseRepository {
   /**
    * The open cases of these identities (spec: ExistingCasePriorityLookup, for a batch), through the partial
    * unique index IX_Case_Open_Workflow_Key_Value. PostgreSQL joins three array parameters (one statement
-   * whatever the batch, one plan); SQLite and SQL Server test each identity, KEYS_PER_LOOKUP per statement.
+   * whatever the batch, one plan); SQLite and SQL Server join a VALUES table (lookupSql), KEYS_PER_LOOKUP a statement.
    */
   async findOpen(keys: readonly CaseIdentity[]): Promise<OpenCase[]> {
     if (!keys.length) return [];
@@ -108,18 +125,10 @@ export class CaseRepository {
     } else {
       for (let i = 0; i < keys.length; i += KEYS_PER_LOOKUP) {
         const slice = keys.slice(i, i + KEYS_PER_LOOKUP);
-        const params: unknown[] = [];
-        const mark = () => (this.provider === 'mssql' ? `@${params.length - 1}` : '?');
-        const tests = slice.map((k) => {
-          const parts = (['CaseWorkflowId', 'CaseKey', 'CaseKeyValue'] as const).map((c) => {
-            params.push(k[c]);
-            return `${Q(c)} = ${mark()}`;
-          });
-          return `(${parts.join(' AND ')})`;
-        });
+        const params = slice.flatMap((k) => [k.CaseWorkflowId, k.CaseKey, k.CaseKeyValue]);
         rows.push(
           ...(await this.dataSource.query<Record<string, unknown>[]>(
-            `SELECT ${OPEN_COLUMNS} FROM "Case" WHERE "ClosedDate" IS NULL AND (${tests.join(' OR ')})`,
+            lookupSql(this.provider, slice.length),
             params,
           )),
         );

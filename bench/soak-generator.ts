@@ -1,0 +1,125 @@
+/* bench:soak's load generator, in a process of its own (soakLoad in bench/soak-measure.ts forks it): Invoke
+ * requests with a new account each (every invocation raises a case), open loop (a fixed arrival rate) or closed
+ * loop (a number of connections, each sending again as soon as it is answered). Answers per 10-second window
+ * (200s, 503s, anything else) and the time of every 200, for the lags. */
+import { Agent, request } from 'node:http';
+
+export interface SoakLoadOptions {
+  url: string;
+  path: string;
+  apiKey: string;
+  /** Open loop: requests a second. Closed loop: `connections` instead. */
+  rate?: number;
+  connections?: number;
+  seconds: number;
+  /** The first account number (each request takes the next). */
+  firstIndex: number;
+}
+
+export interface SoakWindow {
+  ok: number;
+  shed: number;
+  other: number;
+  /** Open loop: arrivals not sent because MAX_IN_FLIGHT requests were already waiting (a failure). */
+  notSent: number;
+}
+
+export interface SoakLoadResult {
+  started: number;
+  windows: SoakWindow[];
+  /** Date.now() of every 200, in answer order. */
+  okTimes: number[];
+  sent: number;
+}
+
+export const WINDOW_MS = 10_000;
+/** Requests an open loop lets wait for an answer before it counts further arrivals as not sent. */
+const MAX_IN_FLIGHT = 4_000;
+
+function invokeBody(i: number): string {
+  return `{"transactionId":"t${i}","account":{"id":"ACC-${i}"},"amount":9999,"country":"DE"}`;
+}
+
+async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
+  const target = new URL(o.url);
+  const agent = new Agent({ keepAlive: true, maxSockets: o.connections ?? 256 });
+  const started = Date.now();
+  const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0 };
+  const windowOf = (t: number) => {
+    const k = Math.floor((t - started) / WINDOW_MS);
+    while (result.windows.length <= k) result.windows.push({ ok: 0, shed: 0, other: 0, notSent: 0 });
+    return result.windows[k];
+  };
+  let inFlight = 0;
+  const post = () =>
+    new Promise<void>((resolve) => {
+      const body = invokeBody(o.firstIndex + result.sent++);
+      inFlight++;
+      const done = (status: number) => {
+        inFlight--;
+        const now = Date.now();
+        const w = windowOf(now);
+        if (status === 200) {
+          w.ok++;
+          result.okTimes.push(now);
+        } else if (status === 503) w.shed++;
+        else w.other++;
+        resolve();
+      };
+      const req = request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: o.path,
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': body.length,
+            'x-api-key': o.apiKey,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => done(res.statusCode ?? 0));
+          res.on('error', () => done(0));
+        },
+      );
+      req.on('error', () => done(0));
+      req.end(body);
+    });
+  const end = started + o.seconds * 1000;
+  if (o.connections) {
+    const loop = async () => {
+      while (Date.now() < end) await post();
+    };
+    await Promise.all(Array.from({ length: o.connections }, loop));
+  } else {
+    await new Promise<void>((resolve) => {
+      let due = 0;
+      const timer = setInterval(() => {
+        const now = Date.now();
+        const target = Math.floor(((Math.min(now, end) - started) / 1000) * (o.rate ?? 0));
+        for (; due < target; due++) {
+          if (inFlight >= MAX_IN_FLIGHT) windowOf(now).notSent++;
+          else void post();
+        }
+        if (now >= end) {
+          clearInterval(timer);
+          resolve();
+        }
+      }, 2);
+    });
+    const deadline = Date.now() + 15_000;
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  }
+  agent.destroy();
+  return result;
+}
+
+process.once('message', (options: SoakLoadOptions) => {
+  run(options).then(
+    (result) => process.send?.({ result }, () => process.exit(0)),
+    (err: unknown) => process.send?.({ error: String(err) }, () => process.exit(1)),
+  );
+});
