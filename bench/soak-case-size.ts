@@ -38,9 +38,9 @@ function batch(round: number, existing: number): CaseUpsert[] {
   return Array.from({ length: BATCH }, (_, i) => ({
     CaseWorkflowId: 1,
     CaseKey: 'AccountId',
-    CaseKeyValue:
-      i % 5 === 0 ? `FILL-${1 + ((round * BATCH + i) % existing)}` : `NEW-${round}-${i}-${randomUUID()}`,
-    Guid: randomUUID(),
+    // accounts as the soak's load names them (ACC-<i>); the Guid as case creation makes it (time-ordered)
+    CaseKeyValue: i % 5 === 0 ? `FILL-${1 + ((round * BATCH + i) % existing)}` : `ACC-${round * BATCH + i}`,
+    Guid: timeOrderedGuid(Date.now()),
     CaseWorkflowStatusId: 2,
     Priority: 1 + (round % 4),
     EntityAnalysisModelInstanceEntryGuid: randomUUID(),
