@@ -15,6 +15,7 @@ import { loadSettings } from '@app/config';
 import {
   assertReadCommittedSnapshot,
   DatabaseStartupCheck,
+  inTransaction,
   MIGRATIONS,
   rowsPerStatement,
   SQL_SERVER_BINARY_COLLATION,
@@ -27,7 +28,8 @@ import {
   USER_LOGIN_GRID,
   USER_LOGOUT_GRID,
 } from '@app/grid';
-import { UserLogin, UserLogout } from '@app/audit';
+import { AdminEvent, UserLogin, UserLogout } from '@app/audit';
+import { AdminEventRepository } from '../libs/audit/src/admin-events/admin-event.repository';
 import { ALL_PERMISSIONS } from '@app/common';
 import { ActorService, UserRegistry } from '@app/identity';
 import { ApiKeyRepository } from '../libs/api-keys/src/api-key.repository';
@@ -108,6 +110,7 @@ describe('SQL Server statements, recorded without a server', () => {
         ActorService,
         ApiKeyRepository,
         AuditRepository,
+        AdminEventRepository,
         ArchiveRepository,
         CaseRepository,
         ConfigurationRepository,
@@ -311,6 +314,23 @@ describe('SQL Server statements, recorded without a server', () => {
       });
       expectSqlServerAccepts(statements);
       expect(actors.size).toBe(2100);
+    });
+
+    it("writes an administrator's change and its AdminEvent row in one transaction", async () => {
+      const mark = recorder.mark();
+      await inTransaction(ds, async () => {
+        await get(IdentityRepository).updateRole(
+          3,
+          { Name: 'Auditors', UpdatedDate: new Date(NOW), UpdatedUser: 'a' },
+          2,
+        );
+        await get(AdminEventRepository).insert(sampleRow(ds, AdminEvent, 1) as never);
+      });
+      const events = recorder.since(mark);
+      expect(events.map((e) => e.kind)).toEqual(['begin', 'statement', 'statement', 'commit']);
+      const statements = recorder.statementsSince(mark);
+      expect(statements[1].sql).toMatch(/INSERT INTO "AdminEvent"/);
+      expectSqlServerAccepts(statements);
     });
 
     it("replaces a role's permissions in one transaction", async () => {

@@ -28,3 +28,4 @@ export * from './record-answers.interceptor';
 export * from './validation-schema';
 export * from './forwarded-request';
 export * from './paging';
+export * from './admin-action';

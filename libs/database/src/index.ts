@@ -9,3 +9,4 @@ export * from './sql-server';
 export * from './sqlite-files';
 export * from './prepared-read';
 export * from './pages';
+export * from './transaction-scope';

@@ -7,6 +7,7 @@ import { CaptureBatch1763800005000 } from './1763800005000-capture-batch';
 import { SqlServerBinaryKeys1763800006000 } from './1763800006000-sql-server-binary-keys';
 import { Audit64BitIds1763800007000 } from './1763800007000-audit-64-bit-ids';
 import { RowVersions1763800009000 } from './1763800009000-row-versions';
+import { AdminEvents1763800010000 } from './1763800010000-admin-events';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   SqlServerBinaryKeys1763800006000,
   Audit64BitIds1763800007000,
   RowVersions1763800009000,
+  AdminEvents1763800010000,
 ];

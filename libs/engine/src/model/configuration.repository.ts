@@ -7,6 +7,7 @@ import {
   findPage,
   preparedRead,
   rawBoolean,
+  scoped,
   type PageRequest,
   type PreparedRead,
   type RowPage,
@@ -97,14 +98,31 @@ export class ConfigurationRepository {
   private liveStatusRead?: PreparedRead;
 
   constructor(
-    @InjectRepository(EntityAnalysisModel) private readonly models: Repository<EntityAnalysisModel>,
+    @InjectRepository(EntityAnalysisModel) private readonly modelTable: Repository<EntityAnalysisModel>,
     @InjectRepository(EntityAnalysisModelRequestXPath)
-    private readonly xpaths: Repository<EntityAnalysisModelRequestXPath>,
+    private readonly xpathTable: Repository<EntityAnalysisModelRequestXPath>,
     @InjectRepository(EntityAnalysisModelActivationRule)
-    private readonly rules: Repository<EntityAnalysisModelActivationRule>,
-    @InjectRepository(CaseWorkflow) private readonly workflows: Repository<CaseWorkflow>,
-    @InjectRepository(CaseWorkflowStatus) private readonly statuses: Repository<CaseWorkflowStatus>,
+    private readonly ruleTable: Repository<EntityAnalysisModelActivationRule>,
+    @InjectRepository(CaseWorkflow) private readonly workflowTable: Repository<CaseWorkflow>,
+    @InjectRepository(CaseWorkflowStatus) private readonly statusTable: Repository<CaseWorkflowStatus>,
   ) {}
+
+  // Each table as the running transaction sees it (inTransaction: a change with its audit row), else as is.
+  private get models() {
+    return scoped(this.modelTable);
+  }
+  private get xpaths() {
+    return scoped(this.xpathTable);
+  }
+  private get rules() {
+    return scoped(this.ruleTable);
+  }
+  private get workflows() {
+    return scoped(this.workflowTable);
+  }
+  private get statuses() {
+    return scoped(this.statusTable);
+  }
 
   // ---- models
   /** The live models of a tenant, a page of them when asked (null: all of them). */
@@ -225,7 +243,7 @@ export class ConfigurationRepository {
    */
   async findLiveStatusById(id: number): Promise<LiveStatus | null> {
     this.liveStatusRead ??= preparedRead(
-      this.statuses.manager.connection,
+      this.statusTable.manager.connection,
       'live-status',
       LIVE_STATUS_SQL,
       LIVE_STATUS_COLUMNS,
