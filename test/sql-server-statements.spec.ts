@@ -24,6 +24,7 @@ import {
   GridDefinition,
   GridEngine,
   parseGridQuery,
+  ADMIN_EVENT_GRID,
   TELEMETRY_GRIDS,
   USER_LOGIN_GRID,
   USER_LOGOUT_GRID,
@@ -518,7 +519,7 @@ describe('SQL Server statements, recorded without a server', () => {
   });
 
   describe('grids', () => {
-    const grids: GridDefinition[] = [...TELEMETRY_GRIDS, USER_LOGIN_GRID, USER_LOGOUT_GRID];
+    const grids: GridDefinition[] = [...TELEMETRY_GRIDS, USER_LOGIN_GRID, USER_LOGOUT_GRID, ADMIN_EVENT_GRID];
     /** Every option a grid takes, at its edges. */
     const fullQuery = (def: GridDefinition) => ({
       from: '0001-01-01T00:00:00Z',
@@ -543,7 +544,9 @@ describe('SQL Server statements, recorded without a server', () => {
       sortDirection: 'asc',
     });
     const scopeOf = (def: GridDefinition) =>
-      def === USER_LOGIN_GRID || def === USER_LOGOUT_GRID ? [{ column: 'TenantRegistryId', value: 7 }] : [];
+      [USER_LOGIN_GRID, USER_LOGOUT_GRID, ADMIN_EVENT_GRID].includes(def)
+        ? [{ column: 'TenantRegistryId', value: 7 }]
+        : [];
     const summaryRow = { n: 0, total: 0, mx: null, mn: null, wc: 0 };
 
     it.each(grids.map((g) => [g.name, g] as const))('%s: default and full options', async (_name, def) => {

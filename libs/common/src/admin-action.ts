@@ -8,8 +8,8 @@ export interface AdminActionMeta {
   targetType: string;
   /** `Create`, `Update`, `Delete`, `Deactivate`, `Revoke`… */
   verb: string;
-  /** The path parameter naming the target (default `guid`); none for a creation. */
-  targetParam?: string;
+  /** The path parameter naming the target (default `guid`); null: none (a sub-record's creation). */
+  targetParam?: string | null;
 }
 
 /** `<targetType>.<verb>`: the Action column. */
@@ -22,7 +22,7 @@ export function adminActionName(meta: AdminActionMeta): string {
  * change's transaction), a refused one (any 4xx but 401) with its outcome. Every write route carries it or is
  * on the declared list of non-administrative writes (test/security/admin-events.spec.ts).
  */
-export const AdminAction = (targetType: string, verb: string, targetParam?: string) =>
+export const AdminAction = (targetType: string, verb: string, targetParam?: string | null) =>
   SetMetadata(ADMIN_ACTION, {
     targetType,
     verb,

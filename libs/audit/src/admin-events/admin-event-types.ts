@@ -53,6 +53,7 @@ export function isSecretField(field: string): boolean {
 /** Bookkeeping columns: the row itself says who and when, and the action says created or deleted. */
 const STAMP_FIELDS = new Set([
   'Id',
+  'Guid',
   'Version',
   'CreatedDate',
   'CreatedUser',
@@ -78,6 +79,22 @@ function same(a: unknown, b: unknown): boolean {
   return (a ?? null) === (b ?? null);
 }
 
+/** The change of a record of `tenantId` from `before` to `after` (either null: created, or gone). */
+export function recordChange<E extends { Guid: string; Name: string }>(
+  tenantId: number | null,
+  before: E | null,
+  after: E | null,
+): { target: AdminTarget; changes: FieldChange[] } {
+  const named = (before ?? after)!;
+  return {
+    target: { guid: named.Guid, name: named.Name, tenantId },
+    changes: fieldChanges(
+      before,
+      after,
+    ),
+  };
+}
+
 /**
  * The fields that differ between `before` and `after` (null: the record did not exist, or no longer does), by
  * column name, bookkeeping columns left out, secrets only as "changed". Only the fields present in `after`
@@ -92,7 +109,7 @@ export function fieldChanges(
   for (const [field, value] of Object.entries(after)) {
     if (STAMP_FIELDS.has(field) || typeof value === 'function') continue;
     const old = before ? before[field] : null;
-    if (before && same(old, value)) continue;
+    if (before ? same(old, value) : value === null || value === undefined) continue;
     if (isSecretField(field)) {
       if (value !== null && value !== undefined) out.push({ field, changed: true });
       continue;

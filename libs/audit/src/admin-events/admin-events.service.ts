@@ -12,10 +12,16 @@ import {
   AdminEventOutcome,
   type AdminTarget,
   type FieldChange,
+  recordChange,
 } from './admin-event-types';
 import { AdminEventRepository } from './admin-event.repository';
 import { AdminRoute, AdminRoutes } from './admin-routes';
-import { AdminRequest, adminRequests, type AdminRequestState, AnsweredWrites } from './admin-request.middleware';
+import {
+  AdminRequest,
+  adminRequests,
+  type AdminRequestState,
+  AnsweredWrites,
+} from './admin-request.middleware';
 import { SharedWindow } from './shared-window';
 
 /** What an accepted administrative write did: its target as it was, and the fields it changed. */
@@ -87,6 +93,19 @@ export class AdminEvents extends AnsweredWrites {
     return result;
   }
 
+  /**
+   * `applied` for a record of `tenantId` changed from `before` to `after` (null before: created; null after:
+   * the record `write` answers), its fields compared column by column (fieldChanges).
+   */
+  recordChange<E extends { Guid: string; Name: string }, R extends E | undefined>(
+    tenantId: number | null,
+    before: E | null,
+    after: E | null,
+    write: () => Promise<R>,
+  ): Promise<R> {
+    return this.applied((written: R) => recordChange(tenantId, before, after ?? written ?? null), write);
+  }
+
   /** A write request was answered: a refusal of an administrative route is recorded (rate-limited). */
   answered(state: AdminRequestState, status: number): void {
     if (state.recorded || status < 400 || status >= 500 || status === 401) return;
@@ -107,7 +126,7 @@ export class AdminEvents extends AnsweredWrites {
   private async recordRefusal(req: AdminRequest, route: AdminRoute, status: number): Promise<void> {
     const actor = req.actor!;
     const params = (req.params ?? {}) as Record<string, string | undefined>;
-    const targetGuid = params[route.targetParam ?? 'guid'] ?? null;
+    const targetGuid = route.targetParam === null ? null : (params[route.targetParam ?? 'guid'] ?? null);
     const problem = req.answeredProblem;
     const identical = createHash('sha256')
       .update(
