@@ -102,6 +102,28 @@ export const USER_LOGOUT_GRID = validateDefinition({
   ],
 });
 
+const shown = (v: unknown) =>
+  v === null || v === undefined ? '(none)' : typeof v === 'string' ? v : JSON.stringify(v);
+
+/** AdminEvent's changes as people read them: `Name: Old → New; PasswordHash: changed` (null: none). */
+export function changeSummary(changes: unknown): string | null {
+  if (typeof changes !== 'string' || !changes) return null;
+  let list: unknown;
+  try {
+    list = JSON.parse(changes);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(list)) return null;
+  return list
+    .map((c: { field?: unknown; old?: unknown; new?: unknown; changed?: unknown }) =>
+      c.changed === true
+        ? `${String(c.field)}: changed`
+        : `${String(c.field)}: ${shown(c.old)} → ${shown(c.new)}`,
+    )
+    .join('; ');
+}
+
 /**
  * Administrators' writes (issue 39: AdminEvent). Scoped by the target's tenant by the controller; `changes` is
  * the JSON list of changed fields ([{ field, old, new }], a secret as { field, changed: true }).
