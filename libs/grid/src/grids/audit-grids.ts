@@ -156,7 +156,10 @@ export const ADMIN_EVENT_GRID = validateDefinition({
   searchColumns: ['ActorUser', 'ActorUserGuid', 'Action', 'TargetType', 'TargetGuid', 'TargetName'],
   statistics: [],
   sortable: true,
-  decorate: (r) => ({ outcome: nameOf(AdminEventOutcome, r.outcomeId) }),
+  decorate: (r) => ({
+    outcome: nameOf(AdminEventOutcome, r.outcomeId),
+    changeSummary: changeSummary(r.changes),
+  }),
   derived: [
     {
       name: 'outcome',
@@ -164,6 +167,13 @@ export const ADMIN_EVENT_GRID = validateDefinition({
       nullable: true,
       description: 'The name of outcomeId',
       label: 'Outcome',
+    },
+    {
+      name: 'changeSummary',
+      kind: 'string',
+      nullable: true,
+      description: 'changes as text: `Name: Old → New; PasswordHash: changed`',
+      label: 'Changed fields',
     },
   ],
 });
