@@ -60,6 +60,9 @@ describe("the console in Chromium: Administrators' actions", () => {
     const expected = `Permissions: Invoke → ${after.map((p) => PERMISSION_NAMES[p]).join(', ')}`;
     await page.getByRole('link', { name: `History of the role ${role.name}` }).click();
     await page.waitForURL(new RegExp(`/Administration/AdminEvent\\?targetGuid=${role.guid}`));
+    expect(await page.locator(`[data-target-guid="${role.guid}"]`).innerText()).toContain(
+      'The history of one record',
+    );
     const row = page.locator('tbody tr[data-row-id]').filter({ hasText: 'RoleRegistry.Update' });
     await row.first().waitFor();
     expect(await row.count()).toBe(1);
