@@ -18,6 +18,7 @@ import {
   DatabaseStartupCheck,
   dataSourceOptions,
   SQL_SERVER_DEFAULT_TIMEOUTS,
+  inTransaction,
   MIGRATIONS,
   rowsPerStatement,
   SQL_SERVER_BINARY_COLLATION,
@@ -26,11 +27,13 @@ import {
   GridDefinition,
   GridEngine,
   parseGridQuery,
+  ADMIN_EVENT_GRID,
   TELEMETRY_GRIDS,
   USER_LOGIN_GRID,
   USER_LOGOUT_GRID,
 } from '@app/grid';
-import { UserLogin, UserLogout } from '@app/audit';
+import { AdminEvent, UserLogin, UserLogout } from '@app/audit';
+import { AdminEventRepository } from '../libs/audit/src/admin-events/admin-event.repository';
 import { ALL_PERMISSIONS, isDatabaseUnavailable } from '@app/common';
 import { ActorService, UserRegistry } from '@app/identity';
 import { ApiKeyRepository } from '../libs/api-keys/src/api-key.repository';
@@ -112,6 +115,7 @@ describe('SQL Server statements, recorded without a server', () => {
         ActorService,
         ApiKeyRepository,
         AuditRepository,
+        AdminEventRepository,
         ArchiveRepository,
         CaseRepository,
         ConfigurationRepository,
@@ -429,6 +433,23 @@ describe('SQL Server statements, recorded without a server', () => {
       expect(actors.size).toBe(2100);
     });
 
+    it("writes an administrator's change and its AdminEvent row in one transaction", async () => {
+      const mark = recorder.mark();
+      await inTransaction(ds, async () => {
+        await get(IdentityRepository).updateRole(
+          3,
+          { Name: 'Auditors', UpdatedDate: new Date(NOW), UpdatedUser: 'a' },
+          2,
+        );
+        await get(AdminEventRepository).insert(sampleRow(ds, AdminEvent, 1) as never);
+      });
+      const events = recorder.since(mark);
+      expect(events.map((e) => e.kind)).toEqual(['begin', 'statement', 'statement', 'commit']);
+      const statements = recorder.statementsSince(mark);
+      expect(statements[1].sql).toMatch(/INSERT INTO "AdminEvent"/);
+      expectSqlServerAccepts(statements);
+    });
+
     it("replaces a role's permissions in one transaction", async () => {
       const mark = recorder.mark();
       await get(IdentityRepository).transaction((tx) => tx.replacePermissions(3, [...ALL_PERMISSIONS]));
@@ -650,7 +671,7 @@ describe('SQL Server statements, recorded without a server', () => {
   });
 
   describe('grids', () => {
-    const grids: GridDefinition[] = [...TELEMETRY_GRIDS, USER_LOGIN_GRID, USER_LOGOUT_GRID];
+    const grids: GridDefinition[] = [...TELEMETRY_GRIDS, USER_LOGIN_GRID, USER_LOGOUT_GRID, ADMIN_EVENT_GRID];
     /** Every option a grid takes, at its edges. */
     const fullQuery = (def: GridDefinition) => ({
       from: '0001-01-01T00:00:00Z',
@@ -675,7 +696,9 @@ describe('SQL Server statements, recorded without a server', () => {
       sortDirection: 'asc',
     });
     const scopeOf = (def: GridDefinition) =>
-      def === USER_LOGIN_GRID || def === USER_LOGOUT_GRID ? [{ column: 'TenantRegistryId', value: 7 }] : [];
+      [USER_LOGIN_GRID, USER_LOGOUT_GRID, ADMIN_EVENT_GRID].includes(def)
+        ? [{ column: 'TenantRegistryId', value: 7 }]
+        : [];
     const summaryRow = { n: 0, total: 0, mx: null, mn: null, wc: 0 };
 
     it.each(grids.map((g) => [g.name, g] as const))('%s: default and full options', async (_name, def) => {

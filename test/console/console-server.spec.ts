@@ -202,7 +202,7 @@ describe('the console, as the service serves it', () => {
       '/Security/Roles',
       '/Security/Tenants',
     ];
-    expect(pages).toHaveLength(12);
+    expect(pages).toHaveLength(13);
     for (const path of pages) {
       // Any signed-in user gets the page; what it shows comes from the API (403: "not permitted").
       const page = await request(t.url).get(path).set(NAVIGATION).set('Cookie', s.cookie).expect(200);

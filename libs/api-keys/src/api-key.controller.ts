@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/co
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
+  AdminAction,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
@@ -22,6 +23,7 @@ export class ApiKeyController {
   constructor(private readonly keys: ApiKeyService) {}
 
   @Post()
+  @AdminAction('UserRegistryApiKey', 'Create')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @CreatedAnswer(CreatedApiKeyDto, { etag: false, description: 'The raw key is in this answer only.' })
   @ApiProblemResponses({ 404: "No such user in the caller's own tenant" })
@@ -47,6 +49,7 @@ export class ApiKeyController {
   }
 
   @Delete(':guid')
+  @AdminAction('UserRegistryApiKey', 'Revoke')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'revokeApiKey', summary: 'Revoke an API key' })

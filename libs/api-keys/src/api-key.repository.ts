@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
-import { findInChunks, findPage, type PageRequest, type RowPage } from '@app/database';
+import { findInChunks, findPage, scoped, type PageRequest, type RowPage } from '@app/database';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 @Injectable()
 export class ApiKeyRepository {
-  constructor(@InjectRepository(UserRegistryApiKey) private readonly keys: Repository<UserRegistryApiKey>) {}
+  constructor(
+    @InjectRepository(UserRegistryApiKey) private readonly keyTable: Repository<UserRegistryApiKey>,
+  ) {}
+
+  /** The table as the running transaction sees it (inTransaction: a change with its audit row), else as is. */
+  private get keys() {
+    return scoped(this.keyTable);
+  }
 
   insert(key: UserRegistryApiKey): Promise<UserRegistryApiKey> {
     return this.keys.save(key);

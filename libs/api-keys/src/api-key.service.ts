@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { KeyObject, randomUUID } from 'node:crypto';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
+import { AdminEvents, recordChange } from '@app/audit';
 import { Actor, Clock, type Page, pageOf, Problems } from '@app/common';
 import type { PageRequest } from '@app/database';
 import { ActorService } from '@app/identity';
@@ -33,6 +34,7 @@ export class ApiKeyService {
     private readonly cache: ApiKeyCache,
     private readonly actors: ActorService,
     private readonly clock: Clock,
+    private readonly trail: AdminEvents,
     @Inject(API_KEY_SETTINGS.token) settings: ApiKeySettings,
   ) {
     this.checksumKeys = {
@@ -81,19 +83,24 @@ export class ApiKeyService {
     // spec: API key record — a Name is required: blank is no name.
     const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid, { actingFor: true });
     const generated = generateApiKey(user.guid, this.checksumKeys.current);
-    const row = await this.repo.insert(
-      Object.assign(new UserRegistryApiKey(), {
-        Guid: randomUUID(),
-        UserRegistryId: user.id,
-        Name: dto.name.trim(),
-        Description: dto.description?.trim() || null,
-        KeyHash: generated.hash,
-        DisplayIdentifier: generated.displayIdentifier,
-        CreatedDate: new Date(this.clock.now()),
-        CreatedUser: actor.userName,
-        RevokedDate: null,
-        RevokedUser: null,
-      }),
+    // The trail holds the key's user, name and display identifier; its hash only as "changed".
+    const row = await this.trail.applied(
+      (k: UserRegistryApiKey) => recordChange(actor.tenantId, null, { ...k, UserRegistryGuid: user.guid }),
+      () =>
+        this.repo.insert(
+          Object.assign(new UserRegistryApiKey(), {
+            Guid: randomUUID(),
+            UserRegistryId: user.id,
+            Name: dto.name.trim(),
+            Description: dto.description?.trim() || null,
+            KeyHash: generated.hash,
+            DisplayIdentifier: generated.displayIdentifier,
+            CreatedDate: new Date(this.clock.now()),
+            CreatedUser: actor.userName,
+            RevokedDate: null,
+            RevokedUser: null,
+          }),
+        ),
     );
     await this.cache.keyChanged('created', row.Guid);
     this.logger.log(
@@ -118,7 +125,9 @@ export class ApiKeyService {
     if (owner ? owner.tenantId !== actor.tenantId : !(await this.ownerInTenant(actor, key.UserRegistryId))) {
       throw Problems.notFound('API key');
     }
-    await this.repo.revoke(keyGuid, new Date(this.clock.now()), actor.userName);
+    await this.trail.applied(recordChange(actor.tenantId, key, null), () =>
+      this.repo.revoke(keyGuid, new Date(this.clock.now()), actor.userName),
+    );
     await this.cache.keyChanged('revoked', keyGuid);
     this.logger.log({ keyGuid, displayIdentifier: key.DisplayIdentifier }, 'API key revoked');
   }

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { IdentityModule } from '@app/identity';
 import { ApiKeyCache } from './api-key-cache';
 import { ApiKeyController } from './api-key.controller';
@@ -8,7 +9,7 @@ import { ApiKeyService } from './api-key.service';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([UserRegistryApiKey]), IdentityModule],
+  imports: [TypeOrmModule.forFeature([UserRegistryApiKey]), IdentityModule, AuditModule],
   controllers: [ApiKeyController],
   providers: [ApiKeyRepository, ApiKeyCache, ApiKeyService],
   exports: [ApiKeyService, ApiKeyCache],

@@ -1,13 +1,31 @@
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AdminEventRepository } from './admin-events/admin-event.repository';
+import { AdminEvents } from './admin-events/admin-events.service';
+import { AdminRequestMiddleware, AnsweredWrites } from './admin-events/admin-request.middleware';
+import { AdminRoutes } from './admin-events/admin-routes';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_ENTITIES } from './entities';
 import { LoginRecorder } from './login-recorder';
 import { LogoutRecorder } from './logout-recorder';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(AUDIT_ENTITIES)],
-  providers: [AuditRepository, LoginRecorder, LogoutRecorder],
-  exports: [LoginRecorder, LogoutRecorder],
+  imports: [TypeOrmModule.forFeature(AUDIT_ENTITIES), DiscoveryModule],
+  providers: [
+    AuditRepository,
+    LoginRecorder,
+    LogoutRecorder,
+    AdminEventRepository,
+    AdminRoutes,
+    AdminEvents,
+    { provide: AnsweredWrites, useExisting: AdminEvents },
+  ],
+  exports: [LoginRecorder, LogoutRecorder, AdminEvents],
 })
-export class AuditModule {}
+export class AuditModule implements NestModule {
+  /** Every API write request is known to AdminEvents (its route, its answer). */
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(AdminRequestMiddleware).forRoutes({ path: 'api/*path', method: RequestMethod.ALL });
+  }
+}

@@ -4,3 +4,4 @@ export * from './login-recorder';
 export * from './logout-recorder';
 export * from './address-window';
 export * from './audit.module';
+export * from './admin-events';

@@ -78,6 +78,11 @@ export function bodyParserProblem(error: unknown, fromParser = false): ProblemEx
   return new ProblemException(status, STATUS_TITLES[status] ?? 'Bad Request', detail);
 }
 
+/** A request answered with a problem (by ProblemFilter) carries it. */
+export interface AnsweredProblem {
+  answeredProblem?: ProblemDetails;
+}
+
 /** Turns every error into an RFC 9457 problem: no stack trace, no SQL, no secret ever leaves. */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
@@ -88,6 +93,8 @@ export class ProblemFilter implements ExceptionFilter {
     const response = ctx.getResponse<Response>();
     const request = ctx.getRequest<Request>();
     const { problem, headers } = this.toProblem(exception, request);
+    // What a refused write was told, for its audit row (AdminEvent) written when the answer is finished.
+    (request as Request & AnsweredProblem).answeredProblem = problem;
     if (response.headersSent) {
       response.end();
       return;

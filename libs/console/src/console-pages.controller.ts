@@ -16,6 +16,7 @@ export const CONSOLE_GRID_PAGES = [
   'CaptureQueueHealth',
   'UserLogin',
   'UserLogout',
+  'AdminEvent',
 ] as const;
 
 /**

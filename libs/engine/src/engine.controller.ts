@@ -10,6 +10,7 @@ import {
 } from '@nestjs/swagger';
 import {
   Actor,
+  AdminAction,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
@@ -73,6 +74,7 @@ export class EntityAnalysisModelController {
   }
 
   @Post()
+  @AdminAction('EntityAnalysisModel', 'Create')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createEntityAnalysisModel', summary: 'Create a model' })
   @CreatedAnswer(ModelDto)
@@ -81,6 +83,7 @@ export class EntityAnalysisModelController {
   }
 
   @Put(':guid')
+  @AdminAction('EntityAnalysisModel', 'Update')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateEntityAnalysisModel', summary: 'Change a model' })
   @RecordAnswer(ModelDto)
@@ -94,6 +97,7 @@ export class EntityAnalysisModelController {
   }
 
   @Delete(':guid')
+  @AdminAction('EntityAnalysisModel', 'Delete')
   @HttpCode(204)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'deleteEntityAnalysisModel', summary: 'Delete a model' })
@@ -116,6 +120,7 @@ export class EntityAnalysisModelController {
   }
 
   @Post(':guid/RequestXPath')
+  @AdminAction('EntityAnalysisModelRequestXPath', 'Create', null)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createRequestXPath', summary: 'Add a request XPath to a model' })
   @ApiProblemResponses({ 409: 'The model already has a field of this name (urn:problem-type:conflict)' })
@@ -129,6 +134,7 @@ export class EntityAnalysisModelController {
   }
 
   @Put(':guid/RequestXPath/:xpathGuid')
+  @AdminAction('EntityAnalysisModelRequestXPath', 'Update', 'xpathGuid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateRequestXPath', summary: 'Change a request XPath' })
   @ApiProblemResponses({ 409: 'The model already has a field of this name (urn:problem-type:conflict)' })
@@ -143,6 +149,7 @@ export class EntityAnalysisModelController {
   }
 
   @Delete(':guid/RequestXPath/:xpathGuid')
+  @AdminAction('EntityAnalysisModelRequestXPath', 'Delete', 'xpathGuid')
   @HttpCode(204)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'deleteRequestXPath', summary: 'Delete a request XPath' })
@@ -165,6 +172,7 @@ export class EntityAnalysisModelController {
   }
 
   @Post(':guid/ActivationRule')
+  @AdminAction('EntityAnalysisModelActivationRule', 'Create', null)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createActivationRule', summary: 'Add an activation rule to a model' })
   @ApiProblemResponses({
@@ -180,6 +188,7 @@ export class EntityAnalysisModelController {
   }
 
   @Put(':guid/ActivationRule/:ruleGuid')
+  @AdminAction('EntityAnalysisModelActivationRule', 'Update', 'ruleGuid')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'updateActivationRule', summary: 'Change an activation rule' })
   @ApiProblemResponses({
@@ -196,6 +205,7 @@ export class EntityAnalysisModelController {
   }
 
   @Delete(':guid/ActivationRule/:ruleGuid')
+  @AdminAction('EntityAnalysisModelActivationRule', 'Delete', 'ruleGuid')
   @HttpCode(204)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'deleteActivationRule', summary: 'Delete an activation rule' })
@@ -231,6 +241,7 @@ export class CaseWorkflowController {
   }
 
   @Post()
+  @AdminAction('CaseWorkflow', 'Create')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflow', summary: 'Create a case workflow' })
   @CreatedAnswer(CaseWorkflowDto)
@@ -239,6 +250,7 @@ export class CaseWorkflowController {
   }
 
   @Put(':guid')
+  @AdminAction('CaseWorkflow', 'Update')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflow', summary: 'Change a case workflow' })
   @RecordAnswer(CaseWorkflowDto)
@@ -252,6 +264,7 @@ export class CaseWorkflowController {
   }
 
   @Delete(':guid')
+  @AdminAction('CaseWorkflow', 'Delete')
   @HttpCode(204)
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'deleteCaseWorkflow', summary: 'Delete a case workflow' })
@@ -293,6 +306,7 @@ export class CaseWorkflowStatusController {
   }
 
   @Post()
+  @AdminAction('CaseWorkflowStatus', 'Create')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflowStatus', summary: 'Create a case workflow status' })
   @ApiProblemResponses({
@@ -307,6 +321,7 @@ export class CaseWorkflowStatusController {
   }
 
   @Put(':guid')
+  @AdminAction('CaseWorkflowStatus', 'Update')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'updateCaseWorkflowStatus', summary: 'Change a case workflow status' })
   @ApiProblemResponses({
@@ -323,6 +338,7 @@ export class CaseWorkflowStatusController {
   }
 
   @Delete(':guid')
+  @AdminAction('CaseWorkflowStatus', 'Delete')
   @HttpCode(204)
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'deleteCaseWorkflowStatus', summary: 'Delete a case workflow status' })

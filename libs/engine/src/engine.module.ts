@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { IdentityModule } from '@app/identity';
 import { ArchiveRepository } from './archiver/archive.repository';
 import { ArchiverService } from './archiver/archiver.service';
@@ -39,7 +40,7 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
  */
 @Module({
   // IdentityModule first: the landlord exists before the demo seed runs (deeper modules bootstrap first).
-  imports: [TypeOrmModule.forFeature(ENGINE_ENTITIES), IdentityModule, TelemetryModule],
+  imports: [TypeOrmModule.forFeature(ENGINE_ENTITIES), IdentityModule, TelemetryModule, AuditModule],
   controllers: [
     // first: its routes are the service's busiest (AppModule: route order)
     InvokeController,

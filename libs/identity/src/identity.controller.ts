@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nest
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
+  AdminAction,
   ApiPaged,
   ApiProblemResponses,
   Authenticated,
@@ -59,6 +60,7 @@ export class TenantRegistryController {
   }
 
   @Post()
+  @AdminAction('TenantRegistry', 'Create')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'createTenant', summary: 'Create a tenant' })
   @CreatedAnswer(TenantDto)
@@ -67,6 +69,7 @@ export class TenantRegistryController {
   }
 
   @Put(':guid')
+  @AdminAction('TenantRegistry', 'Update')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'updateTenant', summary: 'Change a tenant' })
   @RecordAnswer(TenantDto)
@@ -80,6 +83,7 @@ export class TenantRegistryController {
   }
 
   @Delete(':guid')
+  @AdminAction('TenantRegistry', 'Delete')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'deleteTenant', summary: 'Delete a tenant' })
@@ -124,6 +128,7 @@ export class RoleRegistryController {
   }
 
   @Post()
+  @AdminAction('RoleRegistry', 'Create')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'createRole', summary: 'Create a role' })
   @ApiProblemResponses({
@@ -135,6 +140,7 @@ export class RoleRegistryController {
   }
 
   @Put(':guid')
+  @AdminAction('RoleRegistry', 'Update')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'updateRole', summary: 'Change a role' })
   @RecordAnswer(RoleDto)
@@ -148,6 +154,7 @@ export class RoleRegistryController {
   }
 
   @Delete(':guid')
+  @AdminAction('RoleRegistry', 'Delete')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'deleteRole', summary: 'Delete a role' })
@@ -206,6 +213,7 @@ export class UserRegistryController {
   }
 
   @Post()
+  @AdminAction('UserRegistry', 'Create')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'createUser', summary: 'Create a user' })
   @CreatedAnswer(UserDto)
@@ -218,6 +226,7 @@ export class UserRegistryController {
   }
 
   @Put(':guid')
+  @AdminAction('UserRegistry', 'Update')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'updateUser', summary: 'Change a user' })
   @RecordAnswer(UserDto)
@@ -236,6 +245,7 @@ export class UserRegistryController {
   }
 
   @Post(':guid/Deactivate')
+  @AdminAction('UserRegistry', 'Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'deactivateUser', summary: 'Deactivate a user (their sessions end)' })
@@ -252,6 +262,7 @@ export class UserRegistryController {
   }
 
   @Post(':guid/ResetPassword')
+  @AdminAction('UserRegistry', 'ResetPassword')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({
@@ -273,6 +284,7 @@ export class UserRegistryController {
   }
 
   @Post(':guid/Unlock')
+  @AdminAction('UserRegistry', 'Unlock')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({
@@ -292,6 +304,7 @@ export class UserRegistryController {
   }
 
   @Delete(':guid')
+  @AdminAction('UserRegistry', 'Delete')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({ operationId: 'deleteUser', summary: 'Delete a user' })

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '@app/audit';
 import { ActorService } from './actor.service';
 import { BootstrapService } from './bootstrap.service';
 import { IDENTITY_ENTITIES } from './entities';
@@ -17,7 +18,7 @@ import { TenantService } from './tenant.service';
 import { UserService } from './user.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES)],
+  imports: [TypeOrmModule.forFeature(IDENTITY_ENTITIES), AuditModule],
   controllers: [TenantRegistryController, RoleRegistryController, UserRegistryController],
   providers: [
     ActorService,

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import {
   DataSource,
-  EntityManager,
   In,
   IsNull,
   Raw,
@@ -15,6 +14,8 @@ import type { DatabaseProvider } from '@app/config';
 import {
   findInChunks,
   findPage,
+  inTransaction,
+  scoped,
   preparedReadNow,
   providerOf,
   rawBoolean,
@@ -192,28 +193,33 @@ function atVersion(version: number | undefined): { Version?: number } {
 export class IdentityRepository {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(TenantRegistry) private readonly tenants: Repository<TenantRegistry>,
-    @InjectRepository(RoleRegistry) private readonly roles: Repository<RoleRegistry>,
+    @InjectRepository(TenantRegistry) private readonly tenantTable: Repository<TenantRegistry>,
+    @InjectRepository(RoleRegistry) private readonly roleTable: Repository<RoleRegistry>,
     @InjectRepository(RoleRegistryPermission)
-    private readonly rolePermissions: Repository<RoleRegistryPermission>,
-    @InjectRepository(UserRegistry) private readonly users: Repository<UserRegistry>,
+    private readonly rolePermissionTable: Repository<RoleRegistryPermission>,
+    @InjectRepository(UserRegistry) private readonly userTable: Repository<UserRegistry>,
   ) {}
+
+  // Each table as the running transaction sees it (inTransaction: a change with its audit row), else as is.
+  private get tenants() {
+    return scoped(this.tenantTable);
+  }
+  private get roles() {
+    return scoped(this.roleTable);
+  }
+  private get rolePermissions() {
+    return scoped(this.rolePermissionTable);
+  }
+  private get users() {
+    return scoped(this.userTable);
+  }
 
   /** The statement of findSessionUser, prepared once (the read of every authenticated JWT request). */
   private sessionUserRead?: PreparedReadNow;
 
+  /** Runs `work` in one transaction (joining the running one, if any: inTransaction). */
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction((manager: EntityManager) =>
-      work(
-        new IdentityRepository(
-          this.dataSource,
-          manager.getRepository(TenantRegistry),
-          manager.getRepository(RoleRegistry),
-          manager.getRepository(RoleRegistryPermission),
-          manager.getRepository(UserRegistry),
-        ),
-      ),
-    );
+    return inTransaction(this.dataSource, () => work(this));
   }
 
   // ---- tenants

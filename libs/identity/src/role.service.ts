@@ -12,6 +12,7 @@ import {
   Problems,
   versionedWrite,
 } from '@app/common';
+import { AdminEvents, fieldChanges, recordChange } from '@app/audit';
 import type { PageRequest } from '@app/database';
 import type { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';
 import { RoleRegistry, TenantRegistry } from './entities';
@@ -20,6 +21,14 @@ import { IdentityRepository } from './identity.repository';
 import { toRoleDto } from './mappers';
 import { assertHoldsEvery } from './permission-rule';
 
+/** A role's permissions by name, in permission order: how the trail shows them (AdminEvent). */
+function permissionNames(ids: readonly number[]): string {
+  return [...new Set(ids)]
+    .sort((a, b) => a - b)
+    .map((id) => PERMISSION_NAMES[id as Permission] ?? String(id))
+    .join(', ');
+}
+
 /** Roles belong to one tenant. A tenant administrator sees only their tenant's; the landlord sees all. */
 @Injectable()
 export class RoleService {
@@ -27,6 +36,7 @@ export class RoleService {
     private readonly repo: IdentityRepository,
     private readonly clock: Clock,
     private readonly events: IdentityEvents,
+    private readonly trail: AdminEvents,
   ) {}
 
   permissions(): PermissionDto[] {
@@ -79,23 +89,29 @@ export class RoleService {
     }
     const permissions = [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b);
     assertHoldsEvery(actor, permissions, 'You cannot create this role: it');
-    return this.repo.transaction(async (tx) => {
-      const role = await tx.insertRole(
-        Object.assign(new RoleRegistry(), {
-          Guid: randomUUID(),
-          TenantRegistryId: tenantId,
-          Name: dto.name.trim(),
-          CreatedDate: new Date(this.clock.now()),
-          CreatedUser: actor.userName,
-          UpdatedDate: null,
-          UpdatedUser: null,
-          DeletedDate: null,
-          DeletedUser: null,
-        }),
-      );
-      await tx.replacePermissions(role.Id, permissions);
-      return toRoleDto(role, tenantGuid, permissions);
+    const created = (role: RoleDto) => ({
+      target: { guid: role.guid, name: role.name, tenantId },
+      changes: fieldChanges(null, { Name: role.name, Permissions: permissionNames(permissions) }),
     });
+    return this.trail.applied(created, () =>
+      this.repo.transaction(async (tx) => {
+        const role = await tx.insertRole(
+          Object.assign(new RoleRegistry(), {
+            Guid: randomUUID(),
+            TenantRegistryId: tenantId,
+            Name: dto.name.trim(),
+            CreatedDate: new Date(this.clock.now()),
+            CreatedUser: actor.userName,
+            UpdatedDate: null,
+            UpdatedUser: null,
+            DeletedDate: null,
+            DeletedUser: null,
+          }),
+        );
+        await tx.replacePermissions(role.Id, permissions);
+        return toRoleDto(role, tenantGuid, permissions);
+      }),
+    );
   }
 
   /**
@@ -120,22 +136,40 @@ export class RoleService {
       ifMatch,
       () => this.visibleRole(actor, guid),
       async ({ role, tenant }, version) => {
-        await this.editablePermissions(actor, role);
-        return this.repo.transaction(async (tx) => {
-          const changes = {
-            ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
-            UpdatedDate: new Date(this.clock.now()),
-            UpdatedUser: actor.userName,
-          };
-          if (!(await tx.updateRole(role.Id, changes, version))) return undefined;
-          if (dto.permissions !== undefined)
-            await tx.replacePermissions(
-              role.Id,
-              [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
-            );
-          const [written, perms] = await Promise.all([tx.findRoleById(role.Id), tx.permissionsOf([role.Id])]);
-          return { dto: toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []), roleId: role.Id };
-        });
+        const held = await this.editablePermissions(actor, role);
+        const change = {
+          target: { guid: role.Guid, name: role.Name, tenantId: role.TenantRegistryId },
+          changes: fieldChanges(
+            { Name: role.Name, Permissions: permissionNames(held) },
+            {
+              ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
+              ...(dto.permissions !== undefined ? { Permissions: permissionNames(dto.permissions) } : {}),
+            },
+          ),
+        };
+        return this.trail.applied(change, () =>
+          this.repo.transaction(async (tx) => {
+            const changes = {
+              ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
+              UpdatedDate: new Date(this.clock.now()),
+              UpdatedUser: actor.userName,
+            };
+            if (!(await tx.updateRole(role.Id, changes, version))) return undefined;
+            if (dto.permissions !== undefined)
+              await tx.replacePermissions(
+                role.Id,
+                [...new Set<Permission>(dto.permissions)].sort((a, b) => a - b),
+              );
+            const [written, perms] = await Promise.all([
+              tx.findRoleById(role.Id),
+              tx.permissionsOf([role.Id]),
+            ]);
+            return {
+              dto: toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []),
+              roleId: role.Id,
+            };
+          }),
+        );
       },
     );
     if (dto.permissions !== undefined)
@@ -154,11 +188,8 @@ export class RoleService {
         await this.editablePermissions(actor, role);
         if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0)
           throw Problems.conflict('The role still has users; move them to another role first.');
-        const deleted = await this.repo.softDeleteRole(
-          role.Id,
-          new Date(this.clock.now()),
-          actor.userName,
-          version,
+        const deleted = await this.trail.applied(recordChange(role.TenantRegistryId, role, null), () =>
+          this.repo.softDeleteRole(role.Id, new Date(this.clock.now()), actor.userName, version),
         );
         return deleted || undefined;
       },

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { AdminEvents, recordChange } from '@app/audit';
 import { Actor, Clock, type IfMatch, type Page, pageOf, Problems, versionedWrite } from '@app/common';
 import type { PageRequest } from '@app/database';
 import type { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
@@ -15,6 +16,7 @@ export class TenantService {
     private readonly repo: IdentityRepository,
     private readonly clock: Clock,
     private readonly events: IdentityEvents,
+    private readonly trail: AdminEvents,
   ) {}
 
   private assertLandlord(actor: Actor): void {
@@ -45,7 +47,12 @@ export class TenantService {
       DeletedDate: null,
       DeletedUser: null,
     });
-    return toTenantDto(await this.repo.insertTenant(t));
+    return toTenantDto(
+      await this.trail.applied(
+        (saved: TenantRegistry) => recordChange(saved.Id, null, saved),
+        () => this.repo.insertTenant(t),
+      ),
+    );
   }
 
   private async tenant(guid: string): Promise<TenantRegistry> {
@@ -69,7 +76,10 @@ export class TenantService {
           UpdatedDate: new Date(this.clock.now()),
           UpdatedUser: actor.userName,
         };
-        if (!(await this.repo.updateTenant(t.Id, changes, version))) return undefined;
+        const written = await this.trail.applied(recordChange(t.Id, t, { ...t, ...changes }), () =>
+          this.repo.updateTenant(t.Id, changes, version),
+        );
+        if (!written) return undefined;
         return toTenantDto(await this.tenant(guid));
       },
     );
@@ -82,11 +92,8 @@ export class TenantService {
       () => this.tenant(guid),
       async (t, version) => {
         if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
-        const deleted = await this.repo.softDeleteTenant(
-          t.Id,
-          new Date(this.clock.now()),
-          actor.userName,
-          version,
+        const deleted = await this.trail.applied(recordChange(t.Id, t, null), () =>
+          this.repo.softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName, version),
         );
         return deleted ? t : undefined;
       },

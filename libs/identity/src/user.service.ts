@@ -11,6 +11,7 @@ import {
   Problems,
   versionedWrite,
 } from '@app/common';
+import { AdminEvents, recordChange } from '@app/audit';
 import type { PageRequest } from '@app/database';
 import type {
   CreateUserDto,
@@ -41,6 +42,7 @@ export class UserService {
     private readonly policy: PasswordPolicy,
     private readonly clock: Clock,
     private readonly events: IdentityEvents,
+    private readonly trail: AdminEvents,
   ) {}
 
   private async visibleUser(actor: Actor, guid: string): Promise<UserRegistry> {
@@ -189,7 +191,11 @@ export class UserService {
       DeletedUser: null,
     });
     try {
-      return await this.dto(await this.repo.insertUser(user));
+      const created = await this.trail.applied(
+        (u: UserRegistry) => recordChange(u.TenantRegistryId, null, u),
+        () => this.repo.insertUser(user),
+      );
+      return await this.dto(created);
     } catch (err) {
       if (isUniqueViolation(err)) throw Problems.conflict('A user with this name already exists.');
       throw err;
@@ -244,11 +250,8 @@ export class UserService {
       () => this.manageableUser(actor, guid),
       async (u, version) => {
         if (u.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
-        const deleted = await this.repo.softDeleteUser(
-          u.Id,
-          new Date(this.clock.now()),
-          actor.userName,
-          version,
+        const deleted = await this.trail.applied(recordChange(u.TenantRegistryId, u, null), () =>
+          this.repo.softDeleteUser(u.Id, new Date(this.clock.now()), actor.userName, version),
         );
         return deleted ? u : undefined;
       },
@@ -273,16 +276,26 @@ export class UserService {
     const user = await this.manageableUser(actor, guid);
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
     const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
+    // The trail says the password changed, never what it is (recordChange: PasswordHash only "changed").
+    const reset = recordChange(user.TenantRegistryId, user, {
+      ...user,
+      PasswordHash: passwordHash,
+      WirePasswordHash: wire,
+      PasswordLocked: false,
+      FailedPasswordCount: 0,
+    });
     const at = await this.racing(() =>
-      this.repo.resetPassword(
-        user.Id,
-        {
-          passwordHash,
-          expired: dto.passwordExpired !== false,
-          wirePasswordHash: dto.wirePasswordHash,
-          updatedUser: actor.userName,
-        },
-        new Date(this.clock.now()),
+      this.trail.applied(reset, () =>
+        this.repo.resetPassword(
+          user.Id,
+          {
+            passwordHash,
+            expired: dto.passwordExpired !== false,
+            wirePasswordHash: dto.wirePasswordHash,
+            updatedUser: actor.userName,
+          },
+          new Date(this.clock.now()),
+        ),
       ),
     );
     if (!at) throw Problems.notFound('user');
@@ -298,7 +311,10 @@ export class UserService {
   async unlock(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
     const user = await this.manageableUser(actor, guid);
     const now = new Date(this.clock.now());
-    const outcome = await this.repo.unlockUser(user.Id, now, actor.userName);
+    const unlocked = { ...user, PasswordLocked: false, PasswordLockedDate: null, FailedPasswordCount: 0 };
+    const outcome = await this.trail.applied(recordChange(user.TenantRegistryId, user, unlocked), () =>
+      this.repo.unlockUser(user.Id, now, actor.userName),
+    );
     if (!outcome) throw Problems.notFound('user');
     if (outcome === 'cut') await this.sessionsCut('unlocked', actor, user, now, client);
     return this.dto(await this.current(user.Guid));
@@ -318,13 +334,17 @@ export class UserService {
     version?: number,
   ): Promise<UserDto | undefined> {
     const stamped = { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName };
+    const change = recordChange(user.TenantRegistryId, user, { ...user, ...changes });
     if (changes.Active === false) {
       const at = await this.racing(() =>
-        this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
+        this.trail.applied(change, () =>
+          this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
+        ),
       );
       if (!at) return undefined;
       await this.sessionsCut('deactivated', actor, user, at, client);
-    } else if (!(await this.repo.updateUser(user.Id, stamped, version))) return undefined;
+    } else if (!(await this.trail.applied(change, () => this.repo.updateUser(user.Id, stamped, version))))
+      return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
       await this.events.principalsChanged({ userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
     return this.dto(await this.current(user.Guid));

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } f
 import Redis from 'ioredis';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { Actor, ClientContext, Clock } from '@app/common';
-import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
+import { AdminEvents, LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import {
   ActorService,
   IdentityAuthService,
@@ -83,6 +83,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     private readonly recorder: LogoutRecorder,
     private readonly events: SessionEvents,
     private readonly clock: Clock,
+    private readonly trail: AdminEvents,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -119,7 +120,16 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
    */
   async revokeByAdministrator(actor: Actor, userGuid: string, client: ClientContext): Promise<void> {
     const user = await this.actors.userInOwnTenant(actor, userGuid);
-    await this.revoke(user.id, user.guid, this.clock.now());
+    const validFrom = this.clock.now();
+    // Its AdminEvent row with the statement; the streams close once both are committed.
+    await this.trail.applied(
+      {
+        target: { guid: user.guid, name: user.name, tenantId: actor.tenantId },
+        changes: [{ field: 'TokensValidFrom', old: null, new: new Date(validFrom).toISOString() }],
+      },
+      async () => (await this.identity.revokeSessions(user.id, validFrom), true),
+    );
+    this.revokedEverywhere({ userGuid: user.guid, validFrom });
     await this.recorder.record(client, {
       userName: user.name,
       tenantId: actor.tenantId,

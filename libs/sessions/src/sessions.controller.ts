@@ -3,6 +3,7 @@ import { ApiHeader, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags }
 import type { Request, Response } from 'express';
 import {
   Actor,
+  AdminAction,
   Authenticated,
   Client,
   ClientContext,
@@ -65,6 +66,7 @@ export class RevokeTokensController {
 
   /** spec: Revoke Sessions — the caller's own tenant only; 204. */
   @Post('RevokeTokens/:id')
+  @AdminAction('UserRegistry', 'RevokeSessions', 'id')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiNoContentResponse({ description: 'Every session of the user has ended' })

@@ -1,5 +1,6 @@
+import { AdminEvent } from './admin-event.entity';
 import { UserLogin } from './user-login.entity';
 import { UserLogout } from './user-logout.entity';
 
-export { UserLogin, UserLogout };
-export const AUDIT_ENTITIES = [UserLogin, UserLogout];
+export { AdminEvent, UserLogin, UserLogout };
+export const AUDIT_ENTITIES = [UserLogin, UserLogout, AdminEvent];

@@ -8,6 +8,7 @@ import { SqlServerBinaryKeys1763800006000 } from './1763800006000-sql-server-bin
 import { Audit64BitIds1763800007000 } from './1763800007000-audit-64-bit-ids';
 import { Engine64BitIds1763800008000 } from './1763800008000-engine-64-bit-ids';
 import { RowVersions1763800009000 } from './1763800009000-row-versions';
+import { AdminEvents1763800010000 } from './1763800010000-admin-events';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   Audit64BitIds1763800007000,
   Engine64BitIds1763800008000,
   RowVersions1763800009000,
+  AdminEvents1763800010000,
 ];

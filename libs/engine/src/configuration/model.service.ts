@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { AdminEvents } from '@app/audit';
 import { Actor, Clock, type IfMatch, type Page, pageOf, Problems, versionedWrite } from '@app/common';
 import type { PageRequest } from '@app/database';
 import {
@@ -79,6 +80,7 @@ export class ModelService {
     private readonly repo: ConfigurationRepository,
     private readonly catalog: ModelCatalog,
     private readonly clock: Clock,
+    private readonly events: AdminEvents,
   ) {}
 
   private now(): Date {
@@ -106,18 +108,20 @@ export class ModelService {
   }
   async create(actor: Actor, dto: CreateModelDto, guid: string = randomUUID()): Promise<ModelDto> {
     const m = await this.catalog.changed(
-      this.repo.saveModel(
-        Object.assign(new EntityAnalysisModel(), {
-          Guid: guid,
-          TenantRegistryId: actor.tenantId,
-          Name: dto.name.trim(),
-          Active: dto.active ?? true,
-          LogsWarnThresholdMilliseconds: dto.logsWarnThresholdMilliseconds ?? null,
-          EnableRdbmsArchive: dto.enableRdbmsArchive ?? true,
-          EntryXPath: dto.entryXPath ?? null,
-          ReferenceDateXPath: dto.referenceDateXPath ?? null,
-          ...auditFields(actor, this.now()),
-        }),
+      this.events.recordChange(actor.tenantId, null, null, () =>
+        this.repo.saveModel(
+          Object.assign(new EntityAnalysisModel(), {
+            Guid: guid,
+            TenantRegistryId: actor.tenantId,
+            Name: dto.name.trim(),
+            Active: dto.active ?? true,
+            LogsWarnThresholdMilliseconds: dto.logsWarnThresholdMilliseconds ?? null,
+            EnableRdbmsArchive: dto.enableRdbmsArchive ?? true,
+            EntryXPath: dto.entryXPath ?? null,
+            ReferenceDateXPath: dto.referenceDateXPath ?? null,
+            ...auditFields(actor, this.now()),
+          }),
+        ),
       ),
     );
     return toModelDto(m);
@@ -137,7 +141,9 @@ export class ModelService {
         if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
         if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
         this.touched(actor, m);
-        return this.catalog.changed(this.repo.writeModel(before, m, version));
+        return this.catalog.changed(
+          this.events.recordChange(actor.tenantId, before, m, () => this.repo.writeModel(before, m, version)),
+        );
       },
     );
     return toModelDto(written);
@@ -149,7 +155,9 @@ export class ModelService {
       (before, version) => {
         const m = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
         this.touched(actor, m);
-        return this.catalog.changed(this.repo.writeModel(before, m, version));
+        return this.catalog.changed(
+          this.events.recordChange(actor.tenantId, before, m, () => this.repo.writeModel(before, m, version)),
+        );
       },
     );
   }
@@ -164,16 +172,18 @@ export class ModelService {
     if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
       throw Problems.conflict(`The model already has a field named ${dto.name}.`);
     const x = await this.catalog.changed(
-      this.repo.saveXPath(
-        Object.assign(new EntityAnalysisModelRequestXPath(), {
-          Guid: randomUUID(),
-          EntityAnalysisModelId: m.Id,
-          Name: dto.name,
-          XPath: dto.xPath.trim(),
-          DataTypeId: TYPE_BY_NAME[dto.dataType],
-          Required: dto.required ?? false,
-          ...auditFields(actor, this.now()),
-        }),
+      this.events.recordChange(actor.tenantId, null, null, () =>
+        this.repo.saveXPath(
+          Object.assign(new EntityAnalysisModelRequestXPath(), {
+            Guid: randomUUID(),
+            EntityAnalysisModelId: m.Id,
+            Name: dto.name,
+            XPath: dto.xPath.trim(),
+            DataTypeId: TYPE_BY_NAME[dto.dataType],
+            Required: dto.required ?? false,
+            ...auditFields(actor, this.now()),
+          }),
+        ),
       ),
     );
     return toXPathDto(x);
@@ -187,6 +197,7 @@ export class ModelService {
     const m = await this.model(actor, modelGuid);
     const x = await this.repo.findXPath(m.Id, guid);
     if (!x) throw Problems.notFound('request XPath');
+    const before = { ...x };
     if (dto.name !== undefined && dto.name !== x.Name) {
       if ((await this.repo.listXPaths(m.Id)).some((o) => o.Name === dto.name))
         throw Problems.conflict(`The model already has a field named ${dto.name}.`);
@@ -196,16 +207,23 @@ export class ModelService {
     if (dto.dataType !== undefined) x.DataTypeId = TYPE_BY_NAME[dto.dataType];
     if (dto.required !== undefined) x.Required = dto.required;
     this.touched(actor, x);
-    return toXPathDto(await this.catalog.changed(this.repo.saveXPath(x)));
+    return toXPathDto(
+      await this.catalog.changed(
+        this.events.recordChange(actor.tenantId, before, x, () => this.repo.saveXPath(x)),
+      ),
+    );
   }
   async deleteXPath(actor: Actor, modelGuid: string, guid: string): Promise<void> {
     const m = await this.model(actor, modelGuid);
     const x = await this.repo.findXPath(m.Id, guid);
     if (!x) throw Problems.notFound('request XPath');
+    const before = { ...x };
     x.DeletedDate = this.now();
     x.DeletedUser = actor.userName;
     this.touched(actor, x);
-    await this.catalog.changed(this.repo.saveXPath(x));
+    await this.catalog.changed(
+      this.events.recordChange(actor.tenantId, before, x, () => this.repo.saveXPath(x)),
+    );
   }
 
   // ---- activation rules
@@ -266,18 +284,20 @@ export class ModelService {
     if (target.workflowId !== null && !dto.caseKeyFieldName)
       throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     const r = await this.catalog.changed(
-      this.repo.saveRule(
-        Object.assign(new EntityAnalysisModelActivationRule(), {
-          Guid: randomUUID(),
-          EntityAnalysisModelId: m.Id,
-          Name: dto.name.trim(),
-          ConditionJson,
-          CaseWorkflowId: target.workflowId,
-          CaseWorkflowStatusId: target.statusId,
-          CaseKeyFieldName: dto.caseKeyFieldName ?? null,
-          Active: dto.active ?? true,
-          ...auditFields(actor, this.now()),
-        }),
+      this.events.recordChange(actor.tenantId, null, null, () =>
+        this.repo.saveRule(
+          Object.assign(new EntityAnalysisModelActivationRule(), {
+            Guid: randomUUID(),
+            EntityAnalysisModelId: m.Id,
+            Name: dto.name.trim(),
+            ConditionJson,
+            CaseWorkflowId: target.workflowId,
+            CaseWorkflowStatusId: target.statusId,
+            CaseKeyFieldName: dto.caseKeyFieldName ?? null,
+            Active: dto.active ?? true,
+            ...auditFields(actor, this.now()),
+          }),
+        ),
       ),
     );
     return this.ruleDto(r);
@@ -291,6 +311,7 @@ export class ModelService {
     const m = await this.model(actor, modelGuid);
     const r = await this.repo.findRule(m.Id, guid);
     if (!r) throw Problems.notFound('activation rule');
+    const before = { ...r };
     if (dto.name !== undefined) r.Name = dto.name.trim();
     if (dto.condition !== undefined) r.ConditionJson = this.conditionText(dto.condition);
     if (dto.caseWorkflowGuid !== undefined || dto.caseWorkflowStatusGuid !== undefined) {
@@ -303,15 +324,22 @@ export class ModelService {
     if (r.CaseWorkflowId !== null && !r.CaseKeyFieldName)
       throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     this.touched(actor, r);
-    return this.ruleDto(await this.catalog.changed(this.repo.saveRule(r)));
+    return this.ruleDto(
+      await this.catalog.changed(
+        this.events.recordChange(actor.tenantId, before, r, () => this.repo.saveRule(r)),
+      ),
+    );
   }
   async deleteRule(actor: Actor, modelGuid: string, guid: string): Promise<void> {
     const m = await this.model(actor, modelGuid);
     const r = await this.repo.findRule(m.Id, guid);
     if (!r) throw Problems.notFound('activation rule');
+    const before = { ...r };
     r.DeletedDate = this.now();
     r.DeletedUser = actor.userName;
     this.touched(actor, r);
-    await this.catalog.changed(this.repo.saveRule(r));
+    await this.catalog.changed(
+      this.events.recordChange(actor.tenantId, before, r, () => this.repo.saveRule(r)),
+    );
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import { AdminEvents } from '@app/audit';
 import { Actor, Clock, type IfMatch, Problems, versionedWrite } from '@app/common';
 import {
   CaseWorkflowDto,
@@ -48,6 +49,7 @@ export class WorkflowService {
     private readonly repo: ConfigurationRepository,
     private readonly catalog: ModelCatalog,
     private readonly clock: Clock,
+    private readonly events: AdminEvents,
   ) {}
 
   private now(): Date {
@@ -67,14 +69,16 @@ export class WorkflowService {
     return toWorkflowDto(await this.workflow(actor, guid));
   }
   async create(actor: Actor, dto: CreateCaseWorkflowDto): Promise<CaseWorkflowDto> {
-    const w = await this.repo.saveWorkflow(
-      Object.assign(new CaseWorkflow(), {
-        Guid: randomUUID(),
-        TenantRegistryId: actor.tenantId,
-        Name: dto.name.trim(),
-        Active: dto.active ?? true,
-        ...auditFields(actor, this.now()),
-      }),
+    const w = await this.events.recordChange(actor.tenantId, null, null, () =>
+      this.repo.saveWorkflow(
+        Object.assign(new CaseWorkflow(), {
+          Guid: randomUUID(),
+          TenantRegistryId: actor.tenantId,
+          Name: dto.name.trim(),
+          Active: dto.active ?? true,
+          ...auditFields(actor, this.now()),
+        }),
+      ),
     );
     return toWorkflowDto(w);
   }
@@ -92,7 +96,11 @@ export class WorkflowService {
         const w = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
         if (dto.name !== undefined) w.Name = dto.name.trim();
         if (dto.active !== undefined) w.Active = dto.active;
-        return this.catalog.changed(this.repo.writeWorkflow(before, w, version));
+        return this.catalog.changed(
+          this.events.recordChange(actor.tenantId, before, w, () =>
+            this.repo.writeWorkflow(before, w, version),
+          ),
+        );
       },
     );
     return toWorkflowDto(written);
@@ -103,7 +111,11 @@ export class WorkflowService {
       () => this.workflow(actor, guid),
       (before, version) => {
         const w = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
-        return this.catalog.changed(this.repo.writeWorkflow(before, w, version));
+        return this.catalog.changed(
+          this.events.recordChange(actor.tenantId, before, w, () =>
+            this.repo.writeWorkflow(before, w, version),
+          ),
+        );
       },
     );
   }
@@ -154,7 +166,10 @@ export class WorkflowService {
       ...auditFields(actor, this.now()),
     });
     this.apply(s, dto);
-    return toStatusDto(await this.repo.saveStatus(s), w.Guid);
+    return toStatusDto(
+      await this.events.recordChange(actor.tenantId, null, null, () => this.repo.saveStatus(s)),
+      w.Guid,
+    );
   }
   /** Writes what the request changes; with If-Match only to the version named (412 otherwise: versionedWrite). */
   async updateStatus(
@@ -169,7 +184,11 @@ export class WorkflowService {
       async ({ status: before, workflowGuid }, version) => {
         const s = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
         this.apply(s, dto);
-        const status = await this.catalog.changed(this.repo.writeStatus(before, s, version));
+        const status = await this.catalog.changed(
+          this.events.recordChange(actor.tenantId, before, s, () =>
+            this.repo.writeStatus(before, s, version),
+          ),
+        );
         return status && toStatusDto(status, workflowGuid);
       },
     );
@@ -181,7 +200,11 @@ export class WorkflowService {
       () => this.status(actor, guid),
       ({ status: before }, version) => {
         const s = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
-        return this.catalog.changed(this.repo.writeStatus(before, s, version));
+        return this.catalog.changed(
+          this.events.recordChange(actor.tenantId, before, s, () =>
+            this.repo.writeStatus(before, s, version),
+          ),
+        );
       },
     );
   }

@@ -5,6 +5,7 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import {
   findInChunks,
   findPage,
+  scoped,
   type PageRequest,
   type RowPage,
   type VersionedRecord,
@@ -74,14 +75,31 @@ export type LiveStatus = Pick<CaseWorkflowStatus, (typeof LIVE_STATUS_COLUMNS)[n
 @Injectable()
 export class ConfigurationRepository {
   constructor(
-    @InjectRepository(EntityAnalysisModel) private readonly models: Repository<EntityAnalysisModel>,
+    @InjectRepository(EntityAnalysisModel) private readonly modelTable: Repository<EntityAnalysisModel>,
     @InjectRepository(EntityAnalysisModelRequestXPath)
-    private readonly xpaths: Repository<EntityAnalysisModelRequestXPath>,
+    private readonly xpathTable: Repository<EntityAnalysisModelRequestXPath>,
     @InjectRepository(EntityAnalysisModelActivationRule)
-    private readonly rules: Repository<EntityAnalysisModelActivationRule>,
-    @InjectRepository(CaseWorkflow) private readonly workflows: Repository<CaseWorkflow>,
-    @InjectRepository(CaseWorkflowStatus) private readonly statuses: Repository<CaseWorkflowStatus>,
+    private readonly ruleTable: Repository<EntityAnalysisModelActivationRule>,
+    @InjectRepository(CaseWorkflow) private readonly workflowTable: Repository<CaseWorkflow>,
+    @InjectRepository(CaseWorkflowStatus) private readonly statusTable: Repository<CaseWorkflowStatus>,
   ) {}
+
+  // Each table as the running transaction sees it (inTransaction: a change with its audit row), else as is.
+  private get models() {
+    return scoped(this.modelTable);
+  }
+  private get xpaths() {
+    return scoped(this.xpathTable);
+  }
+  private get rules() {
+    return scoped(this.ruleTable);
+  }
+  private get workflows() {
+    return scoped(this.workflowTable);
+  }
+  private get statuses() {
+    return scoped(this.statusTable);
+  }
 
   // ---- models
   /** The live models of a tenant, a page of them when asked (null: all of them). */

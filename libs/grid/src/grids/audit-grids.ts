@@ -1,4 +1,4 @@
-import { AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@app/audit';
+import { AdminEventOutcome, AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@app/audit';
 import { GridColumn, validateDefinition } from '../grid-definition';
 
 /** A column with the label the console shows and the CSV export's header holds. */
@@ -98,6 +98,82 @@ export const USER_LOGOUT_GRID = validateDefinition({
       nullable: true,
       description: 'The name of outcomeId',
       label: 'Outcome',
+    },
+  ],
+});
+
+const shown = (v: unknown) =>
+  v === null || v === undefined ? '(none)' : typeof v === 'string' ? v : JSON.stringify(v);
+
+/** AdminEvent's changes as people read them: `Name: Old → New; PasswordHash: changed` (null: none). */
+export function changeSummary(changes: unknown): string | null {
+  if (typeof changes !== 'string' || !changes) return null;
+  let list: unknown;
+  try {
+    list = JSON.parse(changes);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(list)) return null;
+  return list
+    .map((c: { field?: unknown; old?: unknown; new?: unknown; changed?: unknown }) =>
+      c.changed === true
+        ? `${String(c.field)}: changed`
+        : `${String(c.field)}: ${shown(c.old)} → ${shown(c.new)}`,
+    )
+    .join('; ');
+}
+
+/**
+ * Administrators' writes (issue 39: AdminEvent). Scoped by the target's tenant by the controller; `changes` is
+ * the JSON list of changed fields ([{ field, old, new }], a secret as { field, changed: true }).
+ */
+export const ADMIN_EVENT_GRID = validateDefinition({
+  name: 'AdminEvent',
+  table: 'AdminEvent',
+  idColumn: 'Id',
+  timeColumn: 'CreatedDate',
+  columns: [
+    col('id', 'Id', 'number', 'Id'),
+    col('createdDate', 'CreatedDate', 'date', 'When'),
+    col('actorUser', 'ActorUser', 'string', 'Actor'),
+    col('actorUserGuid', 'ActorUserGuid', 'string', 'Actor GUID'),
+    col('credentialKind', 'CredentialKind', 'string', 'Credential'),
+    col('apiKeyIdentifier', 'ApiKeyIdentifier', 'string', 'API key', true),
+    col('action', 'Action', 'string', 'Action'),
+    col('targetType', 'TargetType', 'string', 'Target type'),
+    col('targetGuid', 'TargetGuid', 'string', 'Target GUID', true),
+    col('targetName', 'TargetName', 'string', 'Target', true),
+    col('changes', 'Changes', 'string', 'Changes', true),
+    col('outcomeId', 'OutcomeId', 'number', 'Outcome id'),
+    col('statusCode', 'StatusCode', 'number', 'Status'),
+    col('message', 'Message', 'string', 'Message', true),
+    col('remoteIp', 'RemoteIp', 'string', 'Remote address', true),
+    col('localIp', 'LocalIp', 'string', 'Local address', true),
+    col('userAgent', 'UserAgent', 'string', 'User agent', true),
+  ],
+  filters: [{ param: 'targetGuid', column: 'TargetGuid', type: 'guid' }],
+  searchColumns: ['ActorUser', 'ActorUserGuid', 'Action', 'TargetType', 'TargetGuid', 'TargetName'],
+  statistics: [],
+  sortable: true,
+  decorate: (r) => ({
+    outcome: nameOf(AdminEventOutcome, r.outcomeId),
+    changeSummary: changeSummary(r.changes),
+  }),
+  derived: [
+    {
+      name: 'outcome',
+      kind: 'string',
+      nullable: true,
+      description: 'The name of outcomeId',
+      label: 'Outcome',
+    },
+    {
+      name: 'changeSummary',
+      kind: 'string',
+      nullable: true,
+      description: 'changes as text: `Name: Old → New; PasswordHash: changed`',
+      label: 'Changed fields',
     },
   ],
 });

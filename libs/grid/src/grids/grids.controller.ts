@@ -6,7 +6,7 @@ import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
 import { GridService, wantsCsv } from '../grid.service';
 import { ApiGrid } from '../grid-openapi';
-import { USER_LOGIN_GRID, USER_LOGOUT_GRID } from './audit-grids';
+import { ADMIN_EVENT_GRID, USER_LOGIN_GRID, USER_LOGOUT_GRID } from './audit-grids';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID,
   ARCHIVER_WARNING_GRID,
@@ -124,6 +124,23 @@ export class AuditGridsController {
     @Res({ passthrough: true }) res: Response,
   ) {
     return this.serve(USER_LOGOUT_GRID, actor, q, req, res);
+  }
+
+  @Get('AdminEvent')
+  @Authenticated({ permission: Permission.ReadSecurityAudit })
+  @ApiOperation({
+    operationId: 'getAdminEvents',
+    summary:
+      "Administrators' audit trail: every accepted administrative write with its changes, and the refused ones (scoped by the target's tenant)",
+  })
+  @ApiGrid(ADMIN_EVENT_GRID, { csv: true })
+  adminEvent(
+    @CurrentActor() actor: Actor,
+    @Query() q: RawQuery,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ) {
+    return this.serve(ADMIN_EVENT_GRID, actor, q, req, res);
   }
 
   private async serve(

@@ -1,10 +1,10 @@
 import { useCallback, useState } from 'react';
-import { useParams, useSearchParams } from 'react-router';
+import { Link, useParams, useSearchParams } from 'react-router';
 import { ApiError, describeError } from '../../api/problem';
 import { Alert } from '../../components/Alert';
 import { usePageTitle } from '../../components/page-title';
 import { NotFoundPage } from '../not-found/NotFoundPage';
-import { gridNamed, type GridDeclaration } from './declarations';
+import { gridNamed, gridPath, type GridDeclaration } from './declarations';
 import { CountLine, RowsSection, StatisticsSection } from './GridAnswer';
 import { GridHeading } from './GridHeading';
 import type { Sort } from './GridTable';
@@ -99,6 +99,11 @@ function GridView({ grid }: { grid: GridDeclaration }) {
         }}
       />
       {!forbidden && <Toolbar key={key} grid={grid} params={view} onApply={change} />}
+      {view.get('targetGuid') && (
+        <p className={styles.summary} data-target-guid={view.get('targetGuid')}>
+          The history of one record ({view.get('targetGuid')}). <Link to={gridPath(grid)}>Every record</Link>
+        </p>
+      )}
       {result.isError && <Alert tone="error">{refusal(result.error)}</Alert>}
       {result.isPending && (
         <p role="status" className={styles.loading}>

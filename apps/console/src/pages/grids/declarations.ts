@@ -54,6 +54,8 @@ export interface GridDeclaration {
   time?: 'occurredDate';
   /** The sign-in audit's failed-only view (the service's `failed=true`). */
   failedOnly?: boolean;
+  /** One record's history: the service's `targetGuid`, from the link on the record's page. */
+  targetHistory?: boolean;
   /**
    * What refreshes the page while it is open: an event of GET /api/Stream/Telemetry named like the grid,
    * or a short poll while the page is visible.
@@ -278,7 +280,38 @@ export const GRIDS: readonly GridDeclaration[] = [
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
     csv: true,
   },
+  {
+    name: 'AdminEvent',
+    title: "Administrators' actions",
+    group: 'Audit',
+    summary:
+      'Every administrative change with its fields old → new, and the refused ones (AdminEvent). Never purged.',
+    access: AUDIT,
+    columns: columns('AdminEvent', [
+      { key: 'createdDate', label: 'When', format: 'instant' },
+      { key: 'actorUser', label: 'Actor', format: 'text' },
+      { key: 'action', label: 'Action', format: 'text' },
+      { key: 'targetName', label: 'Target', format: 'text' },
+      { key: 'changeSummary', label: 'Changed fields', format: 'text' },
+      { key: 'outcome', label: 'Outcome', format: 'text' },
+      { key: 'statusCode', label: 'Status', format: 'number' },
+      { key: 'message', label: 'Message', format: 'text' },
+      { key: 'credentialKind', label: 'Credential', format: 'text' },
+      { key: 'remoteIp', label: 'Remote address', format: 'text' },
+      { key: 'apiKeyIdentifier', label: 'API key', format: 'text' },
+    ]),
+    search: 'the actor, the target or the action',
+    sortable: true,
+    statistics: [],
+    targetHistory: true,
+    live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
+    csv: true,
+  },
 ];
+
+/** The console path of one record's history in the administrators' trail (every time, newest first). */
+export const historyPath = (targetGuid: string) =>
+  `/Administration/AdminEvent?targetGuid=${encodeURIComponent(targetGuid)}&from=2000-01-01T00%3A00%3A00Z`;
 
 export function gridNamed(name: string | undefined): GridDeclaration | undefined {
   return GRIDS.find((g) => g.name === name);

@@ -27,6 +27,7 @@ export interface GridRows {
   CaptureQueueHealth: Schemas['CaptureQueueHealthRow'];
   UserLogin: Schemas['UserLoginRow'];
   UserLogout: Schemas['UserLogoutRow'];
+  AdminEvent: Schemas['AdminEventRow'];
 }
 
 export type GridName = keyof GridRows;

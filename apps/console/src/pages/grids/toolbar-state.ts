@@ -23,6 +23,7 @@ export const URL_PARAMS = [
   'stageId',
   'queueId',
   'failed',
+  'targetGuid',
   'search',
   'take',
   'sortField',
@@ -42,6 +43,7 @@ function takes(grid: GridDeclaration, name: UrlParam): boolean {
   if (name === 'search') return grid.search !== undefined;
   if (name === 'sortField' || name === 'sortDirection') return grid.sortable;
   if (name === 'failed') return grid.failedOnly === true;
+  if (name === 'targetGuid') return grid.targetHistory === true;
   return true;
 }
 

@@ -3,6 +3,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { api, done, unwrap } from '../../api/client';
 import type { Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
+import { HistoryLink } from './HistoryLink';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import formStyles from '../../components/forms.module.css';
@@ -18,7 +19,7 @@ type Notice = { tone: 'success' | 'error'; text: string };
  * (identifier, name, description, created), Generate API Key (Name required, Description optional) whose raw
  * key is shown once, and revoke. Shown only for users of the signed-in user's own tenant, as the service rules.
  */
-export function ApiKeys({ user }: { user: User; session: Session }) {
+export function ApiKeys({ user, session }: { user: User; session: Session }) {
   const keys = useQuery(apiKeysQuery(user.guid));
   const [notice, setNotice] = useState<Notice | null>(null);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
@@ -34,7 +35,7 @@ export function ApiKeys({ user }: { user: User; session: Session }) {
       {created && <NewKey created={created} onStored={() => setCreated(null)} />}
       {keys.isError && <Alert tone="error">{securityError(keys.error)}</Alert>}
       {keys.data && active.length === 0 && <p>This user has no API key.</p>}
-      {active.length > 0 && <KeyTable user={user} keys={active} onNotice={setNotice} />}
+      {active.length > 0 && <KeyTable user={user} session={session} keys={active} onNotice={setNotice} />}
       <GenerateKey
         user={user}
         onCreated={(key) => {
@@ -85,7 +86,17 @@ function NewKey({ created, onStored }: { created: CreatedApiKey; onStored: () =>
 }
 
 /** The active keys, each revoked after a question. */
-function KeyTable({ user, keys, onNotice }: { user: User; keys: ApiKey[]; onNotice: (n: Notice) => void }) {
+function KeyTable({
+  user,
+  session,
+  keys,
+  onNotice,
+}: {
+  user: User;
+  session: Session;
+  keys: ApiKey[];
+  onNotice: (n: Notice) => void;
+}) {
   const queryClient = useQueryClient();
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const revoke = useMutation({
@@ -126,6 +137,7 @@ function KeyTable({ user, keys, onNotice }: { user: User; keys: ApiKey[]; onNoti
                   {formatDateTime(Date.parse(k.createdDate))} by {k.createdUser}
                 </td>
                 <td>
+                  <HistoryLink session={session} guid={k.guid} label={`History of the key ${k.name}`} />{' '}
                   <button
                     type="button"
                     className={`${formStyles.secondary} ${styles.danger}`}

@@ -10,6 +10,7 @@ import formStyles from '../../components/forms.module.css';
 import { usePageTitle } from '../../components/page-title';
 import { allows, PERMISSION } from '../../components/permissions';
 import { refused, securityError, useNames } from './controls';
+import { HistoryLink } from './HistoryLink';
 import { permissionsQuery, rolesQuery, tenantsQuery, type Role } from './queries';
 import styles from './security.module.css';
 
@@ -120,6 +121,7 @@ function RolesTable({
                 <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
                 <td>
                   <div className={styles.cellActions}>
+                    <HistoryLink session={session} guid={r.guid} label={`History of the role ${r.name}`} />
                     <button
                       type="button"
                       className={formStyles.secondary}

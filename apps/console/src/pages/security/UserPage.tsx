@@ -9,6 +9,7 @@ import { ApiKeys } from './ApiKeys';
 import { securityError, UserState, useNames } from './controls';
 import { USERS_KEY, userQuery, type User } from './queries';
 import styles from './security.module.css';
+import { HistoryLink } from './HistoryLink';
 import { UserActions } from './UserActions';
 import { EditUser, ResetPassword } from './UserForms';
 import { allowedActions } from './user-actions';
@@ -46,6 +47,9 @@ function UserView({ user, session }: { user: User; session: Session }) {
       <h1>
         {user.name} <UserState user={user} />
       </h1>
+      <p>
+        <HistoryLink session={session} guid={user.guid} label={`History of the user ${user.name}`} />
+      </p>
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
       <div className={styles.columns}>
         <UserDetails user={user} session={session} />

@@ -1,0 +1,38 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import type { AnsweredProblem, RequestWithActor } from '@app/common';
+
+export type AdminRequest = Request & RequestWithActor & AnsweredProblem;
+
+/** The write request being answered, and whether its AdminEvent row is written already. */
+export interface AdminRequestState {
+  req: AdminRequest;
+  recorded: boolean;
+}
+
+/**
+ * The write request of the current call chain: the services that apply an administrative change take their
+ * actor explicitly, and the route, addresses and user agent from here, so no service signature carries HTTP.
+ */
+export const adminRequests = new AsyncLocalStorage<AdminRequestState>();
+
+/** Told when a write request has been answered (AdminEvents records the refusals). */
+export abstract class AnsweredWrites {
+  abstract answered(state: AdminRequestState, status: number): void;
+}
+
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Every write request runs in its own AdminRequestState and is reported when its answer is finished. */
+@Injectable()
+export class AdminRequestMiddleware implements NestMiddleware {
+  constructor(private readonly writes: AnsweredWrites) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    if (READS.has(req.method)) return next();
+    const state: AdminRequestState = { req: req as AdminRequest, recorded: false };
+    res.once('finish', () => this.writes.answered(state, res.statusCode));
+    adminRequests.run(state, next);
+  }
+}

@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/common';
+import { RoleService } from '@app/identity';
+import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
+import { launchChromium } from '../support/chromium';
+import {
+  axeViolations,
+  LAPTOP,
+  PHONE,
+  screenshotAt,
+  sidewaysScroll,
+  watchPage,
+} from '../support/console-browser';
+import { signInThroughPage } from '../support/console-telemetry';
+import { startTestApp, TestApp } from '../support/test-app';
+
+/**
+ * The administrators' trail in the console (issue 39): a role's permissions changed on the Roles page are found,
+ * old → new, on the role's own history page and in its CSV.
+ */
+describe("the console in Chromium: Administrators' actions", () => {
+  let t: TestApp;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let admin: CreatedUser;
+  let role: { guid: string; name: string };
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    const landlord = await landlordActor(t.app);
+    admin = await createUser(t.app, { tenantGuid: landlord.tenantGuid, permissions: ALL_PERMISSIONS });
+    role = await t.app
+      .get(RoleService)
+      .create(landlord, { name: 'Night auditors', permissions: [Permission.Invoke] });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: LAPTOP, acceptDownloads: true });
+    page = await signInThroughPage(context, t.url, admin.name, admin.password);
+    problems = watchPage(page);
+  }, 120_000);
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await t?.close();
+  });
+
+  it("a role's permissions changed on the Roles page: on its history page and in the CSV, old → new", async () => {
+    await page.goto(`${t.url}/Security/Roles`);
+    await page.getByRole('button', { name: `Edit the role ${role.name}` }).click();
+    await page.getByLabel(PERMISSION_NAMES[Permission.ReadSecurityAudit], { exact: true }).check();
+    await page.getByRole('button', { name: 'Save role' }).click();
+    await page
+      .getByText(/is saved|are saved/)
+      .first()
+      .waitFor();
+
+    const after = [Permission.Invoke, Permission.ReadSecurityAudit].sort((a, b) => a - b);
+    const expected = `Permissions: Invoke → ${after.map((p) => PERMISSION_NAMES[p]).join(', ')}`;
+    await page.getByRole('link', { name: `History of the role ${role.name}` }).click();
+    await page.waitForURL(new RegExp(`/Administration/AdminEvent\\?targetGuid=${role.guid}`));
+    expect(await page.locator(`[data-target-guid="${role.guid}"]`).innerText()).toContain(
+      'The history of one record',
+    );
+    const row = page.locator('tbody tr[data-row-id]').filter({ hasText: 'RoleRegistry.Update' });
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    const text = await row.innerText();
+    expect(text).toContain(expected);
+    expect(text).toContain(admin.name);
+    expect(text).toContain('Applied');
+    // Only this role's history: the creation by the service (no administrator) is not there, nothing else is.
+    expect(await page.locator('tbody tr[data-row-id]').count()).toBe(1);
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = readFileSync(await download.path()).toString('utf8');
+    expect(csv).toContain('Changed fields');
+    expect(csv).toContain(expected);
+    expect(csv).toContain('RoleRegistry.Update');
+    expect(problems).toEqual([]);
+  });
+
+  it('the page at 1366 and 390 px: axe finds nothing serious, no sideways scroll; screenshots', async () => {
+    for (const size of [LAPTOP, PHONE]) {
+      await screenshotAt(page, '60-admin-events', size);
+      expect([size.width, await axeViolations(page)]).toEqual([size.width, []]);
+      expect([size.width, await sidewaysScroll(page)]).toEqual([size.width, 0]);
+    }
+    await page.setViewportSize(LAPTOP);
+    await page.goto(`${t.url}/Security/Users/${admin.guid}`);
+    await page.getByRole('link', { name: `History of the user ${admin.name}` }).click();
+    await page.waitForURL(new RegExp(`targetGuid=${admin.guid}`));
+    await page.getByRole('heading', { name: "Administrators' actions" }).waitFor();
+    expect(problems).toEqual([]);
+  });
+});
