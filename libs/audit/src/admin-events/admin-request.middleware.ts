@@ -30,6 +30,9 @@ export class AdminRequestMiddleware implements NestMiddleware {
   constructor(private readonly writes: AnsweredWrites) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
+    // Nest registers a middleware for every method as an Express route (`app.all`), which sets req.route; the
+    // route that answers sets it again, and an unknown path must keep none (the request metrics' http.route).
+    delete (req as { route?: unknown }).route;
     if (READS.has(req.method)) return next();
     const state: AdminRequestState = { req: req as AdminRequest, recorded: false };
     res.once('finish', () => this.writes.answered(state, res.statusCode));
