@@ -10,7 +10,6 @@ export * from './request-context';
 export * from './client-address';
 export * from './common.module';
 export * from './with-timeout';
-export * from './now-or-later';
 export * from './terminal-log';
 export * from './listeners';
 export * from './lifecycle';

@@ -138,15 +138,7 @@ export class IdentityAuthService {
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
-  async sessionUser(userGuid: string): Promise<SessionUser | null> {
-    return this.repo.findSessionUser(userGuid);
-  }
-
-  /**
-   * sessionUser, at once where the database answers at once (SQLite; its errors thrown, not rejected), else a
-   * Promise: the credential guard's read, so a bearer request on SQLite is admitted in the guard's own turn.
-   */
-  sessionUserNow(userGuid: string): SessionUser | null | Promise<SessionUser | null> {
+  sessionUser(userGuid: string): Promise<SessionUser | null> {
     return this.repo.findSessionUser(userGuid);
   }
 

@@ -10,17 +10,17 @@ import {
   type FindOptionsWhere,
   type WhereExpressionBuilder,
 } from 'typeorm';
-import { isPermission, nowOrLater, type Permission } from '@app/common';
+import { isPermission, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import {
   findInChunks,
   findPage,
-  preparedReadNow,
+  preparedRead,
   providerOf,
   rawBoolean,
   rawInstant,
   type PageRequest,
-  type PreparedReadNow,
+  type PreparedRead,
   type RowPage,
 } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
@@ -200,7 +200,7 @@ export class IdentityRepository {
   ) {}
 
   /** The statement of findSessionUser, prepared once (the read of every authenticated JWT request). */
-  private sessionUserRead?: PreparedReadNow;
+  private sessionUserRead?: PreparedRead;
 
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
     return this.dataSource.transaction((manager: EntityManager) =>
@@ -661,15 +661,15 @@ export class IdentityRepository {
   /**
    * The session check of EVERY authenticated JWT request, so it is one prepared, parameterised statement (user,
    * tenant and the role's permissions in one row: sessionUserSql) instead of several ORM queries. Deleted users and
-   * users of deleted tenants give no rows. On SQLite it answers at once (or throws), elsewhere with a Promise.
+   * users of deleted tenants give no rows.
    */
-  findSessionUser(userGuid: string): SessionUserRow | null | Promise<SessionUserRow | null> {
-    this.sessionUserRead ??= preparedReadNow(
+  async findSessionUser(userGuid: string): Promise<SessionUserRow | null> {
+    this.sessionUserRead ??= preparedRead(
       this.dataSource,
       'session-user',
       sessionUserSql(providerOf(this.dataSource.options.type)),
       SESSION_USER_COLUMNS,
     );
-    return nowOrLater(this.sessionUserRead({ userGuid }), sessionUserOf);
+    return sessionUserOf(await this.sessionUserRead({ userGuid }));
   }
 }
