@@ -36,10 +36,10 @@ export default tseslint.config(
     },
   },
   {
-    // HTTP stays at the edge (docs/STYLE "Services and controllers", issue 18): Express objects only in
+    // HTTP stays at the edge (docs/ARCHITECTURE.md "Rules of the code", issue 18): Express objects only in
     // controllers, guards, interceptors (an answer's headers), filters and middleware, the one response helper that writes cookie instructions,
-    // the app's composition (create-app installs the middleware) and its HTTP adapter (express-adapter writes
-    // handlers' JSON answers). Services, recorders and strategies take plain inputs (ClientContext,
+    // the app's composition (create-app installs the middleware), its HTTP adapter and the fast paths beside
+    // Express (apps/server/src/fast-paths). Services, recorders and strategies take plain inputs (ClientContext,
     // HttpRequestLike).
     files: ['libs/**/*.ts', 'apps/server/**/*.ts'],
     ignores: [
@@ -52,6 +52,7 @@ export default tseslint.config(
       'libs/auth/src/http/session-response.ts',
       'apps/server/src/create-app.ts',
       'apps/server/src/express-adapter.ts',
+      'apps/server/src/fast-paths/**',
     ],
     rules: {
       'no-restricted-imports': [

@@ -65,7 +65,7 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
     case 'express-born': {
       // the same, its requests and responses born with Express's prototypes (the service's HTTP server)
       const { default: express } = await import('express');
-      const { expressServer } = await import('../apps/server/src/express-adapter');
+      const { expressServer } = await import('../apps/server/src/fast-paths/express-prototypes');
       const app = express();
       app.get('/', (_req, res) => void res.json({ ok: true }));
       const server = expressServer(app);

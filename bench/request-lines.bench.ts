@@ -14,8 +14,8 @@ import {
   lineBatcher,
   LOG_FLUSH_MILLISECONDS,
   REQUEST_LINE_BATCH,
-  stdoutDestination,
-} from '../apps/server/src/request-logging.middleware';
+} from '../apps/server/src/fast-paths/line-batcher';
+import { stdoutDestination } from '../apps/server/src/request-logging.middleware';
 
 const WAYS = [
   'no write',
@@ -49,7 +49,11 @@ function writeLines(way: Way): void {
   const step = () => {
     for (let i = 0; i < PER_TURN; i++)
       lines.info(
-        { req: { id: crypto.randomUUID(), method: 'GET', url: '/api/Live' }, res: { statusCode: 200 }, responseTime: 1 },
+        {
+          req: { id: crypto.randomUUID(), method: 'GET', url: '/api/Live' },
+          res: { statusCode: 200 },
+          responseTime: 1,
+        },
         'request completed',
       );
     if (++turn < TURNS) setImmediate(step);

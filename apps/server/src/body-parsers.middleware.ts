@@ -3,7 +3,6 @@ import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import {
   bodyParserProblem,
-  hasBody,
   isForm,
   isJson,
   markSuspectBody,
@@ -11,8 +10,7 @@ import {
   scanJsonBody,
 } from '@app/common';
 import { SERVICE_NAME } from '@app/telemetry';
-
-type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+import { type Middleware, noBodyPass } from './fast-paths/no-body-pass';
 
 /** Largest request body accepted (Invoke: any JSON up to 1 MiB); form bodies 64 KiB. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -96,19 +94,9 @@ export function libraryParsers(): Middleware {
 /**
  * JSON, then form bodies, by body-parser (libraryParsers). Our own parsers, so their errors become problems with
  * our wording before Nest rewraps them; every JSON body's raw bytes are checked by verifyJson before parsing. A
- * body that never arrived whole is ended quietly (endIncomplete); every other error becomes its problem.
- * Fast path (fast-paths/README.md, "no-body pass"): a request without a body (body-parser's own test, hasBody)
- * passes at once, as both of body-parser's parsers would let it pass, rather than through both of them.
+ * body that never arrived whole is ended quietly (endIncomplete); every other error becomes its problem. A
+ * request without a body passes at once (fast path: noBodyPass).
  */
 export function bodyParsers(): Middleware {
-  const parsers = libraryParsers();
-  return (req, res, next) => {
-    if (!hasBody(req)) {
-      // what both of body-parser's parsers do with a request that has no body (most of them: every GET)
-      if (!('body' in req)) (req as { body?: unknown }).body = undefined;
-      next();
-      return;
-    }
-    parsers(req, res, next);
-  };
+  return noBodyPass(libraryParsers());
 }

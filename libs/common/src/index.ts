@@ -13,7 +13,6 @@ export * from './with-timeout';
 export * from './terminal-log';
 export * from './listeners';
 export * from './lifecycle';
-export * from './security-headers.middleware';
 export * from './request-cookies';
 export * from './route-memo';
 export * from './problem.dto';

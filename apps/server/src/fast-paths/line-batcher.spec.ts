@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { REQUEST_LINE_BATCH } from './request-logging.middleware';
+import { REQUEST_LINE_BATCH } from './line-batcher';
 
 describe('lineBatcher', () => {
-  const root = join(__dirname, '..', '..', '..');
+  const root = join(__dirname, '..', '..', '..', '..');
   /** A child that hands `count` lines to a batcher (`batch`) over the service's own destination, then `ending`. */
   const child = (count: number, batch: number, ending: string): [string, string[]] => [
     process.execPath,
@@ -11,7 +11,8 @@ describe('lineBatcher', () => {
       '-r',
       join(root, 'scripts', 'ts-register.js'),
       '-e',
-      `const { lineBatcher, stdoutDestination } = require('./apps/server/src/request-logging.middleware');
+      `const { lineBatcher } = require('./apps/server/src/fast-paths/line-batcher');
+       const { stdoutDestination } = require('./apps/server/src/request-logging.middleware');
        const write = lineBatcher(stdoutDestination(), ${batch});
        for (let i = 0; i < ${count}; i++) write('{"line":' + i + '}\\n');
        ${ending}`,
