@@ -84,7 +84,7 @@ function permissionSetOf(value: unknown): ReadonlySet<Permission> {
 }
 
 /** The session check's row (sessionUserSql's columns, in order), or null when there is none. */
-function sessionUserOf(rows: unknown[][]): SessionUserRow | null {
+function sessionUserOf(rows: unknown[][]): SessionUser | null {
   if (!rows.length) return null;
   const [
     id,
@@ -112,7 +112,8 @@ function sessionUserOf(rows: unknown[][]): SessionUserRow | null {
   };
 }
 
-export interface SessionUserRow {
+/** The session check's user (read on every authenticated JWT request): one type, from the repository up. */
+export interface SessionUser {
   id: number;
   guid: string;
   name: string;
@@ -663,7 +664,7 @@ export class IdentityRepository {
    * tenant and the role's permissions in one row: sessionUserSql) instead of several ORM queries. Deleted users and
    * users of deleted tenants give no rows.
    */
-  async findSessionUser(userGuid: string): Promise<SessionUserRow | null> {
+  async findSessionUser(userGuid: string): Promise<SessionUser | null> {
     this.sessionUserRead ??= preparedRead(
       this.dataSource,
       'session-user',
