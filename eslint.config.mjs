@@ -146,7 +146,6 @@ export default tseslint.config(
       'apps/console/src/pages/login/PasswordSignIn.tsx',
       'bench/cluster.bench.ts',
       'bench/grids.bench.ts',
-      'bench/http.bench.ts',
       'bench/invoke.ts',
       'test/openapi/contract.spec.ts',
       'test/sql-server-statements.spec.ts',
