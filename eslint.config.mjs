@@ -147,7 +147,6 @@ export default tseslint.config(
       'bench/cluster.bench.ts',
       'bench/grids.bench.ts',
       'bench/invoke.ts',
-      'test/openapi/contract.spec.ts',
       'test/sql-server-statements.spec.ts',
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', 'local/test-function-lines': 'off' },
