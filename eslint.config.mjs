@@ -4,6 +4,44 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+/** The longest function, in lines of code (blank and comment lines aside): docs/ARCHITECTURE.md "Rules of the code". */
+const MAX_FUNCTION_LINES = 80;
+
+/** Whether a function is the body of a `describe` (a group of tests, not a unit of logic). */
+function isDescribeBody(node) {
+  const call = node.parent;
+  if (call?.type !== 'CallExpression' || !call.arguments.includes(node)) return false;
+  let callee = call.callee;
+  if (callee.type === 'CallExpression') callee = callee.callee; // describe.each(table)(name, body)
+  if (callee.type === 'MemberExpression') callee = callee.object; // describe.each, describe.skip
+  return callee.type === 'Identifier' && callee.name === 'describe';
+}
+
+/**
+ * max-lines-per-function for tests: every function of a test file is held to MAX_FUNCTION_LINES, the tests
+ * and their helpers included, except the body of a `describe`, which only groups them.
+ */
+const testFunctionLines = {
+  meta: { type: 'suggestion', schema: [] },
+  create(context) {
+    const source = context.sourceCode;
+    const check = (node) => {
+      if (isDescribeBody(node)) return;
+      const commentLines = new Set();
+      for (const c of source.getCommentsInside(node))
+        for (let l = c.loc.start.line; l <= c.loc.end.line; l++) commentLines.add(l);
+      let count = 0;
+      for (let l = node.loc.start.line; l <= node.loc.end.line; l++) {
+        const text = source.lines[l - 1].trim();
+        if (text !== '' && !(commentLines.has(l) && /^(\/\/|\/\*|\*)/.test(text))) count++;
+      }
+      if (count > MAX_FUNCTION_LINES)
+        context.report({ node, message: `Function has too many lines (${count}). Maximum allowed is ${MAX_FUNCTION_LINES}.` });
+    };
+    return { FunctionDeclaration: check, FunctionExpression: check, ArrowFunctionExpression: check };
+  },
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -33,13 +71,19 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       'no-eval': 'error',
       'no-new-func': 'error',
+      // Small units (docs/ARCHITECTURE.md "Rules of the code"): files under 450 lines, functions under 80.
+      'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': [
+        'error',
+        { max: MAX_FUNCTION_LINES, skipBlankLines: true, skipComments: true, IIFEs: true },
+      ],
     },
   },
   {
-    // HTTP stays at the edge (docs/STYLE "Services and controllers", issue 18): Express objects only in
+    // HTTP stays at the edge (docs/ARCHITECTURE.md "Rules of the code", issue 18): Express objects only in
     // controllers, guards, interceptors (an answer's headers), filters and middleware, the one response helper that writes cookie instructions,
-    // the app's composition (create-app installs the middleware) and its HTTP adapter (express-adapter writes
-    // handlers' JSON answers). Services, recorders and strategies take plain inputs (ClientContext,
+    // the app's composition (create-app installs the middleware), its HTTP adapter and the fast paths beside
+    // Express (apps/server/src/fast-paths). Services, recorders and strategies take plain inputs (ClientContext,
     // HttpRequestLike).
     files: ['libs/**/*.ts', 'apps/server/**/*.ts'],
     ignores: [
@@ -52,6 +96,7 @@ export default tseslint.config(
       'libs/auth/src/http/session-response.ts',
       'apps/server/src/create-app.ts',
       'apps/server/src/express-adapter.ts',
+      'apps/server/src/fast-paths/**',
     ],
     rules: {
       'no-restricted-imports': [
@@ -73,6 +118,38 @@ export default tseslint.config(
     // The console (apps/console): React's rules of hooks, on top of the typed rules above.
     files: ['apps/console/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,
+  },
+  {
+    // Tests: the same limit on every function but a describe's body (testFunctionLines).
+    files: ['test/**/*.spec.ts', '**/*.spec.ts'],
+    plugins: { local: { rules: { 'test-function-lines': testFunctionLines } } },
+    rules: {
+      'max-lines-per-function': 'off',
+      'local/test-function-lines': 'error',
+    },
+  },
+  {
+    // Migrations are never edited once they have run (docs/ARCHITECTURE.md); their `up` is a declarative list.
+    files: ['libs/database/src/migrations/*.ts'],
+    rules: { 'max-lines-per-function': 'off' },
+  },
+  {
+    // Not yet within the limits (issue 41): the files other work had open when the rules came (libs/engine,
+    // libs/identity, the console's Security tests) and what is left of issue 41's own. Each leaves this list
+    // once it is split; nothing new joins it.
+    files: [
+      'libs/engine/src/engine.spec.ts',
+      'libs/engine/src/invoke/invoke.service.ts',
+      'libs/identity/src/identity.repository.ts',
+      'test/console/security.spec.ts',
+      'apps/console/src/components/shell/ChangePasswordDialog.tsx',
+      'apps/console/src/pages/login/PasswordSignIn.tsx',
+      'bench/cluster.bench.ts',
+      'bench/grids.bench.ts',
+      'bench/invoke.ts',
+      'test/sql-server-statements.spec.ts',
+    ],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', 'local/test-function-lines': 'off' },
   },
   {
     files: ['test/**/*.ts', '**/*.spec.ts', 'bench/**/*.ts'],

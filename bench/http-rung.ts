@@ -16,11 +16,10 @@ export type RungName =
   'node' | 'express' | 'express-born' | 'nest' | 'nest-born' | 'nest-middleware' | 'service';
 export type RungRequest = {
   id: number;
-  kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close' | 'log-info' | 'log-warn';
+  kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close';
 };
 
 const BODY = JSON.stringify({ ok: true });
-let setRequestLineLevel: (level: 'info' | 'warn') => void = () => undefined;
 
 /** A module with one controller answering GET / (loaded only by the Nest rungs, so the lower rungs' memory
  * figures are their own). */
@@ -66,7 +65,7 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
     case 'express-born': {
       // the same, its requests and responses born with Express's prototypes (the service's HTTP server)
       const { default: express } = await import('express');
-      const { expressServer } = await import('../apps/server/src/express-adapter');
+      const { expressServer } = await import('../apps/server/src/fast-paths/express-prototypes');
       const app = express();
       app.get('/', (_req, res) => void res.json({ ok: true }));
       const server = expressServer(app);
@@ -116,14 +115,11 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       await import('../apps/server/src/thread-pool');
       const { BENCH_MODULES, startBenchApp } = await import('./support');
       const modules = (process.env.BENCH_MODULES ?? '').split(',').filter(Boolean);
-      const { requestLineLogger } = await import('../apps/server/src/request-logging.middleware');
       const s = await settings();
       const { app, token } = await startBenchApp(
         s,
         modules.map((m) => BENCH_MODULES[m]),
       );
-      // the request lines' level, switched by the parent to weigh their cost in one process
-      setRequestLineLevel = (level) => void (requestLineLogger(s).level = level);
       return { server: app.getHttpServer(), close: () => app.close(), ready: token };
     }
   }
@@ -166,10 +162,6 @@ async function main(): Promise<void> {
           maxRss: process.resourceUsage().maxRSS * 1024,
         });
       }
-      case 'log-info':
-      case 'log-warn':
-        setRequestLineLevel(m.kind === 'log-info' ? 'info' : 'warn');
-        return reply(true);
       case 'close':
         return void close().then(() => process.exit(0));
     }

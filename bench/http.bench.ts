@@ -4,8 +4,7 @@
  * order so drift on a shared machine hits every rung alike.
  *   bare node:http · bare Express 5 · the same on the service's HTTP server (its requests born with Express's
  *   prototypes) · bare Nest 11 · the same on the service's adapter · that with the service's middleware and
- *   request logging · the service: GET /api/Live (at `info`, and with its request lines switched to `warn` in the same
- *   process), a bearer JWT, the session cookie and an API key on a cheap authenticated route (/bench/authenticated,
+ *   request logging · the service (request lines at `info`): GET /api/Live, a bearer JWT, the session cookie and an API key on a cheap authenticated route (/bench/authenticated,
  *   the same answer as Live's behind the credential guard), POST /api/Invoke/... with an API key on the demo
  *   model.
  * Before every rung each server process is left to go quiet (under a tenth of a core over 300 ms), and a
@@ -13,7 +12,8 @@
  * archiving) is counted in that rung, never in the next one; each rung's measured run follows a second of the
  * same load, not counted (a process that sat idle while others ran starts cold).
  * Prints req/s (median of rounds), p50 and p99 latency, each rung's ratio to bare Express and bare Nest, the
- * service's rungs against its Live, the cost of `info` logging against `warn`, and each process's peak RSS.
+ * service's rungs against its Live, the targets (each service rung against bare Express: the median of the
+ * rounds' own ratios), and each process's peak RSS.
  * The service runs with every hardening on; nothing is switched off for the figures. Nothing is asserted.
  * BENCH_SECONDS (default 10) is split over the rounds: BENCH_HTTP_ROUNDS (default 5) runs of 1.5 × SECONDS / ROUNDS
  * (at least 2 s) each. A service rung's ratio to Live is the median of each round's own ratio (the two measured
@@ -40,8 +40,6 @@ const RUN_SECONDS = Math.max(2, Math.round((1.5 * SECONDS) / ROUNDS));
 
 interface Rung {
   label: string;
-  before?: () => Promise<unknown>;
-  after?: () => Promise<unknown>;
   server: () => RungProcess;
   request: () => RouteRequest;
 }
@@ -55,6 +53,160 @@ interface Sample {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** A rung's sample: its load after a second of the same, uncounted; its CPU up to quiet (Invoke's work after
+ * its answers is counted in its own rung, never the next one's: every process is quiet before a rung starts). */
+async function runRung(rung: Rung, seconds: number, processes: RungProcess[]): Promise<Sample> {
+  const { path, ...rest } = rung.request();
+  const server = rung.server();
+  await Promise.all(processes.map(settle));
+  // A process that sat idle while other rungs ran (its heap shrunk by V8's memory reducer, its caches cold)
+  // would otherwise charge its warm-up to this rung.
+  await load({ url: `${server.url}${path}`, connections: 16, duration: 1, ...rest });
+  const before = await server.ask<NodeJS.CpuUsage>('cpu');
+  const result = await load({ url: `${server.url}${path}`, connections: 16, duration: seconds, ...rest });
+  await settle(server);
+  const after = await server.ask<NodeJS.CpuUsage>('cpu');
+  const cpuSeconds = (after.user - before.user + after.system - before.system) / 1e6;
+  return {
+    rate: rate(result),
+    cpu: result['2xx'] / cpuSeconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
+}
+
+/**
+ * Every rung in ROUNDS rounds, after a warm-up: the order rotated each round and run backwards every other
+ * round, so a rung measured right after another on the same process (which finds it warm) comes first as
+ * often as second.
+ */
+async function measure(rungs: Rung[], processes: RungProcess[]): Promise<Map<Rung, Sample[]>> {
+  for (const rung of rungs) await runRung(rung, 1, processes); // warm-up
+  const samples = new Map<Rung, Sample[]>(rungs.map((r) => [r, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const rotated = rungs.map((_, i) => rungs[(i + round * 3) % rungs.length]);
+    const order = round % 2 ? rotated.reverse() : rotated;
+    for (const rung of order) samples.get(rung)!.push(await runRung(rung, RUN_SECONDS, processes));
+    process.stdout.write(`  round ${round + 1} of ${ROUNDS} done\n`);
+  }
+  return samples;
+}
+
+/** What the tables read: each rung's medians, and each round's ratio of one rung to another. */
+class Figures {
+  constructor(
+    readonly rungs: Rung[],
+    readonly samples: Map<Rung, Sample[]>,
+    readonly service: RungProcess,
+  ) {}
+
+  private rung(label: string): Rung {
+    return this.rungs.find((r) => r.label === label)!;
+  }
+
+  of(r: Rung | string): Sample {
+    const s = this.samples.get(typeof r === 'string' ? this.rung(r) : r)!;
+    const m = (k: keyof Sample) => median(s.map((x) => x[k]));
+    return { rate: m('rate'), cpu: m('cpu'), p50: m('p50'), p99: m('p99') };
+  }
+
+  /** Each round's ratio of `label` to `against` (both measured in the same round). */
+  rounds(label: string, against: string, k: 'rate' | 'cpu'): number[] {
+    const theirs = this.samples.get(this.rung(against))!;
+    return this.samples.get(this.rung(label))!.map((x, round) => x[k] / theirs[round][k]);
+  }
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+const points = (x: number) => (x * 100).toFixed(0);
+/** The lowest and highest of some ratios, as `lo to hi` with `format`. */
+const range = (values: number[], format: (x: number) => string) =>
+  `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
+
+/** One table (per wall-clock second or per CPU second): every rung, and its ratios to Express, Nest and Live. */
+function printTable(f: Figures, k: 'rate' | 'cpu', title: string): void {
+  const express = f.of('bare Express 5')[k];
+  const nest = f.of('bare Nest 11')[k];
+  const liveRounds = (label: string) => f.rounds(label, 'service Live', k);
+  process.stdout.write(
+    `\n${title}\n(× Live: the median of each round's ratio; rounds: the lowest and highest of them)\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}${'rounds'.padStart(14)}\n`,
+  );
+  for (const rung of f.rungs) {
+    const s = f.of(rung);
+    const ofService = rung.server() === f.service;
+    process.stdout.write(
+      `${rung.label.padEnd(28)}${s[k].toFixed(0).padStart(8)}${s.p50.toFixed(1).padStart(8)}${s.p99.toFixed(1).padStart(8)}` +
+        `${(s[k] / express).toFixed(2).padStart(10)}${(s[k] / nest).toFixed(2).padStart(8)}` +
+        `${ofService ? median(liveRounds(rung.label)).toFixed(2).padStart(8) + range(liveRounds(rung.label), (x) => x.toFixed(2)).padStart(14) : ''}\n`,
+    );
+  }
+  printSummary(f, k);
+}
+
+/** Issue 41's targets against bare Express, the service's routes against Live, and how far the rounds agree. */
+function printSummary(f: Figures, k: 'rate' | 'cpu'): void {
+  const live = f.of('service Live')[k];
+  const ofLive = (label: string) => median(f.rounds(label, 'service Live', k));
+  // the widest disagreement of the rounds on a ratio to Live: how far any single ratio can be trusted
+  const widest = Math.max(
+    ...f.rungs
+      .filter((r) => r.server() === f.service && r.label !== 'service Live')
+      .map((r) => {
+        const v = f.rounds(r.label, 'service Live', k);
+        return Math.max(...v) - Math.min(...v);
+      }),
+  );
+  /** The median of the rounds' ratios to bare Express, the rounds' range, and the target. */
+  const target = (name: string, label: string, goal: number) => {
+    const v = f.rounds(label, 'bare Express 5', k);
+    const m = median(v);
+    return `${name} ${m.toFixed(2)}× (rounds ${range(v, (x) => x.toFixed(2))}; target >= ${goal}: ${m >= goal ? 'met' : 'NOT met'})`;
+  };
+  process.stdout.write(
+    `against bare Express 5 (issue 41's targets): ${target('Live', 'service Live', 1.3)}; ` +
+      `${target('API key', 'API key (cheap route)', 1.2)}; ${target('bearer JWT', 'bearer JWT (cheap route)', 0.9)}; ` +
+      `${target('Invoke', 'Invoke (API key, demo)', 0.6)}\n` +
+      `against Live: bearer JWT ${pct(ofLive('bearer JWT (cheap route)'))}, cookie ${pct(ofLive('cookie JWT (cheap route)'))}, ` +
+      `API key ${pct(ofLive('API key (cheap route)'))}, Invoke ${pct(ofLive('Invoke (API key, demo)'))}; ` +
+      `Live ${pct(live / f.of('bare Nest 11')[k])} of bare Nest\n` +
+      `the rounds' ratios to Live differ by up to ${points(widest)} points on one rung` +
+      `${widest > 0.15 ? ': too noisy a machine to settle a ratio to better than that' : ''}\n` +
+      `against the frameworks on the service's HTTP server: Live ${(live / f.of('Express, objects born')[k]).toFixed(2)}× ` +
+      `Express (objects born), ${pct(live / f.of('Nest, service adapter')[k])} of Nest (service adapter)\n`,
+  );
+}
+
+/** The ladder's rungs: the bare frameworks' hello-world, then the service's routes. */
+function ladder(
+  bare: Record<string, RungProcess>,
+  service: RungProcess,
+  routes: Record<ServiceRoute, RouteRequest>,
+): Rung[] {
+  const hello = (label: string, server: RungProcess): Rung => ({
+    label,
+    server: () => server,
+    request: () => ({ path: '/' }),
+  });
+  const route = (label: string, r: ServiceRoute): Rung => ({
+    label,
+    server: () => service,
+    request: () => routes[r],
+  });
+  return [
+    hello('bare node:http', bare.node),
+    hello('bare Express 5', bare.express),
+    hello('Express, objects born', bare.expressBorn),
+    hello('bare Nest 11', bare.nest),
+    hello('Nest, service adapter', bare.nestBorn),
+    hello('Nest + service middleware', bare.middleware),
+    route('service Live', 'live'),
+    route('bearer JWT (cheap route)', 'bearer'),
+    route('cookie JWT (cheap route)', 'cookie'),
+    route('API key (cheap route)', 'api-key'),
+    route('Invoke (API key, demo)', 'invoke'),
+  ];
+}
 
 async function main(): Promise<void> {
   process.stdout.write(
@@ -75,129 +227,11 @@ async function main(): Promise<void> {
     const routes = Object.fromEntries(
       await Promise.all(SERVICE_ROUTES.map(async (r) => [r, await routeRequest(service, r)] as const)),
     ) as Record<ServiceRoute, RouteRequest>;
-    const rungs: Rung[] = [
-      { label: 'bare node:http', server: () => bare.node, request: () => ({ path: '/' }) },
-      { label: 'bare Express 5', server: () => bare.express, request: () => ({ path: '/' }) },
-      { label: 'Express, objects born', server: () => bare.expressBorn, request: () => ({ path: '/' }) },
-      { label: 'bare Nest 11', server: () => bare.nest, request: () => ({ path: '/' }) },
-      { label: 'Nest, service adapter', server: () => bare.nestBorn, request: () => ({ path: '/' }) },
-      { label: 'Nest + service middleware', server: () => bare.middleware, request: () => ({ path: '/' }) },
-      { label: 'service Live (info)', server: () => service, request: () => routes.live },
-      {
-        label: 'service Live (warn)',
-        server: () => service,
-        request: () => routes.live,
-        // the same process with its request lines off: what `info` logging costs, without a second process
-        before: () => service.ask('log-warn'),
-        after: () => service.ask('log-info'),
-      },
-      { label: 'bearer JWT (cheap route)', server: () => service, request: () => routes.bearer },
-      { label: 'cookie JWT (cheap route)', server: () => service, request: () => routes.cookie },
-      { label: 'API key (cheap route)', server: () => service, request: () => routes['api-key'] },
-      { label: 'Invoke (API key, demo)', server: () => service, request: () => routes.invoke },
-    ];
-    const run = async (rung: Rung, seconds: number): Promise<Sample> => {
-      const { path, ...rest } = rung.request();
-      const server = rung.server();
-      // Work a rung leaves behind (Invoke's case creation and archiving run after the answers) is counted in
-      // that rung's CPU (below), never in the next one's: every process is quiet before a rung starts.
-      await Promise.all(processes.map(settle));
-      await rung.before?.();
-      // A second of the same load first, not counted: a process that sat idle while other rungs ran (its heap
-      // shrunk by V8's memory reducer, its caches cold) would otherwise charge its warm-up to this rung.
-      await load({ url: `${server.url}${path}`, connections: 16, duration: 1, ...rest });
-      const before = await server.ask<NodeJS.CpuUsage>('cpu');
-      const result = await load({ url: `${server.url}${path}`, connections: 16, duration: seconds, ...rest });
-      // the rung's CPU includes what its answers left to do (Invoke: case creation, archiving), up to quiet
-      await settle(server);
-      const after = await server.ask<NodeJS.CpuUsage>('cpu');
-      await rung.after?.();
-      const cpuSeconds = (after.user - before.user + after.system - before.system) / 1e6;
-      return {
-        rate: rate(result),
-        cpu: result['2xx'] / cpuSeconds,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-      };
-    };
-    for (const rung of rungs) await run(rung, 1); // warm-up
-    const samples = new Map<Rung, Sample[]>(rungs.map((r) => [r, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      // rotate the order each round, and run it backwards every other round: a rung measured right after
-      // another on the same process (Live at warn after Live at info, the bearer after it) finds that process
-      // warm, one measured after another process's rungs finds it cold, so each neighbour comes first as often
-      const rotated = rungs.map((_, i) => rungs[(i + round * 3) % rungs.length]);
-      const order = round % 2 ? rotated.reverse() : rotated;
-      for (const rung of order) samples.get(rung)!.push(await run(rung, RUN_SECONDS));
-      process.stdout.write(`  round ${round + 1} of ${ROUNDS} done\n`);
-    }
-    const fig = (r: Rung) => {
-      const s = samples.get(r)!;
-      return {
-        rate: median(s.map((x) => x.rate)),
-        cpu: median(s.map((x) => x.cpu)),
-        p50: median(s.map((x) => x.p50)),
-        p99: median(s.map((x) => x.p99)),
-      };
-    };
-    const rungOf = (label: string) => rungs.find((r) => r.label === label)!;
-    const byLabel = (label: string) => fig(rungOf(label));
-    /** Each round's ratio of `label` to `against` (both measured in the same round). */
-    const rounds = (label: string, against: string, k: 'rate' | 'cpu') => {
-      const theirs = samples.get(rungOf(against))!;
-      return samples.get(rungOf(label))!.map((x, round) => x[k] / theirs[round][k]);
-    };
-    const table = (k: 'rate' | 'cpu', title: string) => {
-      const express = byLabel('bare Express 5')[k];
-      const nest = byLabel('bare Nest 11')[k];
-      const live = byLabel('service Live (info)')[k];
-      const liveRounds = (label: string) => rounds(label, 'service Live (info)', k);
-      /** The median of the rounds' ratios to Live. */
-      const ofLive = (label: string) => median(liveRounds(label));
-      /** The lowest and highest of the rounds' ratios to Live, as `lo to hi` with `format`. */
-      const range = (values: number[], format: (x: number) => string) =>
-        `${format(Math.min(...values))} to ${format(Math.max(...values))}`;
-      process.stdout.write(
-        `\n${title}\n(× Live: the median of each round's ratio; rounds: the lowest and highest of them)\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'×Express'.padStart(10)}${'×Nest'.padStart(8)}${'×Live'.padStart(8)}${'rounds'.padStart(14)}\n`,
-      );
-      for (const rung of rungs) {
-        const f = fig(rung);
-        const ofService = rung.server() === service;
-        process.stdout.write(
-          `${rung.label.padEnd(28)}${f[k].toFixed(0).padStart(8)}${f.p50.toFixed(1).padStart(8)}${f.p99.toFixed(1).padStart(8)}` +
-            `${(f[k] / express).toFixed(2).padStart(10)}${(f[k] / nest).toFixed(2).padStart(8)}` +
-            `${ofService ? ofLive(rung.label).toFixed(2).padStart(8) + range(liveRounds(rung.label), (x) => x.toFixed(2)).padStart(14) : ''}\n`,
-        );
-      }
-      const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-      const points = (x: number) => (x * 100).toFixed(0);
-      const of = (label: string) => `${pct(ofLive(label))} (rounds ${range(liveRounds(label), points)} %)`;
-      const infoCost = (ratio: number) => 1 - 1 / ratio;
-      // the widest disagreement of the rounds on a ratio to Live: how far any single ratio above can be trusted
-      const widest = Math.max(
-        ...rungs
-          .filter((r) => r.server() === service && r.label !== 'service Live (info)')
-          .map((r) => {
-            const v = liveRounds(r.label);
-            return Math.max(...v) - Math.min(...v);
-          }),
-      );
-      process.stdout.write(
-        `Live: ${(live / express).toFixed(2)}× bare Express (target >= 0.55), ${pct(live / nest)} of bare Nest (about 75 %)\n` +
-          `bearer JWT ${of('bearer JWT (cheap route)')} of Live (target >= 80 %); cookie ${of('cookie JWT (cheap route)')}; ` +
-          `API key ${of('API key (cheap route)')} (target >= 90 %); Invoke ${of('Invoke (API key, demo)')} (target >= 70 %)\n` +
-          `info logging costs ${pct(infoCost(ofLive('service Live (warn)')))} against warn on Live ` +
-          `(rounds ${range(liveRounds('service Live (warn)').map(infoCost), points)} %; target <= 10 %)\n` +
-          `the rounds' ratios to Live differ by up to ${points(widest)} points on one rung` +
-          `${widest > 0.15 ? ': too noisy a machine to settle a ratio to better than that' : ''}\n` +
-          `against the frameworks on the service's HTTP server: Live ${(live / byLabel('Express, objects born')[k]).toFixed(2)}× ` +
-          `Express (objects born), ${pct(live / byLabel('Nest, service adapter')[k])} of Nest (service adapter); ` +
-          `against bare Express: bearer ${(byLabel('bearer JWT (cheap route)')[k] / express).toFixed(2)}×, ` +
-          `API key ${(byLabel('API key (cheap route)')[k] / express).toFixed(2)}×, Invoke ${(byLabel('Invoke (API key, demo)')[k] / express).toFixed(2)}×\n`,
-      );
-    };
-    table('rate', 'Answers per wall-clock second (medians of the rounds):');
-    table(
+    const rungs = ladder(bare, service, routes);
+    const figures = new Figures(rungs, await measure(rungs, processes), service);
+    printTable(figures, 'rate', 'Answers per wall-clock second (medians of the rounds):');
+    printTable(
+      figures,
       'cpu',
       'Answers per CPU second of the server process (medians; the steadier figure on a shared machine):',
     );

@@ -6,9 +6,7 @@
  * time) and the project's functions with everything they called.
  *   npm run bench:profile -- live bearer     (the default)
  *   npm run bench:profile -- api-key invoke
- *   npm run bench:profile -- live live:warn  (what the `info` request lines cost)
- *   routes: live, bearer, cookie, api-key, invoke; `:warn` after one runs its windows with the request lines
- *   switched to `warn` in the same process (as bench:http's Live at warn)
+ *   routes: live, bearer, cookie, api-key, invoke
  * BENCH_PROFILE_ROUNDS (default 2) rounds, each running every route once for BENCH_PROFILE_SECONDS (default 6)
  * after an uncounted second, the order reversed every other round. A window runs until the process is quiet
  * again, so work an answer leaves behind (Invoke's archiving and case creation) is counted in its route.
@@ -54,12 +52,7 @@ function printDifferences(title: string, base: PerAnswer, other: PerAnswer, labe
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
   const labels = names.length ? names : ['live', 'bearer'];
-  const routes = labels.map((label) => {
-    const [route, level, ...rest] = label.split(':');
-    if (rest.length || (level !== undefined && level !== 'warn'))
-      throw new Error(`${label}: a route, or a route:warn`);
-    return { label, route: here.serviceRoute(route), warn: level === 'warn' };
-  });
+  const routes = labels.map((label) => ({ label, route: here.serviceRoute(label) }));
   const dir = mkdtempSync(join(tmpdir(), 'bench-profile-'));
   process.env.BENCH_CPU_PROF_DIR = dir;
   const server = await here.spawnRung('service', { LogLevel: 'info' });
@@ -72,10 +65,9 @@ async function main(): Promise<void> {
       const order = routes.map((_, i) => i);
       if (round % 2) order.reverse();
       for (const i of order) {
-        const { label, warn } = routes[i];
+        const { label } = routes[i];
         const { path, ...rest } = requests[i];
         const options = { url: `${server.url}${path}`, connections: 16, ...rest };
-        if (warn) await server.ask('log-warn');
         await here.load({ ...options, duration: 1 });
         await here.settle(server);
         const before = await server.ask<NodeJS.CpuUsage>('cpu');
@@ -84,7 +76,6 @@ async function main(): Promise<void> {
         await here.settle(server);
         const end = monotonicMicros();
         const after = await server.ask<NodeJS.CpuUsage>('cpu');
-        if (warn) await server.ask('log-info');
         if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx`);
         windows.get(label)!.push({ start, end, answers: result['2xx'] });
         cpu.set(label, cpu.get(label)! + after.user - before.user + after.system - before.system);

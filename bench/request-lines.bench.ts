@@ -1,7 +1,7 @@
 /*
  * npm run bench:request-lines — what a request line costs on its way to stdout, in a process of its own
  * writing into a pipe that this process drains (as a log collector would): server CPU (all threads) per line,
- * for the same lines (built by requestLineText, two a loop turn, as under load) handed to the service's destination
+ * for the same lines (pino's own serialisation, two a loop turn, as under load) handed to the service's destination
  * (stdoutDestination: pino's, synchronous) one write per line, one write per loop turn (lineBatcher, batch 0), and
  * in batches of REQUEST_LINE_BATCH characters (lineBatcher, as the service does); and, for comparison, the same
  * batches into pino's asynchronous destination (4 KiB minimum writes through libuv's thread pool), which the
@@ -14,9 +14,8 @@ import {
   lineBatcher,
   LOG_FLUSH_MILLISECONDS,
   REQUEST_LINE_BATCH,
-  requestLineText,
-  stdoutDestination,
-} from '../apps/server/src/request-logging.middleware';
+} from '../apps/server/src/fast-paths/line-batcher';
+import { stdoutDestination } from '../apps/server/src/request-logging.middleware';
 
 const WAYS = [
   'no write',
@@ -44,19 +43,18 @@ function writeLines(way: Way): void {
         : lineBatcher(destination, way === 'a write per loop turn' ? 0 : REQUEST_LINE_BATCH);
   if (way === 'batches, async destination')
     setInterval(() => (destination as { flush?: () => void }).flush?.(), LOG_FLUSH_MILLISECONDS).unref();
-  const bindings = `,"pid":${process.pid},"hostname":"bench-host","instance":"bench"`;
+  const lines = pino({ base: { pid: process.pid, hostname: 'bench-host', instance: 'bench' } }, { write });
   const started = process.cpuUsage();
   let turn = 0;
   const step = () => {
     for (let i = 0; i < PER_TURN; i++)
-      write(
-        requestLineText(
-          bindings,
-          30,
-          Date.now(),
-          { id: crypto.randomUUID(), method: 'GET', url: '/api/Live', statusCode: 200, responseTime: 1 },
-          'request completed',
-        ),
+      lines.info(
+        {
+          req: { id: crypto.randomUUID(), method: 'GET', url: '/api/Live' },
+          res: { statusCode: 200 },
+          responseTime: 1,
+        },
+        'request completed',
       );
     if (++turn < TURNS) setImmediate(step);
     // what is still pending leaves within LOG_FLUSH_MILLISECONDS: counted too

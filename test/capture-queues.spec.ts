@@ -181,10 +181,10 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
       expect(() => t.app.get(TelemetryRetention).register('UserLogin')).toThrow(/never trimmed/);
     });
 
-    it('records warnings with one call that also counts them, and folds the instruments into OpenTelemetryMetric', async () => {
+    /** Three model-invoke warnings, one of each other kind, and a few instrument values. */
+    const recordWarnings = (occurred: Date) => {
       const recorder = t.app.get(WarningRecorder);
       const engine = t.app.get(EngineMetrics);
-      const occurred = new Date('2026-01-02T03:04:05.678Z');
       for (let i = 0; i < 3; i++) {
         recorder.modelInvokeWarning({
           entityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
@@ -214,6 +214,11 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
       engine.archiverStageDuration(ArchiverStage.BuildArchiveJson, 3);
       engine.archiverStageDuration(ArchiverStage.BuildArchiveJson, 30);
       engine.invokeStageDuration('Parse', 0.2);
+    };
+
+    it('records warnings with one call that also counts them, and folds the instruments into OpenTelemetryMetric', async () => {
+      const occurred = new Date('2026-01-02T03:04:05.678Z');
+      recordWarnings(occurred);
       await flusher.flush();
 
       const invoke = await rows<Record<string, unknown>>(`SELECT * FROM "ModelInvokeWarning" ORDER BY "Id"`);

@@ -121,6 +121,36 @@ describe('Redis through Sentinel: a real master, replica and Sentinel', () => {
     );
   });
 
+  /** A key revoked behind this node's back (in the database) is refused once the message comes through the new master. */
+  const expectRevocationThroughNewMaster = async () => {
+    const admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const keys = t.app.get(ApiKeyService);
+    const { key, guid } = await keys.create(admin.actor, { userRegistryGuid: admin.guid, name: 'failover' });
+    await t.app.get(ApiKeyCache).reload();
+    await t.app
+      .get(DataSource)
+      .getRepository(UserRegistryApiKey)
+      .update({ Guid: guid }, { RevokedDate: new Date(), RevokedUser: 'another node' });
+    expect(keys.validate(key).userGuid).toBe(admin.guid);
+    const receivers = await probe(set.replicaPort, set.password).publish(
+      API_KEY_CHANNEL,
+      JSON.stringify({ v: 1, event: 'revoked', keyGuid: guid, origin: 'another-node' }),
+    );
+    expect(receivers).toBe(1);
+    await waitFor(
+      () => {
+        try {
+          keys.validate(key);
+          return false;
+        } catch {
+          return true;
+        }
+      },
+      2000,
+      'the node to refuse the revoked key',
+    );
+  };
+
   it('after SENTINEL FAILOVER: every client is on the new master, API key messages arrive again, and the Sentinel events are captured', async () => {
     // the watcher listens to the live Sentinel before the failover begins
     await waitFor(
@@ -149,34 +179,8 @@ describe('Redis through Sentinel: a real master, replica and Sentinel', () => {
       'both subscribers on the new master',
     );
 
-    // A key revoked behind this node's back (straight in the database) is refused as soon as the
-    // revocation message arrives through the new master.
-    const admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
-    const keys = t.app.get(ApiKeyService);
-    const { key, guid } = await keys.create(admin.actor, { userRegistryGuid: admin.guid, name: 'failover' });
-    await t.app.get(ApiKeyCache).reload();
+    await expectRevocationThroughNewMaster();
     const ds = t.app.get(DataSource);
-    await ds
-      .getRepository(UserRegistryApiKey)
-      .update({ Guid: guid }, { RevokedDate: new Date(), RevokedUser: 'another node' });
-    expect(keys.validate(key).userGuid).toBe(admin.guid);
-    const receivers = await probe(set.replicaPort, set.password).publish(
-      API_KEY_CHANNEL,
-      JSON.stringify({ v: 1, event: 'revoked', keyGuid: guid, origin: 'another-node' }),
-    );
-    expect(receivers).toBe(1);
-    await waitFor(
-      () => {
-        try {
-          keys.validate(key);
-          return false;
-        } catch {
-          return true;
-        }
-      },
-      2000,
-      'the node to refuse the revoked key',
-    );
 
     await t.app.get(CaptureFlusher).flush();
     const sentinelRows = await ds.query<EventRow[]>(

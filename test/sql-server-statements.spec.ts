@@ -60,7 +60,7 @@ import {
  * parameter as (test/support/sql-server-recorder.ts). Every statement must pass the gate
  * (sqlServerProblems): at most 2098 parameters, @0…@n-1 all bound and used, at most 1000 rows per VALUES
  * list, no legacy datetime parameter, no PostgreSQL-only syntax. The grids' SQL is snapshotted, so a dialect
- * change is reviewed. What only a real server can prove is listed in README, "What is not tested here".
+ * change is reviewed. What only a real server can prove is listed in docs/testing.md, "What is not tested here".
  */
 
 const NOW = Date.parse('2026-11-22T10:00:00.000Z');

@@ -10,6 +10,8 @@ export default defineConfig({
   root,
   base: '/',
   plugins: [react()],
+  // The names and rules the service and the console share, declared once (libs/declarations: no import of its own).
+  resolve: { alias: { '@app/declarations': join(root, '../../libs/declarations/src') } },
   build: {
     // Served by the Nest process (libs/console): index.html for the console's routes, assets/ as files.
     // Not under the server's dist/, which nest build and nest start --watch delete.

@@ -54,9 +54,8 @@ describe('the database cannot answer', () => {
 });
 
 /**
- * SQLite answers the session read at once, so a bearer request is judged within the guard's own turn; a database
- * that cannot answer there must still refuse it (a thrown error, not a rejection), and the service must read again
- * once the database is back (a new connection, the statement prepared on it).
+ * The embedded database gone: a bearer or cookie request is refused (503), and the service reads again once the
+ * database is back (a new connection, the statement prepared on it).
  */
 describe('the embedded database cannot answer', () => {
   let t: TestApp;
@@ -69,7 +68,7 @@ describe('the embedded database cannot answer', () => {
   afterAll(() => t.close());
 
   it('refuses bearer and cookie requests with a 503 problem, and recovers when it is back', async () => {
-    // twice: the second request finds its token's signature remembered and is answered in the guard's turn
+    // twice: the second request finds its token's signature remembered (judged by the session read alone)
     for (let i = 0; i < 2; i++)
       await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
     const dataSource = t.app.get(DataSource);

@@ -9,6 +9,105 @@ jest.setTimeout(120_000);
 
 const SUMMARY = 'Invoke refused requests with 503 (overload) in the last second';
 
+type Invoke = (body: string, auth?: boolean) => Promise<Response>;
+
+const account = (i: number) =>
+  JSON.stringify({ transactionId: `t${i}`, account: { id: `ACC-SHED-${i}` }, amount: 9999, country: 'DE' });
+
+function startService(connectionString: string, port: number) {
+  return spawnServer({
+    DatabaseProvider: 'postgres',
+    ConnectionString: connectionString,
+    Port: String(port),
+    LogLevel: 'info',
+    JwtKey: TEST_JWT_KEY,
+    ApiHmacKey: TEST_API_HMAC_KEY,
+    BootstrapAdministratorPassword: TEST_ADMIN_PASSWORD,
+    Argon2MemoryKiB: '19456',
+    Argon2Iterations: '2',
+    CaseCreationQueueCapacity: '2',
+    ArchiveBulkCopyIntervalMilliseconds: '20',
+  });
+}
+
+async function invoker(base: string): Promise<Invoke> {
+  const signIn = await fetch(`${base}/api/Authentication/ByUserNamePassword`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      userName: 'Administrator',
+      password: TEST_ADMIN_PASSWORD,
+      newPassword: 'A-New-Password-123',
+      repeatNewPassword: 'A-New-Password-123',
+    }),
+  });
+  const { token } = (await signIn.json()) as { token: string };
+  return (body, auth = true) =>
+    fetch(`${base}/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) },
+      body,
+    });
+}
+
+/** Invocations accepted until the held cases fill the backlog (two activations an invocation): their numbers. */
+async function fillBacklog(invoke: Invoke): Promise<number[]> {
+  const accepted: number[] = [];
+  let refused = 0;
+  for (let i = 0; refused === 0 && i < 200; i++) {
+    const answer = await invoke(account(i));
+    await answer.arrayBuffer();
+    if (answer.status === 200) accepted.push(i);
+    else if (answer.status === 503) refused++;
+    else throw new Error(`unexpected ${answer.status}`);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  expect(refused).toBe(1);
+  return accepted;
+}
+
+/** Twenty rounds of a valid, a malformed and a too-large body, each refused the same: how many. */
+async function expectRefusals(invoke: Invoke): Promise<number> {
+  const bodies = [account(1000), '{not json', `{"x":"${'y'.repeat(2 * 1024 * 1024)}"}`];
+  let refused = 0;
+  for (let round = 0; round < 20; round++) {
+    for (const answer of await Promise.all(bodies.map((b) => invoke(b)))) {
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('retry-after')).toBe('1');
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+      expect(await answer.json()).toMatchObject({
+        type: 'urn:problem-type:service-unavailable',
+        status: 503,
+        detail: expect.stringContaining('Case creation is behind'),
+      });
+      refused++;
+    }
+  }
+  return refused;
+}
+
+async function countRows(pg: Client, sql: string): Promise<number> {
+  const { rows } = await pg.query<{ n: string }>(sql);
+  return Number(rows[0].n);
+}
+
+/** No request line for a 503; warn summaries whose counts add up to the refusals. */
+function expectSummaries(output: string, refused: number): void {
+  const lines = output
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const refusedLines = lines.filter(
+    (l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 503,
+  );
+  expect(refusedLines).toEqual([]);
+  const summaries = lines.filter((l) => l.msg === SUMMARY);
+  expect(summaries.every((l) => l.level === 40)).toBe(true);
+  expect(summaries.reduce((n, l) => n + Number(l.refused), 0)).toBe(refused);
+  expect(summaries.reduce((n, l) => n + Number(l.caseLag), 0)).toBe(refused);
+  expect(summaries.length).toBeLessThan(refused);
+}
+
 /**
  * Issue 36, item 2, in the real process on PostgreSQL: while case creation is held (the test locks the Case
  * table), the case backlog reaches CaseCreationQueueCapacity and Invoke refuses: 503 with Retry-After, before the
@@ -20,104 +119,30 @@ describe('load shedding at Invoke (PostgreSQL)', () => {
   it('refuses early and cheaply, summarises the refusals, and loses nothing accepted', async () => {
     const connectionString = await createPostgresDatabase();
     const port = await freePort();
-    const server = spawnServer({
-      DatabaseProvider: 'postgres',
-      ConnectionString: connectionString,
-      Port: String(port),
-      LogLevel: 'info',
-      JwtKey: TEST_JWT_KEY,
-      ApiHmacKey: TEST_API_HMAC_KEY,
-      BootstrapAdministratorPassword: TEST_ADMIN_PASSWORD,
-      Argon2MemoryKiB: '19456',
-      Argon2Iterations: '2',
-      CaseCreationQueueCapacity: '2',
-      ArchiveBulkCopyIntervalMilliseconds: '20',
-    });
+    const server = startService(connectionString, port);
     const pg = new Client({ connectionString });
     try {
       await waitFor(() => server.output().includes('Service listening'), 60_000, 'the service to listen');
       const base = `http://127.0.0.1:${port}`;
-      const signIn = await fetch(`${base}/api/Authentication/ByUserNamePassword`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          userName: 'Administrator',
-          password: TEST_ADMIN_PASSWORD,
-          newPassword: 'A-New-Password-123',
-          repeatNewPassword: 'A-New-Password-123',
-        }),
-      });
-      const { token } = (await signIn.json()) as { token: string };
-      const invoke = (body: string, auth = true) =>
-        fetch(`${base}/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(auth ? { authorization: `Bearer ${token}` } : {}),
-          },
-          body,
-        });
-      const account = (i: number) =>
-        JSON.stringify({
-          transactionId: `t${i}`,
-          account: { id: `ACC-SHED-${i}` },
-          amount: 9999,
-          country: 'DE',
-        });
-
+      const invoke = await invoker(base);
       await pg.connect();
       await pg.query('BEGIN');
       await pg.query('LOCK TABLE "Case" IN ACCESS EXCLUSIVE MODE');
-      // Accepted until the held cases fill the backlog (two activations an invocation).
-      const accepted: number[] = [];
-      let refused = 0;
-      for (let i = 0; refused === 0 && i < 200; i++) {
-        const answer = await invoke(account(i));
-        await answer.arrayBuffer();
-        if (answer.status === 200) accepted.push(i);
-        else if (answer.status === 503) refused++;
-        else throw new Error(`unexpected ${answer.status}`);
-        await new Promise((r) => setTimeout(r, 30));
-      }
-      expect(refused).toBe(1);
+      const accepted = await fillBacklog(invoke);
       expect(accepted.length).toBeGreaterThanOrEqual(1);
-
-      const bodies = [account(1000), '{not json', `{"x":"${'y'.repeat(2 * 1024 * 1024)}"}`];
-      for (let round = 0; round < 20; round++) {
-        const answers = await Promise.all(bodies.map((b) => invoke(b)));
-        for (const answer of answers) {
-          expect(answer.status).toBe(503);
-          expect(answer.headers.get('retry-after')).toBe('1');
-          expect(answer.headers.get('content-type')).toContain('application/problem+json');
-          expect(await answer.json()).toMatchObject({
-            type: 'urn:problem-type:service-unavailable',
-            status: 503,
-            detail: expect.stringContaining('Case creation is behind'),
-          });
-          refused++;
-        }
-      }
-      const anonymous = await invoke(account(2000), false);
-      expect(anonymous.status).toBe(401);
+      const refused = 1 + (await expectRefusals(invoke));
+      expect((await invoke(account(2000), false)).status).toBe(401);
       expect((await fetch(`${base}/api/Live`)).status).toBe(200);
 
       await pg.query('COMMIT');
-      let cases = 0;
+      const casesSql = `SELECT COUNT(*) AS n FROM "Case" WHERE "CaseKeyValue" LIKE 'ACC-SHED-%'`;
       await waitFor(
-        async () => {
-          const { rows } = await pg.query<{ n: string }>(
-            `SELECT COUNT(*) AS n FROM "Case" WHERE "CaseKeyValue" LIKE 'ACC-SHED-%'`,
-          );
-          cases = Number(rows[0].n);
-          return cases === accepted.length;
-        },
+        async () => (await countRows(pg, casesSql)) === accepted.length,
         30_000,
         'the cases of every accepted invocation',
       );
-      const { rows } = await pg.query<{ n: string }>(
-        `SELECT COUNT(*) AS n FROM "EntityAnalysisModelArchive" WHERE "Json" LIKE '%ACC-SHED-%'`,
-      );
-      expect(Number(rows[0].n)).toBe(accepted.length);
+      const archived = `SELECT COUNT(*) AS n FROM "EntityAnalysisModelArchive" WHERE "Json" LIKE '%ACC-SHED-%'`;
+      expect(await countRows(pg, archived)).toBe(accepted.length);
       // Taken again once the backlog is gone.
       await waitFor(
         async () => (await invoke(account(3000))).status === 200,
@@ -127,21 +152,7 @@ describe('load shedding at Invoke (PostgreSQL)', () => {
       await new Promise((r) => setTimeout(r, 1_200));
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
-
-      const lines = server
-        .output()
-        .split('\n')
-        .filter((l) => l.startsWith('{'))
-        .map((l) => JSON.parse(l) as Record<string, unknown>);
-      const refusedLines = lines.filter(
-        (l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 503,
-      );
-      expect(refusedLines).toEqual([]);
-      const summaries = lines.filter((l) => l.msg === SUMMARY);
-      expect(summaries.every((l) => l.level === 40)).toBe(true);
-      expect(summaries.reduce((n, l) => n + Number(l.refused), 0)).toBe(refused);
-      expect(summaries.reduce((n, l) => n + Number(l.caseLag), 0)).toBe(refused);
-      expect(summaries.length).toBeLessThan(refused);
+      expectSummaries(server.output(), refused);
     } finally {
       await pg.end().catch(() => undefined);
       if (server.child.exitCode === null) server.child.kill('SIGKILL');

@@ -7,17 +7,17 @@ jest.setTimeout(120_000);
 
 /**
  * Security issue 37, item 7: a client that leaves before its body is complete is its own business: a 400-class
- * event, one request line at `info`, never a 500, an `error` line or a stack trace, on both body parsers (the
- * direct JSON reader and body-parser's JSON and form parsers). A body that never completes is cut after
+ * event, one request line at `info`, never a 500, an `error` line or a stack trace, on body-parser's JSON and
+ * form parsers. A body that never completes is cut after
  * RequestBodyTimeoutMilliseconds (408), counted, and logged once. Both are counted in
  * service.http.request.incomplete, by reason.
  */
 const BODY_TIMEOUT_MS = 1500;
 const TIMES = 10;
 
-/** The three ways a body reaches the parsers: Content-Length JSON (the direct reader), chunked JSON, a form. */
+/** The three ways a body reaches the parsers: Content-Length JSON, chunked JSON, a form. */
 const KINDS = {
-  direct: 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"half',
+  length: 'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"name":"half',
   chunked: 'Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n8\r\n{"name":\r\n',
   form: 'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nname=half',
 };

@@ -60,6 +60,64 @@ function run(file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   });
 }
 
+/** A program written against the generated client: a grid, Invoke, a create, If-Match twice, a 404. */
+const GENERATED_CLIENT_PROGRAM = `import createClient from 'openapi-fetch';
+import type { components, paths } from './schema';
+
+type Schemas = components['schemas'];
+
+export async function main(env: { baseUrl: string; apiKey: string; modelGuid: string }): Promise<object> {
+  const api = createClient<paths>({ baseUrl: env.baseUrl, headers: { 'x-api-key': env.apiKey } });
+
+  const grid = await api.GET('/api/CaptureQueueHealth', { params: { query: { take: 10, queueId: 1 } } });
+  if (!grid.data) throw new Error('grid: ' + grid.response.status);
+  const rows: Schemas['CaptureQueueHealthRow'][] = grid.data.rows;
+  const total: number = grid.data.total;
+  const depth: Schemas['ColumnStatisticsDto'] = grid.data.statistics.queueDepth;
+
+  const invoked = await api.POST('/api/Invoke/EntityAnalysisModel/{guid}', {
+    params: { path: { guid: env.modelGuid }, query: { trace: 'true' } },
+    body: { transactionId: 'contract-1', account: { id: 'A-1' }, amount: 12.5 },
+  });
+  if (!invoked.data) throw new Error('invoke: ' + invoked.response.status);
+  const entry: string = invoked.data.entityAnalysisModelInstanceEntryGuid;
+  const trace: Schemas['TracePointDto'][] = invoked.data.trace ?? [];
+
+  const tenant = await api.POST('/api/TenantRegistry', { body: { name: 'Generated client ' + Date.now() } });
+  if (!tenant.data) throw new Error('tenant: ' + tenant.response.status);
+  const created: Schemas['TenantDto'] = tenant.data;
+  const location = tenant.response.headers.get('Location');
+  // Optimistic concurrency through the typed client: the ETag read, then a stale one (412, a typed problem).
+  const etag = tenant.response.headers.get('ETag') ?? '';
+  const path = { guid: created.guid };
+  const renamed = await api.PUT('/api/TenantRegistry/{guid}', {
+    params: { path, header: { 'If-Match': etag } },
+    body: { name: created.name + ' renamed' },
+  });
+  const stale = await api.PUT('/api/TenantRegistry/{guid}', {
+    params: { path, header: { 'If-Match': etag } },
+    body: { name: created.name + ' again' },
+  });
+  const staleProblem: Schemas['ProblemDto'] | undefined = stale.error;
+
+  const missing = await api.GET('/api/TenantRegistry/{guid}', { params: { path: { guid: '${EXAMPLE_GUID}' } } });
+  const problem: Schemas['ProblemDto'] | undefined = missing.error;
+
+  return {
+    rows: rows.length,
+    total,
+    depthCount: depth.count,
+    entry,
+    tracePoints: trace.map((p) => p.message),
+    tenant: created.name,
+    location: location === '/api/TenantRegistry/' + created.guid,
+    renamed: { status: renamed.response.status, version: renamed.data?.version },
+    stale: { status: stale.response.status, type: staleProblem?.type },
+    missing: { status: missing.response.status, type: problem?.type },
+  };
+}
+`;
+
 /**
  * The contract, checked with tools nobody here wrote, as an integrator would, on the document as served:
  * Redocly's recommended rules and Spectral's spectral:oas (no error), a client generated with
@@ -268,65 +326,7 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
       join(dir, 'schema.ts'),
     ]);
     expect(types.status).toBe(0);
-    writeFileSync(
-      join(dir, 'client.ts'),
-      `import createClient from 'openapi-fetch';
-import type { components, paths } from './schema';
-
-type Schemas = components['schemas'];
-
-export async function main(env: { baseUrl: string; apiKey: string; modelGuid: string }): Promise<object> {
-  const api = createClient<paths>({ baseUrl: env.baseUrl, headers: { 'x-api-key': env.apiKey } });
-
-  const grid = await api.GET('/api/CaptureQueueHealth', { params: { query: { take: 10, queueId: 1 } } });
-  if (!grid.data) throw new Error('grid: ' + grid.response.status);
-  const rows: Schemas['CaptureQueueHealthRow'][] = grid.data.rows;
-  const total: number = grid.data.total;
-  const depth: Schemas['ColumnStatisticsDto'] = grid.data.statistics.queueDepth;
-
-  const invoked = await api.POST('/api/Invoke/EntityAnalysisModel/{guid}', {
-    params: { path: { guid: env.modelGuid }, query: { trace: 'true' } },
-    body: { transactionId: 'contract-1', account: { id: 'A-1' }, amount: 12.5 },
-  });
-  if (!invoked.data) throw new Error('invoke: ' + invoked.response.status);
-  const entry: string = invoked.data.entityAnalysisModelInstanceEntryGuid;
-  const trace: Schemas['TracePointDto'][] = invoked.data.trace ?? [];
-
-  const tenant = await api.POST('/api/TenantRegistry', { body: { name: 'Generated client ' + Date.now() } });
-  if (!tenant.data) throw new Error('tenant: ' + tenant.response.status);
-  const created: Schemas['TenantDto'] = tenant.data;
-  const location = tenant.response.headers.get('Location');
-  // Optimistic concurrency through the typed client: the ETag read, then a stale one (412, a typed problem).
-  const etag = tenant.response.headers.get('ETag') ?? '';
-  const path = { guid: created.guid };
-  const renamed = await api.PUT('/api/TenantRegistry/{guid}', {
-    params: { path, header: { 'If-Match': etag } },
-    body: { name: created.name + ' renamed' },
-  });
-  const stale = await api.PUT('/api/TenantRegistry/{guid}', {
-    params: { path, header: { 'If-Match': etag } },
-    body: { name: created.name + ' again' },
-  });
-  const staleProblem: Schemas['ProblemDto'] | undefined = stale.error;
-
-  const missing = await api.GET('/api/TenantRegistry/{guid}', { params: { path: { guid: '${EXAMPLE_GUID}' } } });
-  const problem: Schemas['ProblemDto'] | undefined = missing.error;
-
-  return {
-    rows: rows.length,
-    total,
-    depthCount: depth.count,
-    entry,
-    tracePoints: trace.map((p) => p.message),
-    tenant: created.name,
-    location: location === '/api/TenantRegistry/' + created.guid,
-    renamed: { status: renamed.response.status, version: renamed.data?.version },
-    stale: { status: stale.response.status, type: staleProblem?.type },
-    missing: { status: missing.response.status, type: problem?.type },
-  };
-}
-`,
-    );
+    writeFileSync(join(dir, 'client.ts'), GENERATED_CLIENT_PROGRAM);
     writeFileSync(
       join(dir, 'tsconfig.json'),
       JSON.stringify({

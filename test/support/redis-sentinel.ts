@@ -62,6 +62,66 @@ function serverProcess(args: string[], port: number): ServerProcess {
   };
 }
 
+/**
+ * The Sentinel's configuration file. The Sentinel rewrites it (CONFIG REWRITE) as it learns: it must be
+ * writable. known-replica saves the ten seconds it takes to discover the replica through INFO.
+ */
+function writeSentinelConfig(
+  dir: string,
+  o: {
+    masterName: string;
+    password: string;
+    sentinelPassword: string;
+    masterPort: number;
+    replicaPort: number;
+    sentinelPort: number;
+  },
+): string {
+  const config = join(dir, 'sentinel.conf');
+  writeFileSync(
+    config,
+    [
+      `port ${o.sentinelPort}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `requirepass ${o.sentinelPassword}`,
+      'sentinel resolve-hostnames no',
+      `sentinel monitor ${o.masterName} 127.0.0.1 ${o.masterPort} 1`,
+      `sentinel auth-pass ${o.masterName} ${o.password}`,
+      `sentinel down-after-milliseconds ${o.masterName} 1000`,
+      `sentinel failover-timeout ${o.masterName} 5000`,
+      `sentinel known-replica ${o.masterName} 127.0.0.1 ${o.replicaPort}`,
+      '',
+    ].join('\n'),
+  );
+  return config;
+}
+
+/** Waits until the Sentinel sees the replica healthy and in sync: a failover needs one. */
+async function replicaInSync(
+  sentinelPort: number,
+  sentinelPassword: string,
+  masterName: string,
+  replicaPort: number,
+) {
+  const probe = new Redis({ port: sentinelPort, host: '127.0.0.1', password: sentinelPassword });
+  try {
+    await waitFor(
+      async () => {
+        const replicas = (await probe.call('SENTINEL', 'REPLICAS', masterName)) as string[][];
+        return replicas.some((r) => {
+          const f = fields(r);
+          return f.port === String(replicaPort) && f.flags === 'slave' && f['master-link-status'] === 'ok';
+        });
+      },
+      15_000,
+      'the Sentinel to see the replica in sync',
+    );
+  } finally {
+    probe.disconnect();
+  }
+}
+
 export async function startRedisSentinelSet(
   options: { masterName?: string; password?: string; sentinelPassword?: string } = {},
 ): Promise<RedisSentinelSet> {
@@ -98,23 +158,14 @@ export async function startRedisSentinelSet(
   );
   // The Sentinel rewrites this file (CONFIG REWRITE) as it learns: it must be writable. known-replica saves
   // the ten seconds it takes to discover the replica through INFO.
-  const config = join(dir, 'sentinel.conf');
-  writeFileSync(
-    config,
-    [
-      `port ${sentinelPort}`,
-      'bind 127.0.0.1',
-      `dir ${dir}`,
-      `requirepass ${sentinelPassword}`,
-      'sentinel resolve-hostnames no',
-      `sentinel monitor ${masterName} 127.0.0.1 ${masterPort} 1`,
-      `sentinel auth-pass ${masterName} ${password}`,
-      `sentinel down-after-milliseconds ${masterName} 1000`,
-      `sentinel failover-timeout ${masterName} 5000`,
-      `sentinel known-replica ${masterName} 127.0.0.1 ${replicaPort}`,
-      '',
-    ].join('\n'),
-  );
+  const config = writeSentinelConfig(dir, {
+    masterName,
+    password,
+    sentinelPassword,
+    masterPort,
+    replicaPort,
+    sentinelPort,
+  });
   const sentinel = serverProcess([config, '--sentinel'], sentinelPort);
   const stop = async () => {
     await Promise.all([sentinel.kill(), replica.kill(), master.kill()]);
@@ -124,23 +175,7 @@ export async function startRedisSentinelSet(
     await master.start();
     await replica.start();
     await sentinel.start();
-    // A failover needs a replica the Sentinel sees as healthy and in sync.
-    const probe = new Redis({ port: sentinelPort, host: '127.0.0.1', password: sentinelPassword });
-    try {
-      await waitFor(
-        async () => {
-          const replicas = (await probe.call('SENTINEL', 'REPLICAS', masterName)) as string[][];
-          return replicas.some((r) => {
-            const f = fields(r);
-            return f.port === String(replicaPort) && f.flags === 'slave' && f['master-link-status'] === 'ok';
-          });
-        },
-        15_000,
-        'the Sentinel to see the replica in sync',
-      );
-    } finally {
-      probe.disconnect();
-    }
+    await replicaInSync(sentinelPort, sentinelPassword, masterName, replicaPort);
   } catch (err) {
     await stop();
     throw err;

@@ -16,7 +16,7 @@ import { ALL_ENTITIES } from '../../apps/server/src/entities';
  * the last step replaced: where node-mssql would send the request over TDS, the statement and its typed
  * parameters are recorded and a scripted answer (default: no rows) comes back. Transactions are recorded
  * as BEGIN / COMMIT / ROLLBACK events. What a server would still decide (whether T-SQL parses, plans,
- * locks, collations) is out of reach: see README, "What is not tested here".
+ * locks, collations) is out of reach: see docs/testing.md, "What is not tested here".
  */
 
 export interface RecordedParameter {

@@ -6,15 +6,12 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
 import {
-  contentSecurityPolicy,
-  EXPLORER_CSP_DIRECTIVES,
   Lifecycle,
   ProblemFilter,
   RequestInputGuard,
   parseCookiesOnRead,
   readForwardedHeadersByTrustedHops,
   reservedMemberPath,
-  securityHeaderWriter,
   unknownBodyMember,
   validationProblem,
 } from '@app/common';
@@ -30,6 +27,9 @@ import { requestMetrics } from './request-metrics.middleware';
 import { bodyParsers } from './body-parsers.middleware';
 import { invokeShedding } from './invoke-shedding.middleware';
 import { corsOptions } from './cors';
+import { contentSecurityPolicy, EXPLORER_CSP_DIRECTIVES } from './security-headers.middleware';
+import { securityHeaderWriter } from './fast-paths/helmet-replay';
+import { checkJsonReply } from './fast-paths/json-reply';
 
 const LOGOUT_PATH = /^\/api\/authentication\/logout\/?$/i;
 
@@ -100,6 +100,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
     metrics,
     invokeShedding(app.get(InvokeAdmission)),
   );
+  checkJsonReply(app.getHttpAdapter().getInstance());
   // After the credential guard (APP_GUARD, applied when the app was created).
   app.useGlobalGuards(app.get(RequestInputGuard));
   app.useGlobalPipes(createValidationPipe());

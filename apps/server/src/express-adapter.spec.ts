@@ -5,7 +5,14 @@ import fc from 'fast-check';
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp } from '../../../test/support/test-app';
-import { bornWith, expressServer, ServiceExpressAdapter } from './express-adapter';
+import { ServiceExpressAdapter } from './express-adapter';
+import { checkJsonReply } from './fast-paths/json-reply';
+import {
+  bornConstructors,
+  bornWith,
+  expressServer,
+  NODE_HTTP_CONSTRUCTORS,
+} from './fast-paths/express-prototypes';
 
 /** The prototypes of each request and response as node:http hands them over, before any listener runs. */
 function watchPrototypes(server: Server): { request: object | null; response: object | null }[] {
@@ -64,12 +71,32 @@ describe('expressServer', () => {
       expect(s).toEqual({ request: IncomingMessage.prototype, response: ServerResponse.prototype });
   });
 
-  it('keeps a constructor that is a class as it is (it cannot be called on an object of another prototype)', () => {
+  it('replaces no constructor that is a class (it cannot be called on an object of another prototype)', () => {
     class Later extends IncomingMessage {}
-    expect(bornWith(Later, app.request)).toBe(Later);
+    expect(bornWith(Later, app.request)).toBeUndefined();
     const Born = bornWith(IncomingMessage, app.request);
     expect(Born).not.toBe(IncomingMessage);
-    expect(Born.prototype).toBe(app.request);
+    expect(Born?.prototype).toBe(app.request);
+  });
+
+  it("says once that the fast path is off when node:http's constructors are classes, and keeps node:http's own", () => {
+    const warnings: string[] = [];
+    const warn = (name: string, why: string) => warnings.push(`${name}: ${why}`);
+    class LaterRequest extends IncomingMessage {}
+    class LaterResponse extends ServerResponse {}
+    const options = bornConstructors(
+      app as never,
+      { IncomingMessage: LaterRequest, ServerResponse: LaterResponse as typeof ServerResponse },
+      warn,
+    );
+    expect(options).toEqual({});
+    expect(warnings).toEqual([
+      "Express prototypes at birth: node:http's IncomingMessage and ServerResponse are classes: requests and responses get Express's prototypes afterwards, as in bare Express",
+    ]);
+    // node:http's own constructors (today's): both replaced, no warning
+    const engaged = bornConstructors(app as never, NODE_HTTP_CONSTRUCTORS, warn);
+    expect(Object.keys(engaged).sort()).toEqual(['IncomingMessage', 'ServerResponse']);
+    expect(warnings).toHaveLength(1);
   });
 });
 
@@ -247,5 +274,20 @@ describe("ServiceExpressAdapter's JSON answers", () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('the direct JSON reply at start', () => {
+  it("says once that it is off when the application's settings keep it from engaging, and nothing when they do not", () => {
+    const warnings: string[] = [];
+    const warn = (name: string) => warnings.push(name);
+    const app = express();
+    expect(checkJsonReply(app, warn)).toBe(false); // Express's default: a weak ETag for every answer
+    expect(warnings).toEqual(['direct JSON reply']);
+    app.set('etag', false); // as the service (create-app)
+    expect(checkJsonReply(app, warn)).toBe(true);
+    app.set('json spaces', 2);
+    expect(checkJsonReply(app, warn)).toBe(false);
+    expect(warnings).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ProblemFilter } from '@app/common';
-import { localReturnUrl } from './oauth/local-return-url';
+import { localReturnUrl } from '@app/declarations';
 
 /** The console's Login page (spec: the Login page; the console owns the path). */
 export const LOGIN_PAGE_PATH = '/Account/Login';

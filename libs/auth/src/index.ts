@@ -12,7 +12,7 @@ export * from './http/session-response';
 export * from './csrf';
 export * from './precedence.guard';
 export * from './auth.module';
-export * from './oauth/local-return-url';
+export { localReturnUrl } from '@app/declarations';
 export * from './browser-challenge.filter';
 export { OAUTH_IDENTITY_CLAIMS } from './oauth/oauth-sign-in.service';
 export * from './oauth/oauth-paths';

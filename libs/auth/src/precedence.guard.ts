@@ -4,7 +4,6 @@ import type { Request, Response } from 'express';
 import type { Strategy } from 'passport-strategy';
 import {
   Actor,
-  nowOrLater,
   perRoute,
   Problems,
   RequestWithActor,
@@ -62,8 +61,9 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
   );
 
   /**
-   * Synchronous when the decision is (a public route, an API key: in memory), so Nest awaits nothing; a
-   * Promise when the credential needs the database (a session JWT).
+   * Synchronous when the decision is (a public route, an API key: in memory, the same on every database), so
+   * Nest awaits nothing; a Promise when the credential needs the database (a session JWT). Fast path:
+   * apps/server/src/fast-paths/README.md, "API key in the guard's turn".
    */
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
@@ -89,7 +89,7 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       authorize(a, access);
       return true;
     };
-    return nowOrLater(actor, admit);
+    return actor instanceof Promise ? actor.then(admit) : admit(actor);
   }
 
   /**
@@ -117,6 +117,6 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       }
       return actor;
     };
-    return nowOrLater(outcome, accept);
+    return outcome instanceof Promise ? outcome.then(accept) : accept(outcome);
   }
 }

@@ -8,7 +8,7 @@ import { SessionUserReader } from './session-user-reader';
 function setUp() {
   const pending: ((u: SessionUser | null) => void)[] = [];
   const identity = {
-    sessionUserNow: jest.fn(
+    sessionUser: jest.fn(
       () =>
         new Promise<SessionUser | null>((resolve) => {
           pending.push(resolve);
@@ -25,7 +25,7 @@ describe('SessionUserReader single-flight', () => {
     const first = reader.read('u', reader.arrival());
     const later = reader.arrival(); // arrives while the first read is in flight
     const second = reader.read('u', later);
-    expect(identity.sessionUserNow).toHaveBeenCalledTimes(2);
+    expect(identity.sessionUser).toHaveBeenCalledTimes(2);
     pending[0](null);
     pending[1](null);
     await Promise.all([first, second]);
@@ -37,7 +37,7 @@ describe('SessionUserReader single-flight', () => {
     const b = reader.arrival();
     const readA = reader.read('u', a);
     const readB = reader.read('u', b); // b arrived before readA started
-    expect(identity.sessionUserNow).toHaveBeenCalledTimes(1);
+    expect(identity.sessionUser).toHaveBeenCalledTimes(1);
     pending[0](null);
     expect(await readA).toBeNull();
     expect(await readB).toBeNull();
@@ -48,11 +48,11 @@ describe('SessionUserReader single-flight', () => {
     const a = reader.arrival();
     const r1 = reader.read('u1', a);
     const r2 = reader.read('u2', a);
-    expect(identity.sessionUserNow).toHaveBeenCalledTimes(2);
+    expect(identity.sessionUser).toHaveBeenCalledTimes(2);
     pending.forEach((p) => p(null));
     await Promise.all([r1, r2]);
     const r3 = reader.read('u1', a);
-    expect(identity.sessionUserNow).toHaveBeenCalledTimes(3);
+    expect(identity.sessionUser).toHaveBeenCalledTimes(3);
     pending[2](null);
     await r3;
   });
@@ -61,7 +61,7 @@ describe('SessionUserReader single-flight', () => {
     const { reader, pending } = setUp();
     const a = reader.arrival();
     const b = reader.arrival();
-    const readA = reader.read('u', a) as Promise<SessionUser | null>;
+    const readA = reader.read('u', a);
     const readB = reader.read('u', b);
     const failure = new Error('database down');
     const rejectAll = readA.then(() => undefined);
@@ -70,27 +70,5 @@ describe('SessionUserReader single-flight', () => {
     (pending[0] as unknown as (v: Promise<never>) => void)(Promise.reject(failure));
     await expect(readA).rejects.toBe(failure);
     await expect(readB).rejects.toBe(failure);
-  });
-
-  it('answers at once, sharing nothing, when the database answers at once (SQLite)', () => {
-    let reads = 0;
-    const user = (guid: string) => ({ guid, read: ++reads }) as unknown as SessionUser;
-    const identity = {
-      sessionUserNow: jest.fn((guid: string) => {
-        if (guid === 'down') throw new Error('database down');
-        return guid === 'gone' ? null : user(guid);
-      }),
-    };
-    const reader = new SessionUserReader(identity as unknown as IdentityAuthService);
-    const a = reader.arrival();
-    const b = reader.arrival();
-    // two requests of one user in one turn: each gets its own read, done at its own arrival, and no Promise
-    expect(reader.read('u', a)).toEqual({ guid: 'u', read: 1 });
-    expect(reader.read('u', b)).toEqual({ guid: 'u', read: 2 });
-    expect(reader.read('gone', reader.arrival())).toBeNull();
-    // a database that cannot answer throws at once (the guard turns it into a 503), and nothing stays in flight
-    expect(() => reader.read('down', reader.arrival())).toThrow('database down');
-    expect(reader.read('u', reader.arrival())).toEqual({ guid: 'u', read: 3 });
-    expect(identity.sessionUserNow).toHaveBeenCalledTimes(5);
   });
 });

@@ -11,8 +11,7 @@ interface InFlight {
  * Reads the session user (state, TokensValidFrom, permissions) from the database for EVERY authenticated
  * JWT request. Concurrent requests of one user may share one in-flight read, but only a read that STARTED
  * AFTER the request arrived: a read that began earlier could predate a revocation the request must see, so
- * it is never reused for that request. A database that answers at once (SQLite) answers the request at once:
- * nothing is in flight, nothing shared.
+ * it is never reused for that request. The same on every database.
  */
 @Injectable()
 export class SessionUserReader {
@@ -26,13 +25,11 @@ export class SessionUserReader {
     return ++this.sequence;
   }
 
-  read(userGuid: string, arrivedAt: number): SessionUser | null | Promise<SessionUser | null> {
+  read(userGuid: string, arrivedAt: number): Promise<SessionUser | null> {
     const current = this.inFlight.get(userGuid);
     if (current && current.startedAt > arrivedAt) return current.read;
     const startedAt = ++this.sequence;
-    const read = this.identity.sessionUserNow(userGuid);
-    if (!(read instanceof Promise)) return read;
-    const entry: InFlight = { startedAt, read };
+    const entry: InFlight = { startedAt, read: this.identity.sessionUser(userGuid) };
     this.inFlight.set(userGuid, entry);
     const done = () => {
       if (this.inFlight.get(userGuid) === entry) this.inFlight.delete(userGuid);

@@ -1,3 +1,5 @@
+import { CAPTURE_QUEUE_NAMES as CAPTURE_QUEUE_NAME_LIST, namesById } from '@app/declarations';
+
 /** spec: CaptureQueueHealth, queue identifiers (queueId). */
 export enum CaptureQueueId {
   ModelInvokeWarning = 1,
@@ -11,14 +13,8 @@ export enum CaptureQueueId {
 export const CAPTURE_QUEUE_IDS: readonly CaptureQueueId[] = [1, 2, 3, 4, 5, 6];
 
 /** QueueName of each queueId, as the spec names them. */
-export const CAPTURE_QUEUE_NAMES: Readonly<Record<CaptureQueueId, string>> = {
-  [CaptureQueueId.ModelInvokeWarning]: 'ModelInvokeWarning',
-  [CaptureQueueId.CaseCreationWarning]: 'CaseCreationWarning',
-  [CaptureQueueId.ArchiverWarning]: 'ArchiverWarning',
-  [CaptureQueueId.CacheSentinelEvent]: 'CacheSentinelEvent',
-  [CaptureQueueId.CacheConnectionEvent]: 'CacheConnectionEvent',
-  [CaptureQueueId.OpenTelemetryMetric]: 'OpenTelemetryMetric',
-};
+export const CAPTURE_QUEUE_NAMES: Readonly<Record<CaptureQueueId, string>> =
+  namesById(CAPTURE_QUEUE_NAME_LIST);
 
 /** spec: Limits — capture queue capacity 20000 entries. */
 export const CAPTURE_QUEUE_CAPACITY = 20_000;

@@ -4,20 +4,11 @@ import type { Response } from 'express';
 import { CONSOLE_SETTINGS, type ConsoleSettings } from '@app/config';
 import { Authenticated, GuidParam, ProblemException, ProblemType, Public } from '@app/common';
 import { BrowserChallengeFilter, oauthLoginLocation } from '@app/auth';
+import { GRID_NAMES } from '@app/declarations';
 import { ConsoleBuild } from './console-build';
 
-/** The grids with an Administration page (apps/console pages/grids/declarations.ts). */
-export const CONSOLE_GRID_PAGES = [
-  'ArchiverStagePerformanceCounter',
-  'ArchiverWarning',
-  'CaseCreationStagePerformanceCounter',
-  'CaseCreationWarning',
-  'ModelInvokeWarning',
-  'CaptureQueueHealth',
-  'UserLogin',
-  'UserLogout',
-  'AdminEvent',
-] as const;
+/** The grids with an Administration page: every grid (apps/console pages/grids/declarations.ts). */
+export const CONSOLE_GRID_PAGES = GRID_NAMES;
 
 /**
  * The signed-in console's pages (apps/console routes.tsx), beside `/` and `/Security/Users/{guid}`. Any

@@ -58,6 +58,19 @@ describe.each(SQLITE_AND_POSTGRES)('preparedRead on %s', (provider) => {
     await expect(read({ low: 1 })).rejects.toThrow(/no value for :skip/);
   });
 
+  it("answers what TypeORM's own query answers for the same statement and values (the fast path's parity)", async () => {
+    const read = preparedRead(dataSource, `probe-parity-${provider}`, SQL, ['name', 'rank']);
+    for (const parameters of [
+      { low: 1, skip: 'b' },
+      { low: 0, skip: '' },
+      { low: 100, skip: 'a' },
+    ]) {
+      const [sql, values] = dataSource.driver.escapeQueryWithParameters(SQL, parameters);
+      const rows: Record<string, unknown>[] = await dataSource.query(sql, values);
+      expect(await read(parameters)).toEqual(rows.map((r) => Object.values(r)));
+    }
+  });
+
   it('takes no `::` for a placeholder (a PostgreSQL cast, or inside a literal)', async () => {
     const rank = provider === 'postgres' ? '"Rank"::text' : 'CAST("Rank" AS text)';
     const read = preparedRead(

@@ -4,12 +4,6 @@ import { providerOf } from './portable-columns';
 /** One read of a hot path: the parameters in the order of the statement's named placeholders, rows as arrays. */
 export type PreparedRead = (parameters: Record<string, unknown>) => Promise<unknown[][]>;
 
-/**
- * The same read, answered at once where the driver answers at once (SQLite: better-sqlite3 is synchronous),
- * else as a Promise. A caller on every request's path waits for no microtask turn it does not need.
- */
-export type PreparedReadNow = (parameters: Record<string, unknown>) => unknown[][] | Promise<unknown[][]>;
-
 interface SqliteStatement {
   raw(toggle: boolean): SqliteStatement;
   all(...parameters: unknown[]): unknown[][];
@@ -42,7 +36,8 @@ function connection<T>(dataSource: DataSource, field: 'databaseConnection' | 'ma
  * A parameterised read that runs on EVERY request of some kind (the session check of every JWT request),
  * prepared once instead of going through TypeORM's query runner each time (its query building, logger and
  * subscriber broadcast cost more than the statement itself on SQLite: docs/performance.md):
- *   SQLite      one better-sqlite3 statement, prepared at the first call and kept (rows as arrays);
+ *   SQLite      one better-sqlite3 statement, prepared at the first call and kept (rows as arrays), its
+ *               answer (or error) handed on as a Promise like every other driver's;
  *   PostgreSQL  a named statement on TypeORM's own pool (pg prepares it once per connection);
  *   SQL Server  TypeORM's query, its rows turned into arrays (not on a hot path anyone can measure here).
  * The SQL is written once with `:name` placeholders and translated by the driver of the DataSource, so the
@@ -55,17 +50,6 @@ export function preparedRead(
   sql: string,
   columns: readonly string[],
 ): PreparedRead {
-  const now = preparedReadNow(dataSource, name, sql, columns);
-  return async (parameters) => now(parameters);
-}
-
-/** preparedRead, answering at once on SQLite (PreparedReadNow); an error there is thrown, not a rejection. */
-export function preparedReadNow(
-  dataSource: DataSource,
-  name: string,
-  sql: string,
-  columns: readonly string[],
-): PreparedReadNow {
   const order: string[] = [];
   // The driver's placeholder form and the order it binds in: escaped once with each name standing for itself.
   // (`::` is PostgreSQL's cast, never a placeholder)
@@ -81,7 +65,7 @@ export function preparedReadNow(
     case 'sqlite': {
       // prepared on the connection it runs on: a DataSource initialised again has a new one
       let prepared: { on: SqliteHandle; statement: SqliteStatement } | undefined;
-      return (parameters) => {
+      return async (parameters) => {
         const db = connection<SqliteHandle>(dataSource, 'databaseConnection');
         if (prepared?.on !== db) prepared = { on: db, statement: db.prepare(text).raw(true) };
         return prepared.statement.all(...values(parameters));

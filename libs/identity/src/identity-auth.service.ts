@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
-import { Permission } from '@app/common';
-import { IdentityRepository, SignInRaceError } from './identity.repository';
+import { IdentityRepository, type SessionUser, SignInRaceError } from './identity.repository';
 import { normalizeUserName } from './names';
 import type { UserRegistry } from './entities';
 
@@ -21,20 +20,7 @@ export interface SignInUser {
   lastLoginDate: Date | null;
 }
 
-/** A user as the credential resolver sees it on every request, read from the database. */
-export interface SessionUser {
-  id: number;
-  guid: string;
-  name: string;
-  tenantId: number;
-  tenantGuid: string;
-  landlord: boolean;
-  active: boolean;
-  passwordLocked: boolean;
-  /** ms since epoch; sessions started before it are refused. */
-  tokensValidFrom: number | null;
-  permissions: ReadonlySet<Permission>;
-}
+export type { SessionUser } from './identity.repository';
 
 /** ms → Date, keeping null and undefined as they are (they mean different things to the repository). */
 function instantOrAbsent(ms: number | null | undefined): Date | null | undefined {
@@ -138,15 +124,7 @@ export class IdentityAuthService {
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
-  async sessionUser(userGuid: string): Promise<SessionUser | null> {
-    return this.repo.findSessionUser(userGuid);
-  }
-
-  /**
-   * sessionUser, at once where the database answers at once (SQLite; its errors thrown, not rejected), else a
-   * Promise: the credential guard's read, so a bearer request on SQLite is admitted in the guard's own turn.
-   */
-  sessionUserNow(userGuid: string): SessionUser | null | Promise<SessionUser | null> {
+  sessionUser(userGuid: string): Promise<SessionUser | null> {
     return this.repo.findSessionUser(userGuid);
   }
 

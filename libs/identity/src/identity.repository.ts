@@ -9,19 +9,19 @@ import {
   type FindOptionsWhere,
   type WhereExpressionBuilder,
 } from 'typeorm';
-import { isPermission, nowOrLater, type Permission } from '@app/common';
+import { isPermission, type Permission } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import {
   findInChunks,
   findPage,
   inTransaction,
   scoped,
-  preparedReadNow,
+  preparedRead,
   providerOf,
   rawBoolean,
   rawInstant,
   type PageRequest,
-  type PreparedReadNow,
+  type PreparedRead,
   type RowPage,
 } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
@@ -85,7 +85,7 @@ function permissionSetOf(value: unknown): ReadonlySet<Permission> {
 }
 
 /** The session check's row (sessionUserSql's columns, in order), or null when there is none. */
-function sessionUserOf(rows: unknown[][]): SessionUserRow | null {
+function sessionUserOf(rows: unknown[][]): SessionUser | null {
   if (!rows.length) return null;
   const [
     id,
@@ -113,7 +113,8 @@ function sessionUserOf(rows: unknown[][]): SessionUserRow | null {
   };
 }
 
-export interface SessionUserRow {
+/** The session check's user (read on every authenticated JWT request): one type, from the repository up. */
+export interface SessionUser {
   id: number;
   guid: string;
   name: string;
@@ -215,7 +216,7 @@ export class IdentityRepository {
   }
 
   /** The statement of findSessionUser, prepared once (the read of every authenticated JWT request). */
-  private sessionUserRead?: PreparedReadNow;
+  private sessionUserRead?: PreparedRead;
 
   /** Runs `work` in one transaction (joining the running one, if any: inTransaction). */
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
@@ -667,15 +668,15 @@ export class IdentityRepository {
   /**
    * The session check of EVERY authenticated JWT request, so it is one prepared, parameterised statement (user,
    * tenant and the role's permissions in one row: sessionUserSql) instead of several ORM queries. Deleted users and
-   * users of deleted tenants give no rows. On SQLite it answers at once (or throws), elsewhere with a Promise.
+   * users of deleted tenants give no rows.
    */
-  findSessionUser(userGuid: string): SessionUserRow | null | Promise<SessionUserRow | null> {
-    this.sessionUserRead ??= preparedReadNow(
+  async findSessionUser(userGuid: string): Promise<SessionUser | null> {
+    this.sessionUserRead ??= preparedRead(
       this.dataSource,
       'session-user',
       sessionUserSql(providerOf(this.dataSource.options.type)),
       SESSION_USER_COLUMNS,
     );
-    return nowOrLater(this.sessionUserRead({ userGuid }), sessionUserOf);
+    return sessionUserOf(await this.sessionUserRead({ userGuid }));
   }
 }

@@ -1,3 +1,9 @@
+import {
+  ARCHIVER_STAGE_NAMES as ARCHIVER_STAGE_NAME_LIST,
+  CASE_CREATION_STAGE_NAMES as CASE_CREATION_STAGE_NAME_LIST,
+  namesById,
+} from '@app/declarations';
+
 /** spec: ArchiverStagePerformanceCounter, Archiver stages (stageId). */
 export enum ArchiverStage {
   BuildArchiveJson = 1,
@@ -7,12 +13,8 @@ export enum ArchiverStage {
 }
 
 /** StageName of each Archiver stageId, as the spec spells them. */
-export const ARCHIVER_STAGE_NAMES: Readonly<Record<ArchiverStage, string>> = {
-  [ArchiverStage.BuildArchiveJson]: 'BuildArchiveJson',
-  [ArchiverStage.CaseCreationDispatch]: 'CaseCreationDispatch',
-  [ArchiverStage.RdbmsArchiveWrite]: 'RdbmsArchiveWrite',
-  [ArchiverStage.BulkCopyArchiveBuffer]: 'BulkCopyArchiveBuffer',
-};
+export const ARCHIVER_STAGE_NAMES: Readonly<Record<ArchiverStage, string>> =
+  namesById(ARCHIVER_STAGE_NAME_LIST);
 
 /** spec: CaseCreationStagePerformanceCounter, case creation stages (stageId). */
 export enum CaseCreationStage {
@@ -22,12 +24,10 @@ export enum CaseCreationStage {
   HttpEndpoint = 4,
 }
 
-export const CASE_CREATION_STAGE_NAMES: Readonly<Record<CaseCreationStage, string>> = {
-  [CaseCreationStage.ExistingCasePriorityLookup]: 'ExistingCasePriorityLookup',
-  [CaseCreationStage.WorkflowStatusLookupAndPersist]: 'WorkflowStatusLookupAndPersist',
-  [CaseCreationStage.Notification]: 'Notification',
-  [CaseCreationStage.HttpEndpoint]: 'HttpEndpoint',
-};
+/** StageName of each case creation stageId, as the spec spells them. */
+export const CASE_CREATION_STAGE_NAMES: Readonly<Record<CaseCreationStage, string>> = namesById(
+  CASE_CREATION_STAGE_NAME_LIST,
+);
 
 export const ARCHIVER_STAGES: readonly ArchiverStage[] = [1, 2, 3, 4];
 export const CASE_CREATION_STAGES: readonly CaseCreationStage[] = [1, 2, 3, 4];

@@ -1,5 +1,5 @@
 import { LOGIN_PAGE_PATH } from '../browser-challenge.filter';
-import { localReturnUrl } from './local-return-url';
+import { localReturnUrl } from '@app/declarations';
 
 export const OAUTH_CALLBACK_PATH = '/api/Authentication/OAuth/Callback';
 export const OAUTH_LOGIN_PATH = '/api/Authentication/OAuth/Login';

@@ -7,7 +7,7 @@ import { IdentityAuthService, SignInUser } from '@app/identity';
 import { AuthProblems } from '../auth-problems';
 import type { CookieInstruction } from '../session-cookies';
 import { accountFailure, SignInService } from '../sign-in.service';
-import { localReturnUrl } from './local-return-url';
+import { localReturnUrl } from '@app/declarations';
 import {
   OAUTH_TRANSACTION_COOKIE,
   OAUTH_TRANSACTION_LIFETIME_MS,

@@ -3,7 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } from 'passport-jwt';
 import type { Actor, CredentialKind, HttpRequestLike } from '@app/common';
 import type { SessionUser } from '@app/identity';
-import { Clock, nowOrLater } from '@app/common';
+import { Clock } from '@app/common';
 import { AuthProblems } from '../auth-problems';
 import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
@@ -44,8 +44,7 @@ function sessionJwtOptions(
 /**
  * What the bearer and the cookie strategy both do once the signature is good: the claims (expiry, absolute
  * lifetime), then the user from the database on EVERY request (TokensValidFrom, state, permissions; the
- * single-flight rule of SessionUserReader). A database that cannot answer throws (503), never a pass. The actor
- * comes at once when the database answered at once (SQLite), else as a Promise.
+ * single-flight rule of SessionUserReader). A database that cannot answer throws (503), never a pass.
  */
 @Injectable()
 export class SessionJwtValidation {
@@ -54,12 +53,12 @@ export class SessionJwtValidation {
     private readonly users: SessionUserReader,
   ) {}
 
-  actorOf(payload: unknown, credential: CredentialKind): Actor | Promise<Actor> {
+  async actorOf(payload: unknown, credential: CredentialKind): Promise<Actor> {
     // validate runs in the same tick as the guard that started the strategy: this is the request's arrival.
     const arrivedAt = this.users.arrival();
     const claims = this.tokens.claimsOf(payload);
     if (!claims) throw AuthProblems.invalidSession();
-    return nowOrLater(this.users.read(claims.sub, arrivedAt), (user) => actorFrom(user, claims, credential));
+    return actorFrom(await this.users.read(claims.sub, arrivedAt), claims, credential);
   }
 }
 
@@ -105,21 +104,11 @@ export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_
       super.authenticate(request as never, options);
       return;
     }
-    // as passport-jwt ends its own verify callback: a problem is an error, a credential a success; within this
-    // call when the user was read at once (SQLite), so the guard admits the request in its own turn
-    let credential: ResolvedCredential | Promise<ResolvedCredential>;
-    try {
-      credential = this.accept(payload);
-    } catch (err) {
-      this.error(asError(err));
-      return;
-    }
-    if (credential instanceof Promise)
-      credential.then(
-        (c) => this.success(c),
-        (err: unknown) => this.error(asError(err)),
-      );
-    else this.success(credential);
+    // as passport-jwt ends its own verify callback: a problem is an error, a credential a success
+    this.accept(payload).then(
+      (c) => this.success(c),
+      (err: unknown) => this.error(asError(err)),
+    );
   }
 
   /** passport-jwt's verify callback: the signature was good. */
@@ -129,8 +118,8 @@ export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_
     return this.accept(payload);
   }
 
-  private accept(payload: unknown): ResolvedCredential | Promise<ResolvedCredential> {
-    return nowOrLater(this.sessions.actorOf(payload, 'bearer'), (actor) => ({ actor }));
+  private async accept(payload: unknown): Promise<ResolvedCredential> {
+    return { actor: await this.sessions.actorOf(payload, 'bearer') };
   }
 }
 

@@ -1,3 +1,4 @@
+import { GRID } from '@app/declarations';
 import { AdminEventOutcome, AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@app/audit';
 import { GridColumn, validateDefinition } from '../grid-definition';
 
@@ -14,7 +15,7 @@ const nameOf = (e: Record<string | number, string | number>, v: unknown) =>
 
 /** Login audit (spec: UserLogin). Tenant-scoped by the controller; rows of unknown users have no tenant. */
 export const USER_LOGIN_GRID = validateDefinition({
-  name: 'UserLogin',
+  name: GRID.UserLogin,
   table: 'UserLogin',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
@@ -65,7 +66,7 @@ export const USER_LOGIN_GRID = validateDefinition({
 
 /** Logout audit (spec: UserLogout). */
 export const USER_LOGOUT_GRID = validateDefinition({
-  name: 'UserLogout',
+  name: GRID.UserLogout,
   table: 'UserLogout',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
@@ -129,7 +130,7 @@ export function changeSummary(changes: unknown): string | null {
  * the JSON list of changed fields ([{ field, old, new }], a secret as { field, changed: true }).
  */
 export const ADMIN_EVENT_GRID = validateDefinition({
-  name: 'AdminEvent',
+  name: GRID.AdminEvent,
   table: 'AdminEvent',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',

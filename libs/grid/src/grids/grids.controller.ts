@@ -1,3 +1,4 @@
+import { GRID } from '@app/declarations';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
@@ -24,7 +25,7 @@ type RawQuery = Record<string, unknown>;
 export class TelemetryGridsController {
   constructor(private readonly grids: GridService) {}
 
-  @Get('ArchiverStagePerformanceCounter')
+  @Get(GRID.ArchiverStagePerformanceCounter)
   @Authenticated({ landlordOnly: true })
   @ApiOperation({
     operationId: 'getArchiverStagePerformanceCounters',
@@ -35,7 +36,7 @@ export class TelemetryGridsController {
     return this.grids.query(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q);
   }
 
-  @Get('ArchiverWarning')
+  @Get(GRID.ArchiverWarning)
   @Authenticated({ landlordOnly: true })
   @ApiOperation({
     operationId: 'getArchiverWarnings',
@@ -46,7 +47,7 @@ export class TelemetryGridsController {
     return this.grids.query(ARCHIVER_WARNING_GRID, q);
   }
 
-  @Get('CaseCreationStagePerformanceCounter')
+  @Get(GRID.CaseCreationStagePerformanceCounter)
   @Authenticated({ landlordOnly: true })
   @ApiOperation({
     operationId: 'getCaseCreationStagePerformanceCounters',
@@ -57,7 +58,7 @@ export class TelemetryGridsController {
     return this.grids.query(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q);
   }
 
-  @Get('CaseCreationWarning')
+  @Get(GRID.CaseCreationWarning)
   @Authenticated({ landlordOnly: true })
   @ApiOperation({
     operationId: 'getCaseCreationWarnings',
@@ -68,7 +69,7 @@ export class TelemetryGridsController {
     return this.grids.query(CASE_CREATION_WARNING_GRID, q);
   }
 
-  @Get('ModelInvokeWarning')
+  @Get(GRID.ModelInvokeWarning)
   @Authenticated({ landlordOnly: true })
   @ApiOperation({
     operationId: 'getModelInvokeWarnings',
@@ -79,7 +80,7 @@ export class TelemetryGridsController {
     return this.grids.query(MODEL_INVOKE_WARNING_GRID, q);
   }
 
-  @Get('CaptureQueueHealth')
+  @Get(GRID.CaptureQueueHealth)
   @Authenticated({ landlordOnly: true })
   @ApiOperation({
     operationId: 'getCaptureQueueHealth',
@@ -100,7 +101,7 @@ export class TelemetryGridsController {
 export class AuditGridsController {
   constructor(private readonly grids: GridService) {}
 
-  @Get('UserLogin')
+  @Get(GRID.UserLogin)
   @Authenticated({ permission: Permission.ReadSecurityAudit })
   @ApiOperation({ operationId: 'getUserLogins', summary: 'Sign-in audit trail (every attempt)' })
   @ApiGrid(USER_LOGIN_GRID, { csv: true })
@@ -113,7 +114,7 @@ export class AuditGridsController {
     return this.serve(USER_LOGIN_GRID, actor, q, req, res);
   }
 
-  @Get('UserLogout')
+  @Get(GRID.UserLogout)
   @Authenticated({ permission: Permission.ReadSecurityAudit })
   @ApiOperation({ operationId: 'getUserLogouts', summary: 'Logout audit trail (every cut session)' })
   @ApiGrid(USER_LOGOUT_GRID, { csv: true })

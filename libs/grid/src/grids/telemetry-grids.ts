@@ -1,3 +1,4 @@
+import { GRID } from '@app/declarations';
 import { CAPTURE_QUEUE_NAMES, CaptureQueueId } from '@app/capture-queues';
 import {
   ARCHIVER_STAGE_NAMES,
@@ -54,7 +55,7 @@ const perCaseCreationStage = (measure: string) => ({
 
 /** The six telemetry grids of the spec, declared to the one engine. Landlord tenant only. */
 export const ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
-  name: 'ArchiverStagePerformanceCounter',
+  name: GRID.ArchiverStagePerformanceCounter,
   table: 'ArchiverStagePerformanceCounter',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
@@ -67,7 +68,7 @@ export const ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
 });
 
 export const CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
-  name: 'CaseCreationStagePerformanceCounter',
+  name: GRID.CaseCreationStagePerformanceCounter,
   table: 'CaseCreationStagePerformanceCounter',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
@@ -80,7 +81,7 @@ export const CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
 });
 
 export const ARCHIVER_WARNING_GRID = validateDefinition({
-  name: 'ArchiverWarning',
+  name: GRID.ArchiverWarning,
   table: 'ArchiverWarning',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
@@ -105,7 +106,7 @@ export const ARCHIVER_WARNING_GRID = validateDefinition({
 });
 
 export const CASE_CREATION_WARNING_GRID = validateDefinition({
-  name: 'CaseCreationWarning',
+  name: GRID.CaseCreationWarning,
   table: 'CaseCreationWarning',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',
@@ -132,7 +133,7 @@ export const CASE_CREATION_WARNING_GRID = validateDefinition({
 });
 
 export const MODEL_INVOKE_WARNING_GRID = validateDefinition({
-  name: 'ModelInvokeWarning',
+  name: GRID.ModelInvokeWarning,
   table: 'ModelInvokeWarning',
   idColumn: 'Id',
   timeColumn: 'OccurredDate',
@@ -156,7 +157,7 @@ export const MODEL_INVOKE_WARNING_GRID = validateDefinition({
 });
 
 export const CAPTURE_QUEUE_HEALTH_GRID = validateDefinition({
-  name: 'CaptureQueueHealth',
+  name: GRID.CaptureQueueHealth,
   table: 'CaptureQueueHealth',
   idColumn: 'Id',
   timeColumn: 'CreatedDate',

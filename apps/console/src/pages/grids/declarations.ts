@@ -1,3 +1,4 @@
+import { ARCHIVER_STAGE_NAMES, CAPTURE_QUEUE_NAMES, CASE_CREATION_STAGE_NAMES } from '@app/declarations';
 import { PERMISSION, type Access } from '../../components/permissions';
 import type { GridName, GridRows } from './grid-types';
 
@@ -72,27 +73,10 @@ function columns<N extends GridName>(
   return list;
 }
 
-const stageOptions = (names: string[]) => names.map((label, i) => ({ value: i + 1, label }));
-const ARCHIVER_STAGES = stageOptions([
-  'BuildArchiveJson',
-  'CaseCreationDispatch',
-  'RdbmsArchiveWrite',
-  'BulkCopyArchiveBuffer',
-]);
-const CASE_CREATION_STAGES = stageOptions([
-  'ExistingCasePriorityLookup',
-  'WorkflowStatusLookupAndPersist',
-  'Notification',
-  'HttpEndpoint',
-]);
-const QUEUES = stageOptions([
-  'ModelInvokeWarning',
-  'CaseCreationWarning',
-  'ArchiverWarning',
-  'CacheSentinelEvent',
-  'CacheConnectionEvent',
-  'OpenTelemetryMetric',
-]);
+const stageOptions = (names: readonly string[]) => names.map((label, i) => ({ value: i + 1, label }));
+const ARCHIVER_STAGES = stageOptions(ARCHIVER_STAGE_NAMES);
+const CASE_CREATION_STAGES = stageOptions(CASE_CREATION_STAGE_NAMES);
+const QUEUES = stageOptions(CAPTURE_QUEUE_NAMES);
 
 const LANDLORD: Access = { landlord: true };
 const AUDIT: Access = { permission: PERMISSION.ReadSecurityAudit };

@@ -1,3 +1,4 @@
+import type { GridName } from '@app/declarations';
 import type { Schemas } from '../../api/client';
 
 /**
@@ -17,8 +18,8 @@ export interface GridResponse<Row> {
   sample?: Schemas['GridSampleDto'];
 }
 
-/** Every grid's row by the grid's name (its route under /api). */
-export interface GridRows {
+/** Every grid's row by the grid's name (its route under /api; the names: libs/declarations GRID_NAMES). */
+export interface GridRows extends Record<GridName, unknown> {
   ArchiverStagePerformanceCounter: Schemas['ArchiverStagePerformanceCounterRow'];
   ArchiverWarning: Schemas['ArchiverWarningRow'];
   CaseCreationStagePerformanceCounter: Schemas['CaseCreationStagePerformanceCounterRow'];
@@ -30,4 +31,4 @@ export interface GridRows {
   AdminEvent: Schemas['AdminEventRow'];
 }
 
-export type GridName = keyof GridRows;
+export type { GridName };

@@ -5,7 +5,7 @@ import { signInOptionsQuery } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { PageCard } from '../../components/PageCard';
 import { usePageTitle } from '../../components/page-title';
-import { localReturnUrl } from '../../components/return-url';
+import { localReturnUrl } from '@app/declarations';
 import formStyles from '../../components/forms.module.css';
 import { NegotiateSignIn } from './NegotiateSignIn';
 import { OAuthSignIn } from './OAuthSignIn';

@@ -85,6 +85,22 @@ function NewKey({ created, onStored }: { created: CreatedApiKey; onStored: () =>
   );
 }
 
+function KeyTableHead() {
+  return (
+    <thead>
+      <tr>
+        <th scope="col">Identifier</th>
+        <th scope="col">Name</th>
+        <th scope="col">Description</th>
+        <th scope="col">Created</th>
+        <th scope="col">
+          <span className={styles.visuallyHidden}>Actions</span>
+        </th>
+      </tr>
+    </thead>
+  );
+}
+
 /** The active keys, each revoked after a question. */
 function KeyTable({
   user,
@@ -116,17 +132,7 @@ function KeyTable({
     <>
       <div className={styles.tableBox}>
         <table className={styles.table} aria-labelledby="keys-title">
-          <thead>
-            <tr>
-              <th scope="col">Identifier</th>
-              <th scope="col">Name</th>
-              <th scope="col">Description</th>
-              <th scope="col">Created</th>
-              <th scope="col">
-                <span className={styles.visuallyHidden}>Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <KeyTableHead />
           <tbody>
             {keys.map((k) => (
               <tr key={k.guid} data-key-guid={k.guid}>

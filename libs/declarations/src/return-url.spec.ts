@@ -1,4 +1,4 @@
-import { localReturnUrl } from './local-return-url';
+import { localReturnUrl } from './return-url';
 
 describe('localReturnUrl (open-redirect guard)', () => {
   it.each([

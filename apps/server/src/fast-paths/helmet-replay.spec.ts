@@ -1,7 +1,8 @@
 import type { Request, Response } from 'express';
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
-import { helmetFor, securityHeaderWriter } from './security-headers.middleware';
+import { helmetFor } from '../security-headers.middleware';
+import { securityHeaderWriter } from './helmet-replay';
 
 /** A real response of node:http, with a header helmet removes already set. */
 function answer(secure: boolean): { req: Request; res: Response } {
