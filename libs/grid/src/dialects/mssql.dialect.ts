@@ -1,6 +1,13 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, type ValuePieces, type ValueQuery } from './sql-dialect';
+import {
+  Params,
+  SqlDialect,
+  textOf,
+  type ValuePieces,
+  type ValueQuery,
+  type WindowValues,
+} from './sql-dialect';
 import { numberList, parseAggregateRow } from './statistics-parsing';
 
 /**
@@ -60,11 +67,7 @@ export class MssqlDialect implements SqlDialect {
    * where `statistics` read it again for every aggregate, median and histogram (issue 36). A column's NULLs
    * are left out, as on the other databases.
    */
-  async readValues(
-    query: ValueQuery,
-    pieces: ValuePieces,
-    count: number,
-  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
+  async readValues(query: ValueQuery, pieces: ValuePieces, count: number): Promise<WindowValues> {
     const p = this.params();
     const packed = Array.from(
       { length: count },

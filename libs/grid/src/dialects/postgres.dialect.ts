@@ -1,6 +1,6 @@
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, ValueQuery, ValuePieces } from './sql-dialect';
+import { Params, SqlDialect, textOf, ValueQuery, ValuePieces, type WindowValues } from './sql-dialect';
 import { parseAggregateRow } from './statistics-parsing';
 
 export class PostgresDialect implements SqlDialect {
@@ -64,11 +64,7 @@ export class PostgresDialect implements SqlDialect {
    * decides, in the statement, which of the two branches runs (a one-time filter: the other is never
    * executed). The statistics do not depend on the values' order.
    */
-  async readValues(
-    query: ValueQuery,
-    pieces: ValuePieces,
-    count: number,
-  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
+  async readValues(query: ValueQuery, pieces: ValuePieces, count: number): Promise<WindowValues> {
     const p = this.params();
     const packed = Array.from(
       { length: count },

@@ -44,6 +44,12 @@ export interface ValuePieces {
  * The SQL that differs between databases, for the grid engine. Every identifier passed in was checked
  * against the grid definition's allow-list; every value goes through Params.
  */
+/** Each statistics column's values of a window, and the extras read beside them. */
+export interface WindowValues {
+  columns: Float64Array[];
+  extras: Record<string, unknown>;
+}
+
 export interface SqlDialect {
   readonly provider: DatabaseProvider;
   quote(identifier: string): string;
@@ -72,11 +78,7 @@ export interface SqlDialect {
    * newest `cap` rows of the window read as typed arrays, and the extras row with `total`, from one
    * statement (one snapshot); the engine computes the statistics in JavaScript (typedStatistics).
    */
-  readValues?(
-    query: ValueQuery,
-    pieces: ValuePieces,
-    count: number,
-  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }>;
+  readValues?(query: ValueQuery, pieces: ValuePieces, count: number): Promise<WindowValues>;
   /**
    * A scalar SQL expression that is true when no writing transaction was in progress at this statement's
    * snapshot (so no lower id can still commit after it), or null when the dialect cannot tell; then the

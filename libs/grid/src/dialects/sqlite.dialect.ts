@@ -1,7 +1,15 @@
 import { SQLITE_UNICODE_LOWER } from '@app/database';
 import { ColumnStatistics } from '../statistics';
 import { SAMPLE_ID_FOLD, SAMPLE_MODULUS, SAMPLE_MULTIPLIER } from '../sampling';
-import { Params, SqlDialect, textOf, toNumber, ValueQuery, ValuePieces } from './sql-dialect';
+import {
+  Params,
+  SqlDialect,
+  textOf,
+  toNumber,
+  ValueQuery,
+  ValuePieces,
+  type WindowValues,
+} from './sql-dialect';
 import { assembleStatistics, numberList } from './statistics-parsing';
 
 /**
@@ -72,11 +80,7 @@ export class SqliteDialect implements SqlDialect {
    * straight from the table; past it, from the capped subquery. Both branches are aggregates (one row
    * each, the other's empty): `branch` says which one ran.
    */
-  async readValues(
-    query: ValueQuery,
-    pieces: ValuePieces,
-    count: number,
-  ): Promise<{ columns: Float64Array[]; extras: Record<string, unknown> }> {
+  async readValues(query: ValueQuery, pieces: ValuePieces, count: number): Promise<WindowValues> {
     const p = this.params();
     const packed = (column: (i: number) => string) =>
       Array.from(
