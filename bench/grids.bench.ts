@@ -109,6 +109,131 @@ async function fill(ds: DataSource): Promise<void> {
 
 const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
 
+/** The i-th fresh window: a different explicit `to` (1 ms apart) each call, so the cache never answers. */
+type FreshQuery = (i: number) => { from: string; to: string };
+
+function freshWindows(base: number): FreshQuery {
+  return (i: number) => {
+    const to = new Date(base + 1000 + i);
+    return { from: new Date(to.getTime() - 3_600_000).toISOString(), to: to.toISOString() };
+  };
+}
+
+interface Limits {
+  scan: Timing;
+  cappedScan: Timing;
+  sqlWay: Timing;
+  inEngine: Timing;
+}
+
+/** The limits a, a', b and c, measured in this process straight on the database. */
+async function measureLimits(
+  ds: DataSource,
+  provider: 'postgres' | 'sqlite',
+  base: number,
+  freshQuery: FreshQuery,
+): Promise<Limits> {
+  const placeholders = () => new Params((k) => (provider === 'postgres' ? `$${k}` : '?'));
+  // a. the bare index scan of the window, in no order
+  const engine = new GridEngine(ds);
+  const summed = async (i: number, piece: 'window' | 'capped') => {
+    const p = placeholders();
+    const rows = engine.build(GRID, parseGridQuery(GRID, freshQuery(i), base)).pieces[piece](p);
+    await ds.query(`SELECT sum(v0), sum(v1), sum(v2), sum(v3) FROM (${rows}) s`, p.values);
+  };
+  const scan = await time(RUNS, (i) => summed(i, 'window'));
+  // a'. the same over the newest rows of the window, in order (capped)
+  const cappedScan = await time(RUNS, (i) => summed(i, 'capped'));
+  // b. the statistics statement, the previous way
+  const sqlWay = await time(RUNS, async (i) => {
+    const sql = engine.build(GRID, parseGridQuery(GRID, freshQuery(i), base));
+    await ds.query(sql.statistics!.sql, sql.statistics!.params);
+  });
+  // c. the engine's own path, no HTTP (fresh windows: no cache)
+  const inEngine = await time(RUNS, async (i) => {
+    await engine.query(GRID, parseGridQuery(GRID, { ...freshQuery(i), take: '100' }, base));
+  });
+  return { scan, cappedScan, sqlWay, inEngine };
+}
+
+type Get = (path: string) => Promise<Response>;
+
+function getter(url: string, auth: Record<string, string>): Get {
+  return async (path: string) => {
+    // A long synchronous query can outlast the server's keep-alive timer on a reused socket: retry once.
+    const res = await fetch(`${url}${path}`, { headers: auth }).catch(() =>
+      fetch(`${url}${path}`, { headers: auth }),
+    );
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+    return res;
+  };
+}
+
+/** The CSV export of 100 000 rows, streamed: its size, time and the service's memory before and at peak. */
+async function csvExport(server: RungProcess, get: Get, base: number) {
+  const before = await server.ask<{ heapUsed: number; rss: number }>('watch-start');
+  const c0 = performance.now();
+  const csv = await get(`/api/UserLogin?format=csv&from=${new Date(base - 86_400_000).toISOString()}`);
+  let bytes = 0;
+  let lines = 0;
+  for await (const chunk of csv.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (const b of chunk) if (b === 10) lines++;
+  }
+  const csvMs = performance.now() - c0;
+  const csvMemory = await server.ask<{ heapUsed: number; rss: number; maxRss: number }>('watch-stop');
+  return { before, bytes, lines, csvMs, csvMemory };
+}
+
+type HttpFigures = Awaited<ReturnType<typeof measureHttp>>;
+
+/** The figures 1, 2 and 3 over HTTP, and the service process's memory during the grid calls and the export. */
+async function measureHttp(server: RungProcess, base: number, freshQuery: FreshQuery) {
+  const url = server.url;
+  const auth = { authorization: `Bearer ${server.token}` };
+  const get = getter(url, auth);
+  // 1. over HTTP, fresh answers: a different explicit `to` (1 ms apart) each call, so the cache never answers
+  await server.ask('watch-start');
+  const grid = await time(RUNS, async (i) => {
+    const q = freshQuery(RUNS + i);
+    await (await get(`/api/ArchiverStagePerformanceCounter?from=${q.from}&to=${q.to}`)).json();
+  });
+  const gridMemory = await server.ask<{ heapUsed: number; rss: number }>('watch-stop');
+  // the CSV export of 100 000 rows, streamed (before the naive calls, whose ORM loads stay on the heap)
+  const csv = await csvExport(server, get, base);
+
+  // 2. naive
+  const naive = await time(Math.max(5, Math.round(RUNS / 2)), async () => {
+    await (await get('/bench/naive-grid')).json();
+  });
+  // 3. repeated identical call (default window: the change check answers); enough calls that the p99 is not
+  // simply the slowest one (it is cheap: a few ms each). Timed from a process of its own: this process holds
+  // tens of MB, and its own major collections (a few ms each, every few hundred ms) landed in these calls.
+  const samples = await timedCalls(`${url}/api/ArchiverStagePerformanceCounter`, auth, REPEATED_RUNS);
+  const repeated = { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
+  const check = (await (await get('/api/ArchiverStagePerformanceCounter')).json()) as { total: number };
+  return { grid, gridMemory, csv, naive, repeated, total: check.total };
+}
+
+function printFigures(provider: 'postgres' | 'sqlite', limits: Limits, http: HttpFigures): void {
+  const { scan, cappedScan, sqlWay, inEngine } = limits;
+  const { grid, gridMemory, naive, repeated } = http;
+  const { before, bytes, lines, csvMs, csvMemory } = http.csv;
+  const f = (x: Timing) => `p50 ${x.p50.toFixed(1).padStart(7)} ms   p99 ${x.p99.toFixed(1).padStart(7)} ms`;
+  const limit = provider === 'postgres' ? `target <= 7x the scan` : `target <= 150 ms`;
+  process.stdout.write(
+    `a. bare index scan of the window (limit):  ${f(scan)}\n` +
+      `${"a'. its newest rows, in order (capped):".padEnd(43)}${f(cappedScan)}   (${(cappedScan.p50 / scan.p50).toFixed(1)}x the scan)\n` +
+      `b. statistics as one SQL statement:        ${f(sqlWay)}   (${(sqlWay.p50 / scan.p50).toFixed(1)}x the scan)\n` +
+      `c. the engine's path, in process:          ${f(inEngine)}   (${(inEngine.p50 / scan.p50).toFixed(1)}x the scan; ${(sqlWay.p50 / inEngine.p50).toFixed(1)}x faster than b)\n` +
+      `1. grid call with statistics over HTTP:    ${f(grid)}   (${(grid.p50 / scan.p50).toFixed(1)}x the scan; ${limit})\n` +
+      `2. naive (rows into the app) over HTTP:    ${f(naive)}   (the grid call is ${(naive.p50 / grid.p50).toFixed(1)}x faster; target >= 6x)\n` +
+      `3. repeated identical call:                ${f(repeated)}   (target p99 <= 15 ms; total ${http.total})\n` +
+      `   service process during the grid calls: peak heap ${mb(gridMemory.heapUsed)}, peak RSS ${mb(gridMemory.rss)}\n` +
+      `   CSV export of ${lines - 1} rows (${mb(bytes)}) in ${csvMs.toFixed(0)} ms: heap ${mb(before.heapUsed)} before, peak ${mb(csvMemory.heapUsed)}; RSS ${mb(before.rss)} before, peak ${mb(csvMemory.rss)} (process lifetime peak ${mb(csvMemory.maxRss)})\n`,
+  );
+}
+
 async function benchOne(
   provider: 'postgres' | 'sqlite',
   target: { connectionString?: string; dataDirectory: string },
@@ -138,85 +263,11 @@ async function benchOne(
     process.stdout.write(
       `\n[${provider}] ${ROWS} rows (${IN_WINDOW} in the default window) and ${CSV_ROWS} UserLogin rows written in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );
-    const url = server.url;
-    const auth = { authorization: `Bearer ${server.token}` };
-    const get = async (path: string) => {
-      // A long synchronous query can outlast the server's keep-alive timer on a reused socket: retry once.
-      const res = await fetch(`${url}${path}`, { headers: auth }).catch(() =>
-        fetch(`${url}${path}`, { headers: auth }),
-      );
-      if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
-      return res;
-    };
     const base = Date.now();
-    const freshQuery = (i: number) => {
-      const to = new Date(base + 1000 + i);
-      return { from: new Date(to.getTime() - 3_600_000).toISOString(), to: to.toISOString() };
-    };
-    const placeholders = () => new Params((k) => (provider === 'postgres' ? `$${k}` : '?'));
-    // a. the bare index scan of the window, in no order
-    const engine = new GridEngine(ds);
-    const summed = async (i: number, piece: 'window' | 'capped') => {
-      const p = placeholders();
-      const rows = engine.build(GRID, parseGridQuery(GRID, freshQuery(i), base)).pieces[piece](p);
-      await ds.query(`SELECT sum(v0), sum(v1), sum(v2), sum(v3) FROM (${rows}) s`, p.values);
-    };
-    const scan = await time(RUNS, (i) => summed(i, 'window'));
-    // a'. the same over the newest rows of the window, in order (capped)
-    const cappedScan = await time(RUNS, (i) => summed(i, 'capped'));
-    // b. the statistics statement, the previous way
-    const sqlWay = await time(RUNS, async (i) => {
-      const sql = engine.build(GRID, parseGridQuery(GRID, freshQuery(i), base));
-      await ds.query(sql.statistics!.sql, sql.statistics!.params);
-    });
-    // c. the engine's own path, no HTTP (fresh windows: no cache)
-    const inEngine = await time(RUNS, async (i) => {
-      await engine.query(GRID, parseGridQuery(GRID, { ...freshQuery(i), take: '100' }, base));
-    });
-    // 1. over HTTP, fresh answers: a different explicit `to` (1 ms apart) each call, so the cache never answers
-    await server.ask('watch-start');
-    const grid = await time(RUNS, async (i) => {
-      const q = freshQuery(RUNS + i);
-      await (await get(`/api/ArchiverStagePerformanceCounter?from=${q.from}&to=${q.to}`)).json();
-    });
-    const gridMemory = await server.ask<{ heapUsed: number; rss: number }>('watch-stop');
-    // the CSV export of 100 000 rows, streamed (before the naive calls, whose ORM loads stay on the heap)
-    const before = await server.ask<{ heapUsed: number; rss: number }>('watch-start');
-    const c0 = performance.now();
-    const csv = await get(`/api/UserLogin?format=csv&from=${new Date(base - 86_400_000).toISOString()}`);
-    let bytes = 0;
-    let lines = 0;
-    for await (const chunk of csv.body as unknown as AsyncIterable<Uint8Array>) {
-      bytes += chunk.length;
-      for (const b of chunk) if (b === 10) lines++;
-    }
-    const csvMs = performance.now() - c0;
-    const csvMemory = await server.ask<{ heapUsed: number; rss: number; maxRss: number }>('watch-stop');
-
-    // 2. naive
-    const naive = await time(Math.max(5, Math.round(RUNS / 2)), async () => {
-      await (await get('/bench/naive-grid')).json();
-    });
-    // 3. repeated identical call (default window: the change check answers); enough calls that the p99 is not
-    // simply the slowest one (it is cheap: a few ms each). Timed from a process of its own: this process holds
-    // tens of MB, and its own major collections (a few ms each, every few hundred ms) landed in these calls.
-    const samples = await timedCalls(`${url}/api/ArchiverStagePerformanceCounter`, auth, REPEATED_RUNS);
-    const repeated = { p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) };
-    const check = (await (await get('/api/ArchiverStagePerformanceCounter')).json()) as { total: number };
-    const f = (x: Timing) =>
-      `p50 ${x.p50.toFixed(1).padStart(7)} ms   p99 ${x.p99.toFixed(1).padStart(7)} ms`;
-    const limit = provider === 'postgres' ? `target <= 7x the scan` : `target <= 150 ms`;
-    process.stdout.write(
-      `a. bare index scan of the window (limit):  ${f(scan)}\n` +
-        `${"a'. its newest rows, in order (capped):".padEnd(43)}${f(cappedScan)}   (${(cappedScan.p50 / scan.p50).toFixed(1)}x the scan)\n` +
-        `b. statistics as one SQL statement:        ${f(sqlWay)}   (${(sqlWay.p50 / scan.p50).toFixed(1)}x the scan)\n` +
-        `c. the engine's path, in process:          ${f(inEngine)}   (${(inEngine.p50 / scan.p50).toFixed(1)}x the scan; ${(sqlWay.p50 / inEngine.p50).toFixed(1)}x faster than b)\n` +
-        `1. grid call with statistics over HTTP:    ${f(grid)}   (${(grid.p50 / scan.p50).toFixed(1)}x the scan; ${limit})\n` +
-        `2. naive (rows into the app) over HTTP:    ${f(naive)}   (the grid call is ${(naive.p50 / grid.p50).toFixed(1)}x faster; target >= 6x)\n` +
-        `3. repeated identical call:                ${f(repeated)}   (target p99 <= 15 ms; total ${check.total})\n` +
-        `   service process during the grid calls: peak heap ${mb(gridMemory.heapUsed)}, peak RSS ${mb(gridMemory.rss)}\n` +
-        `   CSV export of ${lines - 1} rows (${mb(bytes)}) in ${csvMs.toFixed(0)} ms: heap ${mb(before.heapUsed)} before, peak ${mb(csvMemory.heapUsed)}; RSS ${mb(before.rss)} before, peak ${mb(csvMemory.rss)} (process lifetime peak ${mb(csvMemory.maxRss)})\n`,
-    );
+    const freshQuery = freshWindows(base);
+    const limits = await measureLimits(ds, provider, base, freshQuery);
+    const http = await measureHttp(server, base, freshQuery);
+    printFigures(provider, limits, http);
   } finally {
     await ds.destroy();
     await server.stop();
