@@ -144,7 +144,6 @@ export default tseslint.config(
       'test/console/security.spec.ts',
       'apps/console/src/components/shell/ChangePasswordDialog.tsx',
       'apps/console/src/pages/login/PasswordSignIn.tsx',
-      'bench/invoke.ts',
       'test/sql-server-statements.spec.ts',
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', 'local/test-function-lines': 'off' },

@@ -124,7 +124,13 @@ class SdkPipelineTelemetry extends PipelineTelemetry {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-async function invokeBench(): Promise<void> {
+const ORDER = ['off', 'on (the service)', 'SDK record per value'] as const;
+type Mode = (typeof ORDER)[number];
+type ByMode = Record<Mode, number[]>;
+type Round = () => Promise<{ wall: number; cpu: number }>;
+
+/** The service's app (SQLite) with its PipelineTelemetry switchable, and the three modes to switch between. */
+async function startInvokeApp(sdkProvider: MeterProvider) {
   const settings = loadSettings({
     DataDirectory: createSqliteDirectory(),
     JwtKey: 'bench-jwt-key-0123456789abcdefghijklmnopqrstuvwxyz',
@@ -133,12 +139,6 @@ async function invokeBench(): Promise<void> {
     LogLevel: 'silent',
     ArchiverQueueCapacity: String(ROUND_INVOCATIONS + CONCURRENCY),
   });
-  // The comparison mode's own provider, with a DELTA reader like the capture reader.
-  const sdkReader = new PeriodicExportingMetricReader({
-    exporter: new InMemoryMetricExporter(AggregationTemporality.DELTA),
-    exportIntervalMillis: 3_600_000,
-  });
-  const sdkProvider = new MeterProvider({ readers: [sdkReader] });
   const telemetry = new SwitchableTelemetry(new NullPipelineTelemetry());
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(settings)] })
     .overrideProvider(PipelineTelemetry)
@@ -146,150 +146,195 @@ async function invokeBench(): Promise<void> {
     .compile();
   const app = moduleRef.createNestApplication({ logger: false });
   await app.init();
-  const modes = {
+  const modes: Record<Mode, PipelineTelemetry> = {
     off: telemetry.target,
     'on (the service)': new CapturePipelineTelemetry(app.get(EngineMetrics), app.get(WarningRecorder)),
     'SDK record per value': new SdkPipelineTelemetry(sdkProvider),
   };
-  type Mode = keyof typeof modes;
-  const order: Mode[] = ['off', 'on (the service)', 'SDK record per value'];
+  return { app, telemetry, modes };
+}
+
+type InvokeApp = Awaited<ReturnType<typeof startInvokeApp>>['app'];
+
+/**
+ * A model like the demo one, with two rules that activate but raise no case, so the rounds measure the
+ * invoke path and the Archiver, not case creation round trips. Returns its guid.
+ */
+async function createBenchModel(app: InvokeApp, landlord: Actor): Promise<string> {
+  const models = app.get(ModelService);
+  const model = await models.create(landlord, {
+    name: 'Bench',
+    logsWarnThresholdMilliseconds: 5,
+    entryXPath: '$.transactionId',
+    referenceDateXPath: '$.occurred',
+  });
+  for (const [name, xPath, dataType] of [
+    ['AccountId', '$.account.id', 'String'],
+    ['Email', '$.account.email', 'String'],
+    ['Amount', '$.amount', 'Float'],
+    ['Currency', '$.currency', 'String'],
+    ['Country', '$.country', 'String'],
+  ] as const)
+    await models.createXPath(landlord, model.guid, {
+      name,
+      xPath,
+      dataType,
+      required: name === 'AccountId',
+    });
+  await models.createRule(landlord, model.guid, {
+    name: 'Large',
+    condition: { '>': [{ var: 'Amount' }, 5000] },
+  });
+  await models.createRule(landlord, model.guid, {
+    name: 'Abroad',
+    condition: { and: [{ '>': [{ var: 'Amount' }, 9000] }, { '!=': [{ var: 'Country' }, 'NL'] }] },
+  });
+  return model.guid;
+}
+
+/**
+ * One round: ROUND_INVOCATIONS invocations by CONCURRENCY callers while the Archiver holds (so the round
+ * times the request path only); the Archiver then drains untimed before the next round.
+ * Wall clock and this process's CPU time: on a machine shared with other work the CPU-time figure is the
+ * steadier one (other processes stretch the wall clock, not our CPU seconds).
+ */
+function roundRunner(app: InvokeApp, landlord: Actor, modelGuid: string): Round {
+  const invoker = app.get(InvokeService);
+  const archiver = app.get(ArchiverService);
+  const bodies = Array.from({ length: 1000 }, (_, i) => demoTransaction(i));
+  return async () => {
+    archiver.pause();
+    let next = 0;
+    const start = process.hrtime.bigint();
+    const cpuStart = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < ROUND_INVOCATIONS) {
+          const i = next++;
+          await invoker.invoke(landlord, modelGuid, bodies[i % bodies.length]);
+        }
+      }),
+    );
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const cpu = process.cpuUsage(cpuStart);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    archiver.resume();
+    await archiver.drain();
+    global.gc?.(); // each round starts from a collected heap (node --expose-gc)
+    return { wall: ROUND_INVOCATIONS / seconds, cpu: ROUND_INVOCATIONS / cpuSeconds };
+  };
+}
+
+/** How many invoke stage values the service's folded histograms have counted so far. */
+function invokeValueCounter(app: InvokeApp): () => Promise<number> {
+  const folded = app.get(FoldedHistograms).cumulativeProducer();
+  return async () =>
+    (await folded.collect()).resourceMetrics.scopeMetrics
+      .flatMap((sm) => sm.metrics)
+      .filter(
+        (m): m is HistogramMetricData =>
+          m.descriptor.name === ENGINE_INSTRUMENTS.invokeStageDuration &&
+          m.dataPointType === DataPointType.HISTOGRAM,
+      )
+      .flatMap((m) => m.dataPoints)
+      .reduce((n, p) => n + p.value.count, 0);
+}
+
+/** ROUNDS rounds, the mode rotated; per mode the rates of its rounds, and the invocations with the service's telemetry. */
+async function runRounds(
+  telemetry: SwitchableTelemetry,
+  modes: Record<Mode, PipelineTelemetry>,
+  round: Round,
+): Promise<{ results: ByMode; cpuResults: ByMode; serviceInvocations: number }> {
+  const results: ByMode = { off: [], 'on (the service)': [], 'SDK record per value': [] };
+  const cpuResults: ByMode = {
+    off: [],
+    'on (the service)': [],
+    'SDK record per value': [],
+  };
+  let serviceInvocations = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    // Rotated order (Latin square) so no mode always runs first or last.
+    const mode = ORDER[(r + Math.floor(r / ORDER.length)) % ORDER.length];
+    telemetry.target = modes[mode];
+    const { wall, cpu } = await round();
+    if (process.env.BENCH_VERBOSE)
+      console.log(`    round ${r} ${mode}: ${wall.toFixed(0)}/s wall, ${cpu.toFixed(0)}/s CPU`);
+    results[mode].push(wall);
+    cpuResults[mode].push(cpu);
+    if (mode === 'on (the service)') serviceInvocations += ROUND_INVOCATIONS;
+  }
+  return { results, cpuResults, serviceInvocations };
+}
+
+function printRounds(results: ByMode, cpuResults: ByMode): void {
+  const wall = (mode: Mode) => median(results[mode]);
+  const cpu = (mode: Mode) => median(cpuResults[mode]);
+  // Each block of three consecutive rounds runs every mode once; the ratio within a block cancels the
+  // machine's drift, and the median over blocks is the headline overhead.
+  const blocks = Math.floor(ROUNDS / ORDER.length);
+  const overheads = (by: ByMode, mode: Mode) =>
+    Array.from({ length: blocks }, (_, i) => (1 - by[mode][i] / by.off[i]) * 100).sort((x, y) => x - y);
+  const summary = (by: ByMode, mode: Mode) => {
+    const o = overheads(by, mode);
+    return `${median(o).toFixed(2).padStart(6)} % (blocks ${o[0].toFixed(1)} … ${o[o.length - 1].toFixed(1)})`;
+  };
+  console.log('Invoke pipeline in process: InvokeService.invoke() (no HTTP, no credential check)');
+  console.log(
+    `  SQLite; ${ROUNDS} rounds of ${ROUND_INVOCATIONS} invocations by ${CONCURRENCY} concurrent callers, modes rotated in blocks of three; the Archiver drains between rounds, untimed`,
+  );
+  console.log('  medians of rounds: invocations per wall-clock second | per CPU second of this process');
+  for (const mode of ORDER)
+    console.log(
+      `  telemetry ${mode.padEnd(22)} ${wall(mode).toFixed(0).padStart(7)}/s wall | ${cpu(mode).toFixed(0).padStart(7)}/s CPU`,
+    );
+  for (const mode of ['on (the service)', 'SDK record per value'] as const)
+    console.log(
+      `  overhead ${mode.padEnd(22)} CPU ${summary(cpuResults, mode)}   wall ${summary(results, mode)}${mode === 'on (the service)' ? '   (target under 3 %; median of blocks)' : ''}`,
+    );
+}
+
+/**
+ * The same overhead taken apart: the port's own cost for one invocation's five trace points, measured
+ * directly, against the CPU cost of one invocation with telemetry off (`offCpuRate` invocations per CPU second).
+ */
+function printPortCosts(modes: Record<Mode, PipelineTelemetry>, offCpuRate: number): void {
+  const points = Object.values(InvokeStage);
+  for (const mode of ['on (the service)', 'SDK record per value'] as const) {
+    const port = modes[mode];
+    const n = 200_000;
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) for (const p of points) port.invokeTracePoint(p, (i % 50) + 0.5); // µs, as trace gaps are
+    const perInvocation = Number(process.hrtime.bigint() - t0) / n / 1000;
+    const invocation = 1e6 / offCpuRate;
+    console.log(
+      `  port cost ${mode.padEnd(22)} ${perInvocation.toFixed(2)} µs per invocation (5 trace points) = ${((perInvocation / invocation) * 100).toFixed(2)} % of one invocation's ${invocation.toFixed(1)} µs CPU`,
+    );
+  }
+}
+
+async function invokeBench(): Promise<void> {
+  // The comparison mode's own provider, with a DELTA reader like the capture reader.
+  const sdkReader = new PeriodicExportingMetricReader({
+    exporter: new InMemoryMetricExporter(AggregationTemporality.DELTA),
+    exportIntervalMillis: 3_600_000,
+  });
+  const sdkProvider = new MeterProvider({ readers: [sdkReader] });
+  const { app, telemetry, modes } = await startInvokeApp(sdkProvider);
   try {
     const landlord: Actor = { ...(await landlordActor(app)), permissions: new Set([Permission.Invoke]) };
-    // A model like the demo one, with two rules that activate but raise no case, so the rounds measure the
-    // invoke path and the Archiver, not case creation round trips.
-    const models = app.get(ModelService);
-    const model = await models.create(landlord, {
-      name: 'Bench',
-      logsWarnThresholdMilliseconds: 5,
-      entryXPath: '$.transactionId',
-      referenceDateXPath: '$.occurred',
-    });
-    for (const [name, xPath, dataType] of [
-      ['AccountId', '$.account.id', 'String'],
-      ['Email', '$.account.email', 'String'],
-      ['Amount', '$.amount', 'Float'],
-      ['Currency', '$.currency', 'String'],
-      ['Country', '$.country', 'String'],
-    ] as const)
-      await models.createXPath(landlord, model.guid, {
-        name,
-        xPath,
-        dataType,
-        required: name === 'AccountId',
-      });
-    await models.createRule(landlord, model.guid, {
-      name: 'Large',
-      condition: { '>': [{ var: 'Amount' }, 5000] },
-    });
-    await models.createRule(landlord, model.guid, {
-      name: 'Abroad',
-      condition: { and: [{ '>': [{ var: 'Amount' }, 9000] }, { '!=': [{ var: 'Country' }, 'NL'] }] },
-    });
-    const invoker = app.get(InvokeService);
-    const archiver = app.get(ArchiverService);
-    const bodies = Array.from({ length: 1000 }, (_, i) => demoTransaction(i));
-
-    // One round: ROUND_INVOCATIONS invocations by CONCURRENCY callers while the Archiver holds (so the round
-    // times the request path only); the Archiver then drains untimed before the next round.
-    // Wall clock and this process's CPU time: on a machine shared with other work the CPU-time figure is the
-    // steadier one (other processes stretch the wall clock, not our CPU seconds).
-    const round = async (): Promise<{ wall: number; cpu: number }> => {
-      archiver.pause();
-      let next = 0;
-      const start = process.hrtime.bigint();
-      const cpuStart = process.cpuUsage();
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          while (next < ROUND_INVOCATIONS) {
-            const i = next++;
-            await invoker.invoke(landlord, model.guid, bodies[i % bodies.length]);
-          }
-        }),
-      );
-      const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-      const cpu = process.cpuUsage(cpuStart);
-      const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-      archiver.resume();
-      await archiver.drain();
-      global.gc?.(); // each round starts from a collected heap (node --expose-gc)
-      return { wall: ROUND_INVOCATIONS / seconds, cpu: ROUND_INVOCATIONS / cpuSeconds };
-    };
-
-    const folded = app.get(FoldedHistograms).cumulativeProducer();
-    const invokeValues = async () =>
-      (await folded.collect()).resourceMetrics.scopeMetrics
-        .flatMap((sm) => sm.metrics)
-        .filter(
-          (m): m is HistogramMetricData =>
-            m.descriptor.name === ENGINE_INSTRUMENTS.invokeStageDuration &&
-            m.dataPointType === DataPointType.HISTOGRAM,
-        )
-        .flatMap((m) => m.dataPoints)
-        .reduce((n, p) => n + p.value.count, 0);
-
+    const round = roundRunner(app, landlord, await createBenchModel(app, landlord));
+    const invokeValues = invokeValueCounter(app);
     telemetry.target = modes['on (the service)'];
     await round(); // warm-up
     const before = await invokeValues();
-    const results: Record<Mode, number[]> = { off: [], 'on (the service)': [], 'SDK record per value': [] };
-    const cpuResults: Record<Mode, number[]> = {
-      off: [],
-      'on (the service)': [],
-      'SDK record per value': [],
-    };
-    let serviceInvocations = 0;
-    for (let r = 0; r < ROUNDS; r++) {
-      // Rotated order (Latin square) so no mode always runs first or last.
-      const mode = order[(r + Math.floor(r / order.length)) % order.length];
-      telemetry.target = modes[mode];
-      const { wall, cpu } = await round();
-      if (process.env.BENCH_VERBOSE)
-        console.log(`    round ${r} ${mode}: ${wall.toFixed(0)}/s wall, ${cpu.toFixed(0)}/s CPU`);
-      results[mode].push(wall);
-      cpuResults[mode].push(cpu);
-      if (mode === 'on (the service)') serviceInvocations += ROUND_INVOCATIONS;
-    }
-    const wall = (mode: Mode) => median(results[mode]);
-    const cpu = (mode: Mode) => median(cpuResults[mode]);
-    // Each block of three consecutive rounds runs every mode once; the ratio within a block cancels the
-    // machine's drift, and the median over blocks is the headline overhead.
-    const blocks = Math.floor(ROUNDS / order.length);
-    const overheads = (by: Record<Mode, number[]>, mode: Mode) =>
-      Array.from({ length: blocks }, (_, i) => (1 - by[mode][i] / by.off[i]) * 100).sort((x, y) => x - y);
-    const summary = (by: Record<Mode, number[]>, mode: Mode) => {
-      const o = overheads(by, mode);
-      return `${median(o).toFixed(2).padStart(6)} % (blocks ${o[0].toFixed(1)} … ${o[o.length - 1].toFixed(1)})`;
-    };
-    console.log('Invoke pipeline in process: InvokeService.invoke() (no HTTP, no credential check)');
-    console.log(
-      `  SQLite; ${ROUNDS} rounds of ${ROUND_INVOCATIONS} invocations by ${CONCURRENCY} concurrent callers, modes rotated in blocks of three; the Archiver drains between rounds, untimed`,
-    );
-    console.log('  medians of rounds: invocations per wall-clock second | per CPU second of this process');
-    for (const mode of order)
-      console.log(
-        `  telemetry ${mode.padEnd(22)} ${wall(mode).toFixed(0).padStart(7)}/s wall | ${cpu(mode).toFixed(0).padStart(7)}/s CPU`,
-      );
-    for (const mode of ['on (the service)', 'SDK record per value'] as const)
-      console.log(
-        `  overhead ${mode.padEnd(22)} CPU ${summary(cpuResults, mode)}   wall ${summary(results, mode)}${mode === 'on (the service)' ? '   (target under 3 %; median of blocks)' : ''}`,
-      );
+    const { results, cpuResults, serviceInvocations } = await runRounds(telemetry, modes, round);
+    printRounds(results, cpuResults);
     const counted = (await invokeValues()) - before;
     console.log(
       `  check: the service's histogram counted ${counted} ${ENGINE_INSTRUMENTS.invokeStageDuration} values for ${serviceInvocations} invocations with telemetry on (5 trace points each: ${serviceInvocations * 5})`,
     );
-    // The same overhead taken apart: the port's own cost for one invocation's five trace points, measured
-    // directly, against the CPU cost of one invocation with telemetry off.
-    const points = Object.values(InvokeStage);
-    for (const mode of ['on (the service)', 'SDK record per value'] as const) {
-      const port = modes[mode];
-      const n = 200_000;
-      const t0 = process.hrtime.bigint();
-      for (let i = 0; i < n; i++) for (const p of points) port.invokeTracePoint(p, (i % 50) + 0.5); // µs, as trace gaps are
-      const perInvocation = Number(process.hrtime.bigint() - t0) / n / 1000;
-      const invocation = 1e6 / cpu('off');
-      console.log(
-        `  port cost ${mode.padEnd(22)} ${perInvocation.toFixed(2)} µs per invocation (5 trace points) = ${((perInvocation / invocation) * 100).toFixed(2)} % of one invocation's ${invocation.toFixed(1)} µs CPU`,
-      );
-    }
+    printPortCosts(modes, median(cpuResults.off));
     await app.get(StageRollupService).flush();
   } finally {
     await app.close();
