@@ -102,6 +102,95 @@ interface PipelineResult {
   item: ArchiveItem;
 }
 
+interface ParsedRequest {
+  request: unknown;
+  entryReference: string | null;
+  referenceDate: Date;
+}
+
+/** The Parse stage: the body as JSON (parsed when it is text), its entry reference and its reference date. */
+function parseRequest(model: CompiledModel, body: unknown, clock: Clock): ParsedRequest {
+  let request: unknown = body;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    try {
+      request = JSON.parse(body.toString()) as unknown;
+    } catch {
+      throw Problems.validation('The request body is not valid JSON.');
+    }
+  }
+  if (request === undefined) throw Problems.validation('The request body must be JSON (application/json).');
+  const entryValue = model.entryPath ? readJsonPath(request, model.entryPath) : undefined;
+  const entryReference =
+    typeof entryValue === 'string' || typeof entryValue === 'number'
+      ? String(entryValue).slice(0, 256)
+      : null;
+  const dateValue = model.referenceDatePath ? readJsonPath(request, model.referenceDatePath) : undefined;
+  const parsedDate =
+    typeof dateValue === 'string' || typeof dateValue === 'number' ? new Date(dateValue) : undefined;
+  const referenceDate =
+    parsedDate && !Number.isNaN(parsedDate.getTime()) ? parsedDate : new Date(clock.now());
+  return { request, entryReference, referenceDate };
+}
+
+/** The ExtractFields stage: the model's fields read and converted; a 422 problem naming each one that fails. */
+function extractFields(model: CompiledModel, request: unknown): Record<string, FieldValue> {
+  const fields: Record<string, FieldValue> = Object.create(null) as Record<string, FieldValue>;
+  const errors: { field: string; message: string }[] = [];
+  for (const f of model.fields) {
+    const raw = readJsonPath(request, f.path);
+    if (raw === undefined) {
+      if (f.required) errors.push({ field: f.name, message: `${f.name} is required` });
+      continue;
+    }
+    const v = convertField(raw, f.type);
+    if (v === undefined)
+      errors.push({ field: f.name, message: `${f.name} must be a ${FIELD_DATA_TYPE_NAMES[f.type]}` });
+    else fields[f.name] = v;
+  }
+  // Valid by the document (any JSON object) but not what this model reads: 422, each field named.
+  if (errors.length) throw Problems.unprocessableFields('The request does not match the model.', errors);
+  return fields;
+}
+
+/** The Activation stage: the rules whose condition holds, and the cases those with a workflow and a key raise. */
+function activate(
+  model: CompiledModel,
+  fields: Record<string, FieldValue>,
+  entryGuid: string,
+): { activations: Activation[]; cases: CaseActivation[] } {
+  const activations: Activation[] = [];
+  const cases: CaseActivation[] = [];
+  for (const rule of model.rules) {
+    if (!evaluateRuleCondition(rule.condition, fields)) continue;
+    const keyValue = rule.caseKeyFieldName ? fields[rule.caseKeyFieldName] : undefined;
+    const caseKeyValue = keyValue === undefined || keyValue === null ? null : String(keyValue).slice(0, 512);
+    activations.push({
+      entityAnalysisModelActivationRuleGuid: rule.guid,
+      name: rule.name,
+      caseWorkflowGuid: rule.caseWorkflow?.guid ?? null,
+      caseKey: rule.caseKeyFieldName,
+      caseKeyValue,
+    });
+    if (
+      rule.caseWorkflow &&
+      rule.caseWorkflowStatusId !== null &&
+      rule.caseKeyFieldName &&
+      caseKeyValue !== null
+    ) {
+      cases.push({
+        caseWorkflow: rule.caseWorkflow,
+        caseWorkflowStatusId: rule.caseWorkflowStatusId,
+        caseKey: rule.caseKeyFieldName,
+        caseKeyValue,
+        entityAnalysisModelGuid: model.guid,
+        entityAnalysisModelInstanceEntryGuid: entryGuid,
+        fields,
+      });
+    }
+  }
+  return { activations, cases };
+}
+
 /**
  * POST /api/Invoke/EntityAnalysisModel/{guid}: the invoke pipeline, run serially on the request
  * (spec: What the service does 1): Parse, ExtractFields, Activation, BuildResponse, BuildArchivePayload.
@@ -178,79 +267,11 @@ export class InvokeService {
   /** The five stages, synchronous. Throws a 400 problem for a body the model cannot read. */
   private run(model: CompiledModel, body: unknown, entryGuid: string, trace: boolean): PipelineResult {
     const tracer = new Tracer(model, entryGuid, this.telemetry, this.clock, trace);
-
-    // Parse
-    let request: unknown = body;
-    if (typeof body === 'string' || Buffer.isBuffer(body)) {
-      try {
-        request = JSON.parse(body.toString()) as unknown;
-      } catch {
-        throw Problems.validation('The request body is not valid JSON.');
-      }
-    }
-    if (request === undefined) throw Problems.validation('The request body must be JSON (application/json).');
-    const entryValue = model.entryPath ? readJsonPath(request, model.entryPath) : undefined;
-    const entryReference =
-      typeof entryValue === 'string' || typeof entryValue === 'number'
-        ? String(entryValue).slice(0, 256)
-        : null;
-    const dateValue = model.referenceDatePath ? readJsonPath(request, model.referenceDatePath) : undefined;
-    const parsedDate =
-      typeof dateValue === 'string' || typeof dateValue === 'number' ? new Date(dateValue) : undefined;
-    const referenceDate =
-      parsedDate && !Number.isNaN(parsedDate.getTime()) ? parsedDate : new Date(this.clock.now());
+    const { request, entryReference, referenceDate } = parseRequest(model, body, this.clock);
     tracer.point(InvokeStage.Parse);
-
-    // ExtractFields
-    const fields: Record<string, FieldValue> = Object.create(null) as Record<string, FieldValue>;
-    const errors: { field: string; message: string }[] = [];
-    for (const f of model.fields) {
-      const raw = readJsonPath(request, f.path);
-      if (raw === undefined) {
-        if (f.required) errors.push({ field: f.name, message: `${f.name} is required` });
-        continue;
-      }
-      const v = convertField(raw, f.type);
-      if (v === undefined)
-        errors.push({ field: f.name, message: `${f.name} must be a ${FIELD_DATA_TYPE_NAMES[f.type]}` });
-      else fields[f.name] = v;
-    }
-    // Valid by the document (any JSON object) but not what this model reads: 422, each field named.
-    if (errors.length) throw Problems.unprocessableFields('The request does not match the model.', errors);
+    const fields = extractFields(model, request);
     tracer.point(InvokeStage.ExtractFields);
-
-    // Activation
-    const activations: Activation[] = [];
-    const cases: CaseActivation[] = [];
-    for (const rule of model.rules) {
-      if (!evaluateRuleCondition(rule.condition, fields)) continue;
-      const keyValue = rule.caseKeyFieldName ? fields[rule.caseKeyFieldName] : undefined;
-      const caseKeyValue =
-        keyValue === undefined || keyValue === null ? null : String(keyValue).slice(0, 512);
-      activations.push({
-        entityAnalysisModelActivationRuleGuid: rule.guid,
-        name: rule.name,
-        caseWorkflowGuid: rule.caseWorkflow?.guid ?? null,
-        caseKey: rule.caseKeyFieldName,
-        caseKeyValue,
-      });
-      if (
-        rule.caseWorkflow &&
-        rule.caseWorkflowStatusId !== null &&
-        rule.caseKeyFieldName &&
-        caseKeyValue !== null
-      ) {
-        cases.push({
-          caseWorkflow: rule.caseWorkflow,
-          caseWorkflowStatusId: rule.caseWorkflowStatusId,
-          caseKey: rule.caseKeyFieldName,
-          caseKeyValue,
-          entityAnalysisModelGuid: model.guid,
-          entityAnalysisModelInstanceEntryGuid: entryGuid,
-          fields,
-        });
-      }
-    }
+    const { activations, cases } = activate(model, fields, entryGuid);
     tracer.point(InvokeStage.Activation);
 
     // BuildResponse
