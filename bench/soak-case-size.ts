@@ -9,7 +9,7 @@ import { CaseRepository, type CaseUpsert } from '../libs/engine/src/case-creatio
 import type { SoakDatabase } from './soak-measure';
 
 const BATCH = 500;
-const TIMED_BATCHES = Number(process.env.BENCH_SOAK_CASE_BATCHES ?? 20);
+const TIMED_BATCHES = Number(process.env.BENCH_SOAK_CASE_BATCHES ?? 60);
 
 /** Fills Case up to `rows` open cases of workflow 1 (FILL-<i>), in set statements. */
 async function fill(ds: DataSource, from: number, rows: number): Promise<void> {
@@ -81,24 +81,25 @@ async function explain(ds: DataSource, repo: CaseRepository, rows: CaseUpsert[])
   }
 }
 
-/** Per-item µs of TIMED_BATCHES batches (look-up and upsert, as case creation), after two untimed. */
-async function perItem(repo: CaseRepository, existing: number, firstRound: number): Promise<number> {
-  for (let r = 0; r < 2; r++) {
-    const rows = batch(firstRound + r, existing);
-    await repo.findOpen(rows);
-    await repo.upsert(rows);
-  }
+/** One batch as case creation runs it (look-up, then upsert): its µs per item. */
+async function timedBatch(repo: CaseRepository, rows: CaseUpsert[]): Promise<number> {
   const start = process.hrtime.bigint();
-  for (let r = 2; r < 2 + TIMED_BATCHES; r++) {
-    const rows = batch(firstRound + r, existing);
-    await repo.findOpen(rows);
-    await repo.upsert(rows);
-  }
-  return Number(process.hrtime.bigint() - start) / 1000 / (TIMED_BATCHES * BATCH);
+  await repo.findOpen(rows);
+  await repo.upsert(rows);
+  return Number(process.hrtime.bigint() - start) / 1000 / BATCH;
 }
 
-/** Prints case creation's per-item time at 1 000 and 1 000 000 Case rows on `db` (a fresh database). */
-export async function caseSizeBench(db: SoakDatabase, dataDirectory: string): Promise<void> {
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+interface Sized {
+  size: number;
+  label: string;
+  ds: DataSource;
+  repo: CaseRepository;
+  micros: number[];
+}
+
+async function sized(db: SoakDatabase, dataDirectory: string, size: number, label: string): Promise<Sized> {
   const ds = new DataSource(
     dataSourceOptions(
       db.provider === 'postgres'
@@ -109,28 +110,42 @@ export async function caseSizeBench(db: SoakDatabase, dataDirectory: string): Pr
     ),
   );
   await ds.initialize();
+  await ds.runMigrations({ transaction: 'each' });
+  await fill(ds, 0, size);
+  return { size, label, ds, repo: new CaseRepository(ds), micros: [] };
+}
+
+/**
+ * Prints case creation's per-item time at 1 000 and at 1 000 000 Case rows: two fresh databases (`small`,
+ * `large`), filled, then TIMED_BATCHES batches on each in alternation after two untimed, so that a pause of the
+ * shared machine falls on both alike; each figure is its median batch's. Then each statement's plan at each size.
+ */
+export async function caseSizeBench(
+  small: SoakDatabase,
+  large: SoakDatabase,
+  dataDirectory: string,
+): Promise<void> {
+  const sizes = [
+    await sized(small, dataDirectory, 1_000, '1 000'),
+    await sized(large, dataDirectory, 1_000_000, '1 000 000'),
+  ];
   try {
-    await ds.runMigrations({ transaction: 'each' });
-    const repo = new CaseRepository(ds);
-    const figures: string[] = [];
-    let filled = 0;
-    for (const [size, label] of [
-      [1_000, '1 000'],
-      [1_000_000, '1 000 000'],
-    ] as const) {
-      await fill(ds, filled, size);
-      filled = size;
-      const micros = await perItem(repo, size, size);
-      figures.push(`${micros.toFixed(1)}`);
+    for (let r = 0; r < 2 + TIMED_BATCHES; r++)
+      for (const s of sizes) {
+        const micros = await timedBatch(s.repo, batch(s.size + r, s.size));
+        if (r >= 2) s.micros.push(micros);
+      }
+    for (const s of sizes) {
       console.log(
-        `  case creation per item with ${label} rows in Case: ${micros.toFixed(1)} µs (batches of ${BATCH})`,
+        `  case creation per item with ${s.label} rows in Case: ${median(s.micros).toFixed(1)} µs ` +
+          `(the median of ${TIMED_BATCHES} batches of ${BATCH}, alternating with the other size's)`,
       );
-      for (const line of await explain(ds, repo, batch(9_999_999, size))) console.log(line);
+      for (const line of await explain(s.ds, s.repo, batch(9_999_999, s.size))) console.log(line);
     }
     console.log(
-      `  ratio 1 000 000 / 1 000: ${(Number(figures[1]) / Number(figures[0])).toFixed(2)} (target ≤ 1.5)`,
+      `  ratio 1 000 000 / 1 000: ${(median(sizes[1].micros) / median(sizes[0].micros)).toFixed(2)} (target ≤ 1.5)`,
     );
   } finally {
-    await ds.destroy();
+    for (const s of sizes) await s.ds.destroy();
   }
 }

@@ -30,6 +30,8 @@ export interface SoakLoadResult {
   /** Date.now() of every 200, in answer order. */
   okTimes: number[];
   sent: number;
+  /** The answers counted as `other`, by status code, or by the socket's error code when there was no answer. */
+  others: Record<string, number>;
 }
 
 export const WINDOW_MS = 10_000;
@@ -44,7 +46,7 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
   const target = new URL(o.url);
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections ?? 256 });
   const started = Date.now();
-  const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0 };
+  const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0, others: {} };
   const windowOf = (t: number) => {
     const k = Math.floor((t - started) / WINDOW_MS);
     while (result.windows.length <= k) result.windows.push({ ok: 0, shed: 0, other: 0, notSent: 0 });
@@ -55,7 +57,7 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
     new Promise<void>((resolve) => {
       const body = invokeBody(o.firstIndex + result.sent++);
       inFlight++;
-      const done = (status: number) => {
+      const done = (status: number, error?: string) => {
         inFlight--;
         const now = Date.now();
         const w = windowOf(now);
@@ -63,7 +65,11 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
           w.ok++;
           result.okTimes.push(now);
         } else if (status === 503) w.shed++;
-        else w.other++;
+        else {
+          w.other++;
+          const kind = error ?? String(status);
+          result.others[kind] = (result.others[kind] ?? 0) + 1;
+        }
         resolve();
       };
       const req = request(
@@ -82,10 +88,10 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
         (res) => {
           res.resume();
           res.on('end', () => done(res.statusCode ?? 0));
-          res.on('error', () => done(0));
+          res.on('error', (err: NodeJS.ErrnoException) => done(0, err.code ?? 'response error'));
         },
       );
-      req.on('error', () => done(0));
+      req.on('error', (err: NodeJS.ErrnoException) => done(0, err.code ?? 'request error'));
       req.end(body);
     });
   const end = started + o.seconds * 1000;
