@@ -139,7 +139,6 @@ export default tseslint.config(
     // once it is split; nothing new joins it.
     files: [
       'libs/engine/src/engine.spec.ts',
-      'libs/identity/src/identity.repository.ts',
       'test/console/security.spec.ts',
       'apps/console/src/components/shell/ChangePasswordDialog.tsx',
       'apps/console/src/pages/login/PasswordSignIn.tsx',

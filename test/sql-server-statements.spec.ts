@@ -43,6 +43,8 @@ import { CaseRepository } from '../libs/engine/src/case-creation/case.repository
 import { ConfigurationRepository } from '../libs/engine/src/model/configuration.repository';
 import { StageRollupRepository } from '../libs/engine/src/rollups/stage-rollup.repository';
 import { IdentityRepository } from '../libs/identity/src/identity.repository';
+import { SessionUserRepository } from '../libs/identity/src/session-user.repository';
+import { UserSecurityRepository } from '../libs/identity/src/user-security.repository';
 import { ALL_ENTITIES } from '../apps/server/src/entities';
 import {
   RecordedStatement,
@@ -112,6 +114,8 @@ describe('SQL Server statements, recorded without a server', () => {
         { provide: getDataSourceToken(), useValue: ds },
         ...ALL_ENTITIES.map((e) => ({ provide: getRepositoryToken(e), useValue: ds.getRepository(e) })),
         IdentityRepository,
+        UserSecurityRepository,
+        SessionUserRepository,
         ActorService,
         ApiKeyRepository,
         AuditRepository,
@@ -352,19 +356,20 @@ describe('SQL Server statements, recorded without a server', () => {
   describe('identity', () => {
     it('binds every instant of the sign-in updates as datetime2, exactly', async () => {
       const repo = get(IdentityRepository);
+      const security = get(UserSecurityRepository);
       const lastLogin = new Date('2026-11-22T09:59:58.123Z');
       const now = new Date(NOW);
       const statements = await recording(async () => {
-        await repo.countFailedPassword(7, 3, now);
-        await repo.completeSignIn(7, 'hash', now, lastLogin);
-        await repo.completeSignIn(7, 'hash', now, null);
-        await repo.completeSignIn(7, 'hash', now);
-        await repo.completeExternalSignIn(7, now, lastLogin);
-        await repo.replacePassword(7, 'old', 'new', now, 'admin');
-        await repo.moveTokensValidFrom(7, now);
-        await repo.findSessionUser('11111111-1111-4111-8111-111111111111');
+        await security.countFailedPassword(7, 3, now);
+        await security.completeSignIn(7, 'hash', now, lastLogin);
+        await security.completeSignIn(7, 'hash', now, null);
+        await security.completeSignIn(7, 'hash', now);
+        await security.completeExternalSignIn(7, now, lastLogin);
+        await security.replacePassword(7, 'old', 'new', now, 'admin');
+        await security.moveTokensValidFrom(7, now);
+        await get(SessionUserRepository).findSessionUser('11111111-1111-4111-8111-111111111111');
         // The administrator's column-only writes and the forward-only password reset (issue 13).
-        await repo.resetPassword(
+        await security.resetPassword(
           7,
           { passwordHash: 'new', expired: true, wirePasswordHash: false, updatedUser: 'admin' },
           now,
@@ -375,9 +380,13 @@ describe('SQL Server statements, recorded without a server', () => {
           UpdatedDate: now,
           UpdatedUser: 'admin',
         });
-        await repo.unlockUser(7, now, 'admin');
+        await security.unlockUser(7, now, 'admin');
         // A deactivation ends the sessions in its own statement (issue 37); the users a change concerns.
-        await repo.deactivateUser(7, { Email: 'a@example.com', UpdatedDate: now, UpdatedUser: 'admin' }, now);
+        await security.deactivateUser(
+          7,
+          { Email: 'a@example.com', UpdatedDate: now, UpdatedUser: 'admin' },
+          now,
+        );
         await repo.userIdsOf({ roleId: 3 });
         await repo.userIdsOf({ tenantId: 2 });
         await repo.softDeleteUser(7, now, 'admin');
