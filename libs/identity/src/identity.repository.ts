@@ -247,7 +247,10 @@ export class IdentityRepository {
     ]);
     return { all, wirePasswordHash };
   }
-  /** A new user. Existing users change only through the column-wise, conditional updates below and UserSecurityRepository's. */
+  /**
+   * A new user. Existing users change only through the column-wise, conditional updates below and
+   * UserSecurityRepository's.
+   */
   insertUser(u: UserRegistry): Promise<UserRegistry> {
     return this.users.save(u);
   }
