@@ -4,6 +4,7 @@ import { Permission } from '@app/common';
 import { PasswordHasher, TenantRegistry, UserRegistry } from '@app/identity';
 // The repository itself (not exported by the feature): the gate holds an edit between its read and its write.
 import { IdentityRepository } from '../../libs/identity/src/identity.repository';
+import { UserSecurityRepository } from '../../libs/identity/src/user-security.repository';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { TEST_PROVIDERS, TestProvider } from '../support/databases';
@@ -209,7 +210,7 @@ describe.each(TEST_PROVIDERS)(
 
     it('deterministic: a sign-in with the old password completing between the reset taking its instant and writing', async () => {
       const user = await createUser(f.t.app, { tenantGuid: f.admin.tenantGuid });
-      const gate = gateBefore(f.t.app.get(IdentityRepository), 'resetPassword');
+      const gate = gateBefore(f.t.app.get(UserSecurityRepository), 'resetPassword');
       const resetting = reset(user.guid, 'Another-New-Password-2').then((r) => r);
       await gate.reached;
       // Argon2 makes this sign-in finish later than the reset took its instant.

@@ -10,7 +10,8 @@ import { referenceStatistics } from './statistics';
 import { BASE, def, gridTableFixture, insert } from '../../../test/support/grid-test-table';
 
 // SQLite and PostgreSQL only: the test table is written with each dialect's own SQL, and the slow-writer case
-// relies on how they isolate; SQL Server's grid SQL is checked offline (test/sql-server-statements.spec.ts).
+// relies on how they isolate; SQL Server's grid SQL is checked offline
+// (test/sql-server-statements/grids.spec.ts).
 describe.each(SQLITE_AND_POSTGRES)('grid engine on %s', (provider) => {
   let ds: DataSource;
   let engine: GridEngine;

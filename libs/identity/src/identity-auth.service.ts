@@ -1,7 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
-import { IdentityRepository, type SessionUser, SignInRaceError } from './identity.repository';
+import { IdentityRepository } from './identity.repository';
+import { SessionUserRepository, type SessionUser } from './session-user.repository';
+import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
 import { normalizeUserName } from './names';
 import type { UserRegistry } from './entities';
 
@@ -20,7 +22,7 @@ export interface SignInUser {
   lastLoginDate: Date | null;
 }
 
-export type { SessionUser } from './identity.repository';
+export type { SessionUser } from './session-user.repository';
 
 /** ms → Date, keeping null and undefined as they are (they mean different things to the repository). */
 function instantOrAbsent(ms: number | null | undefined): Date | null | undefined {
@@ -38,6 +40,8 @@ const MAX_USER_NAME = 256;
 export class IdentityAuthService {
   constructor(
     private readonly repo: IdentityRepository,
+    private readonly security: UserSecurityRepository,
+    private readonly sessionUsers: SessionUserRepository,
     @Inject(IDENTITY_SETTINGS.token) private readonly settings: IdentitySettings,
   ) {}
 
@@ -68,9 +72,9 @@ export class IdentityAuthService {
     };
   }
 
-  /** See IdentityRepository.countFailedPassword: false when the account was already locked. */
+  /** See UserSecurityRepository.countFailedPassword: false when the account was already locked. */
   countFailedPassword(userId: number, allowed: number, now: number): Promise<boolean> {
-    return this.repo.countFailedPassword(userId, allowed, new Date(now));
+    return this.security.countFailedPassword(userId, allowed, new Date(now));
   }
 
   completeSignIn(
@@ -79,7 +83,7 @@ export class IdentityAuthService {
     now: number,
     expectedLastLoginAt?: number | null,
   ): Promise<boolean> {
-    return this.repo.completeSignIn(
+    return this.security.completeSignIn(
       userId,
       verifiedHash,
       new Date(now),
@@ -87,15 +91,15 @@ export class IdentityAuthService {
     );
   }
 
-  /** See IdentityRepository.completeExternalSignIn: false when the user cannot sign in any more. */
+  /** See UserSecurityRepository.completeExternalSignIn: false when the user cannot sign in any more. */
   completeExternalSignIn(userId: number, now: number, expectedLastLoginAt?: number | null): Promise<boolean> {
-    return this.repo.completeExternalSignIn(userId, new Date(now), instantOrAbsent(expectedLastLoginAt));
+    return this.security.completeExternalSignIn(userId, new Date(now), instantOrAbsent(expectedLastLoginAt));
   }
 
   /**
    * Sets the new hash and moves TokensValidFrom forward (every earlier session ends, on every node). Returns
    * the instant the new session starts (`now`, or just after a session that started meanwhile; see
-   * IdentityRepository.replacePassword), or null when refused (password or state changed).
+   * UserSecurityRepository.replacePassword), or null when refused (password or state changed).
    */
   async replacePassword(
     userId: number,
@@ -106,7 +110,7 @@ export class IdentityAuthService {
   ): Promise<number | null> {
     try {
       return (
-        (await this.repo.replacePassword(userId, oldHash, newHash, new Date(now), by))?.getTime() ?? null
+        (await this.security.replacePassword(userId, oldHash, newHash, new Date(now), by))?.getTime() ?? null
       );
     } catch (err) {
       // Sessions kept starting in the instants chosen: refused like a state change; the user tries again.
@@ -120,12 +124,12 @@ export class IdentityAuthService {
    * every request reads TokensValidFrom. Only ever moves it forward.
    */
   revokeSessions(userId: number, validFrom: number): Promise<boolean> {
-    return this.repo.moveTokensValidFrom(userId, new Date(validFrom));
+    return this.security.moveTokensValidFrom(userId, new Date(validFrom));
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
   sessionUser(userGuid: string): Promise<SessionUser | null> {
-    return this.repo.findSessionUser(userGuid);
+    return this.sessionUsers.findSessionUser(userGuid);
   }
 
   /** The name of a (not deleted) tenant, for the signed-in user's header. */

@@ -12,6 +12,8 @@ import {
 import { IdentityAuthService } from './identity-auth.service';
 import { IdentityEvents } from './identity-events';
 import { IdentityRepository } from './identity.repository';
+import { SessionUserRepository } from './session-user.repository';
+import { UserSecurityRepository } from './user-security.repository';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { RoleService } from './role.service';
 import { TenantService } from './tenant.service';
@@ -23,6 +25,8 @@ import { UserService } from './user.service';
   providers: [
     ActorService,
     IdentityRepository,
+    UserSecurityRepository,
+    SessionUserRepository,
     PasswordHasher,
     PasswordPolicy,
     TenantService,

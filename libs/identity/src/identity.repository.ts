@@ -1,154 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import {
-  DataSource,
-  In,
-  IsNull,
-  Raw,
-  Repository,
-  type FindOptionsWhere,
-  type WhereExpressionBuilder,
-} from 'typeorm';
-import { isPermission, type Permission } from '@app/common';
-import type { DatabaseProvider } from '@app/config';
-import {
-  findInChunks,
-  findPage,
-  inTransaction,
-  scoped,
-  preparedRead,
-  providerOf,
-  rawBoolean,
-  rawInstant,
-  type PageRequest,
-  type PreparedRead,
-  type RowPage,
-} from '@app/database';
+import { DataSource, In, IsNull, Raw, Repository, type FindOptionsWhere } from 'typeorm';
+import { findInChunks, findPage, inTransaction, scoped, type PageRequest, type RowPage } from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
-
-/**
- * The session check's statement: the user, the tenant, and the role's permissions aggregated into one text
- * column by a correlated subquery (one row; on SQLite about half the time of a join answering a row per
- * permission). The aggregate is the only dialect-specific part.
- */
-function sessionUserSql(provider: DatabaseProvider): string {
-  const list = {
-    sqlite: `group_concat(p."PermissionId", ',')`,
-    postgres: `string_agg(p."PermissionId"::text, ',')`,
-    mssql: `STRING_AGG(CAST(p."PermissionId" AS varchar(11)), ',')`,
-  }[provider];
-  return `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
-  u."TenantRegistryId" AS "tenantId", t."Guid" AS "tenantGuid", t."Landlord" AS "landlord",
-  u."Active" AS "active", u."PasswordLocked" AS "passwordLocked", u."TokensValidFrom" AS "tokensValidFrom",
-  (SELECT ${list} FROM "RoleRegistryPermission" p WHERE p."RoleRegistryId" = u."RoleRegistryId") AS "permissionIds"
-FROM "UserRegistry" u
-INNER JOIN "TenantRegistry" t ON t."Id" = u."TenantRegistryId" AND t."DeletedDate" IS NULL
-WHERE u."Guid" = :userGuid AND u."DeletedDate" IS NULL`;
-}
-
-/** The columns of sessionUserSql, in its order. */
-const SESSION_USER_COLUMNS = [
-  'id',
-  'guid',
-  'name',
-  'tenantId',
-  'tenantGuid',
-  'landlord',
-  'active',
-  'passwordLocked',
-  'tokensValidFrom',
-  'permissionIds',
-] as const;
-
-/** The aggregated permission list ("1,2,7"; null or empty for a role without permissions). */
-function permissionList(value: string): number[] {
-  return value === '' ? [] : value.split(',').map(Number);
-}
-
-/**
- * The permission sets of the session check, one per aggregated list seen: roles are few, so a set is built
- * once and shared by every request of every user whose role has that list (Actor.permissions is read-only).
- * Kept up to PERMISSION_SETS_KEPT lists, then started again.
- */
-const permissionSets = new Map<string, ReadonlySet<Permission>>();
-const PERMISSION_SETS_KEPT = 1000;
-
-function permissionSetOf(value: unknown): ReadonlySet<Permission> {
-  const list = typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
-  let set = permissionSets.get(list);
-  if (!set) {
-    if (permissionSets.size >= PERMISSION_SETS_KEPT) permissionSets.clear();
-    set = new Set(permissionList(list).filter(isPermission));
-    permissionSets.set(list, set);
-  }
-  return set;
-}
-
-/** The session check's row (sessionUserSql's columns, in order), or null when there is none. */
-function sessionUserOf(rows: unknown[][]): SessionUser | null {
-  if (!rows.length) return null;
-  const [
-    id,
-    guid,
-    name,
-    tenantId,
-    tenantGuid,
-    landlord,
-    active,
-    passwordLocked,
-    tokensValidFrom,
-    permissionIds,
-  ] = rows[0];
-  return {
-    id: Number(id),
-    guid: String(guid),
-    name: String(name),
-    tenantId: Number(tenantId),
-    tenantGuid: String(tenantGuid),
-    landlord: rawBoolean(landlord),
-    active: rawBoolean(active),
-    passwordLocked: rawBoolean(passwordLocked),
-    tokensValidFrom: rawInstant(tokensValidFrom),
-    permissions: permissionSetOf(permissionIds),
-  };
-}
-
-/** The session check's user (read on every authenticated JWT request): one type, from the repository up. */
-export interface SessionUser {
-  id: number;
-  guid: string;
-  name: string;
-  tenantId: number;
-  tenantGuid: string;
-  landlord: boolean;
-  active: boolean;
-  passwordLocked: boolean;
-  /** ms since epoch */
-  tokensValidFrom: number | null;
-  /** The role's permissions (unknown ids left out). */
-  permissions: ReadonlySet<Permission>;
-}
-
-/**
- * A completing UPDATE's single-use condition: when `expected` is given, LastLoginDate must still be it (null:
- * never signed in), so of two completions of one pending sign-in only the first changes a row.
- */
-function whereLastLogin<Q extends WhereExpressionBuilder>(query: Q, expected: Date | null | undefined): Q {
-  if (expected === null) query.andWhere('"LastLoginDate" IS NULL');
-  else if (expected !== undefined)
-    query.andWhere('"LastLoginDate" = :expectedLastLogin', { expectedLastLogin: expected });
-  return query;
-}
-
-/** What an administrator's password reset writes besides the lockout and TokensValidFrom. */
-export interface PasswordResetWrite {
-  passwordHash: string;
-  /** Expired at once (the user must choose their own at next sign-in), or no expiry. */
-  expired: boolean;
-  /** Unchanged when undefined. */
-  wirePasswordHash: boolean | undefined;
-  updatedUser: string;
-}
 
 /** What an administrator's edit may change (never TokensValidFrom, the password or the failure count). */
 export type UserChanges = Partial<
@@ -166,21 +20,8 @@ export type UserChanges = Partial<
   >
 >;
 
-/** TokensValidFrom moved to :at, never back: dialect-neutral (no GREATEST: SQLite lacks it, SQL Server 2019 too). */
-const FORWARD_TOKENS_VALID_FROM =
-  'CASE WHEN "TokensValidFrom" IS NULL OR "TokensValidFrom" < :at THEN :at ELSE "TokensValidFrom" END';
-
-/** Every session's start instant is the LastLoginDate its completion wrote: none started at or after :at. */
-const NO_SESSION_SINCE = '("LastLoginDate" IS NULL OR "LastLoginDate" < :at)';
-
-/** Sign-ins kept completing in the instants a password write chose (practically never): try again. */
-export class SignInRaceError extends Error {
-  constructor() {
-    super('Sessions kept starting while the password was being replaced; try again.');
-  }
-}
-
-function affected(result: { affected?: number | null }): boolean {
+/** Whether a conditional write changed a row. */
+export function affected(result: { affected?: number | null }): boolean {
   return (result.affected ?? 0) > 0;
 }
 
@@ -189,7 +30,11 @@ function atVersion(version: number | undefined): { Version?: number } {
   return version === undefined ? {} : { Version: version };
 }
 
-/** Every query of the identity feature. Soft-deleted rows are invisible unless asked for. */
+/**
+ * The identity feature's tenants, roles (with their permissions) and users: reads and the administrators'
+ * column-wise writes. Soft-deleted rows are invisible unless asked for. The security-relevant writes of a user
+ * are UserSecurityRepository's, the session check SessionUserRepository's.
+ */
 @Injectable()
 export class IdentityRepository {
   constructor(
@@ -214,9 +59,6 @@ export class IdentityRepository {
   private get users() {
     return scoped(this.userTable);
   }
-
-  /** The statement of findSessionUser, prepared once (the read of every authenticated JWT request). */
-  private sessionUserRead?: PreparedRead;
 
   /** Runs `work` in one transaction (joining the running one, if any: inTransaction). */
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
@@ -405,7 +247,10 @@ export class IdentityRepository {
     ]);
     return { all, wirePasswordHash };
   }
-  /** A new user. Existing users change only through the column-wise, conditional updates below. */
+  /**
+   * A new user. Existing users change only through the column-wise, conditional updates below and
+   * UserSecurityRepository's.
+   */
   insertUser(u: UserRegistry): Promise<UserRegistry> {
     return this.users.save(u);
   }
@@ -420,62 +265,6 @@ export class IdentityRepository {
       await this.users.update({ Id: userId, DeletedDate: IsNull(), ...atVersion(version) }, changes),
     );
   }
-  /**
-   * A deactivation (security issue 37): the edit's columns with Active false AND TokensValidFrom moved forward,
-   * in ONE statement per attempt, so a later reactivation (a stale edit carrying `active: true` included) never
-   * brings an earlier session back. Like a password write it applies only while no session started at or after
-   * its instant (sessionsEndAt). Returns that instant, or null when the user is gone.
-   */
-  deactivateUser(userId: number, changes: UserChanges, at: Date, version?: number): Promise<Date | null> {
-    const atVersionSql = version === undefined ? '' : ' AND "Version" = :version';
-    return this.sessionsEndAt(
-      userId,
-      at,
-      async (instant) =>
-        affected(
-          await this.users
-            .createQueryBuilder()
-            .update(UserRegistry)
-            .set({ ...changes, Active: false, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
-            .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}${atVersionSql}`, {
-              userId,
-              at: instant,
-              version,
-            })
-            .execute(),
-        ),
-      // given `version` (If-Match), a row that moved on is not written again at a later instant
-      (user) => version === undefined || user.Version === version,
-    );
-  }
-
-  /**
-   * An administrator's Unlock. A locked user's lock, failure count and sessions end in ONE statement
-   * (TokensValidFrom forward to `now`: whoever held a session before the lock does not get it back; while locked
-   * no session can start). A user who is not locked only has the failure count cleared. 'cut', 'cleared', or
-   * null when the user is gone. (The automatic lockout itself only hides sessions: countFailedPassword.)
-   */
-  async unlockUser(userId: number, now: Date, by: string): Promise<'cut' | 'cleared' | null> {
-    const unlocked = {
-      PasswordLocked: false,
-      PasswordLockedDate: null,
-      FailedPasswordCount: 0,
-      UpdatedDate: now,
-      UpdatedUser: by,
-    };
-    const cut = await this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({ ...unlocked, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
-      .where('"Id" = :userId AND "DeletedDate" IS NULL AND "PasswordLocked" = :locked', {
-        userId,
-        locked: true,
-        at: now,
-      })
-      .execute();
-    if (affected(cut)) return 'cut';
-    return (await this.updateUser(userId, unlocked)) ? 'cleared' : null;
-  }
   async softDeleteUser(userId: number, when: Date, by: string, version?: number): Promise<boolean> {
     return affected(
       await this.users.update(
@@ -483,200 +272,5 @@ export class IdentityRepository {
         { DeletedDate: when, DeletedUser: by },
       ),
     );
-  }
-
-  /**
-   * An administrator's password reset, in ONE statement: the new hash, the lockout cleared, and
-   * TokensValidFrom moved forward (never back) to the reset's instant. Returns that instant, or null when the
-   * user is gone. See sessionsEndAt for why the instant may end up later than `at`.
-   */
-  resetPassword(userId: number, reset: PasswordResetWrite, at: Date): Promise<Date | null> {
-    return this.sessionsEndAt(userId, at, async (instant) =>
-      affected(
-        await this.users
-          .createQueryBuilder()
-          .update(UserRegistry)
-          .set({
-            PasswordHash: reset.passwordHash,
-            PasswordCreatedDate: instant,
-            PasswordExpiryDate: reset.expired ? instant : null,
-            ...(reset.wirePasswordHash !== undefined ? { WirePasswordHash: reset.wirePasswordHash } : {}),
-            UpdatedDate: instant,
-            UpdatedUser: reset.updatedUser,
-            FailedPasswordCount: 0,
-            PasswordLocked: false,
-            PasswordLockedDate: null,
-            TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
-          })
-          .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`, { userId, at: instant })
-          .execute(),
-      ),
-    );
-  }
-
-  /**
-   * A write that ends every session started before its instant (a password replaced) must not miss one that
-   * started just after the caller took the instant: a sign-in with the old password that completed in between
-   * would keep a session. So each attempt is one conditional statement that applies only while no session
-   * started at or after the instant (LastLoginDate, which every completion writes as its session start, is
-   * before it); when one did, the next attempt takes the instant just after that session's start. Returns the
-   * instant written, or null when `write` is refused for another reason (the user is gone, or `stillApplies`
-   * says so: the password or state changed).
-   */
-  private async sessionsEndAt(
-    userId: number,
-    at: Date,
-    write: (instant: Date) => Promise<boolean>,
-    stillApplies: (user: UserRegistry) => boolean = () => true,
-  ): Promise<Date | null> {
-    let instant = at;
-    for (let attempt = 0; attempt < 5; attempt++) {
-      if (await write(instant)) return instant;
-      const user = await this.findUserById(userId);
-      if (!user || !stillApplies(user)) return null;
-      const lastLogin = user.LastLoginDate?.getTime() ?? -Infinity;
-      instant = new Date(Math.max(instant.getTime(), lastLogin + 1));
-    }
-    throw new SignInRaceError();
-  }
-
-  // ---- sign-in and sessions (atomic, conditional updates: concurrent attempts never lose a count)
-
-  /**
-   * One more consecutive wrong password, in ONE statement, only while the account is not locked; the
-   * increment that makes the count exceed `allowed` also sets PasswordLocked. Returns false when the
-   * account was already locked (nothing counted).
-   */
-  async countFailedPassword(userId: number, allowed: number, now: Date): Promise<boolean> {
-    const result = await this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({
-        FailedPasswordCount: () => '"FailedPasswordCount" + 1',
-        PasswordLocked: () =>
-          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :locked ELSE "PasswordLocked" END',
-        PasswordLockedDate: () =>
-          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :now ELSE "PasswordLockedDate" END',
-      })
-      .where('"Id" = :userId AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL', {
-        userId,
-        unlocked: false,
-      })
-      .setParameters({ allowed, locked: true, now })
-      .execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /**
-   * A successful sign-in: resets the count and stamps LastLoginDate, only if the user can still sign in
-   * (active, not locked, not deleted) and the password is still the one verified. False otherwise.
-   */
-  async completeSignIn(
-    userId: number,
-    verifiedHash: string,
-    now: Date,
-    /** When given, LastLoginDate must still be this (null: never signed in): a pending sign-in completes once. */
-    expectedLastLogin?: Date | null,
-  ): Promise<boolean> {
-    const query = this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({ FailedPasswordCount: 0, LastLoginDate: now })
-      .where(
-        '"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
-        { userId, verifiedHash, active: true, unlocked: false },
-      );
-    const result = await whereLastLogin(query, expectedLastLogin).execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /**
-   * Sign-in by an identity another scheme proved (OpenID Connect, Negotiate): LastLoginDate, only while the
-   * user is still Active, not Password Locked and not deleted. The password and its failure count are not
-   * touched: no password was proven. `expectedLastLogin` as in completeSignIn (a passcode token's single use).
-   */
-  async completeExternalSignIn(userId: number, now: Date, expectedLastLogin?: Date | null): Promise<boolean> {
-    const query = this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({ LastLoginDate: now })
-      .where(
-        '"Id" = :userId AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
-        { userId, active: true, unlocked: false },
-      );
-    const result = await whereLastLogin(query, expectedLastLogin).execute();
-    return (result.affected ?? 0) > 0;
-  }
-
-  /**
-   * Replaces the password (if it is still `oldHash` and the user can still sign in), ends every earlier
-   * session (TokensValidFrom forward, never back) and signs in, in one statement per attempt. Returns the
-   * instant the new session starts (see sessionsEndAt), or null when refused.
-   */
-  replacePassword(
-    userId: number,
-    oldHash: string,
-    newHash: string,
-    now: Date,
-    updatedUser: string,
-  ): Promise<Date | null> {
-    return this.sessionsEndAt(
-      userId,
-      now,
-      async (at) =>
-        affected(
-          await this.users
-            .createQueryBuilder()
-            .update(UserRegistry)
-            .set({
-              PasswordHash: newHash,
-              PasswordCreatedDate: at,
-              PasswordExpiryDate: null,
-              TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
-              FailedPasswordCount: 0,
-              LastLoginDate: at,
-              UpdatedDate: at,
-              UpdatedUser: updatedUser,
-            })
-            .where(
-              `"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`,
-              { userId, oldHash, active: true, unlocked: false, at },
-            )
-            .execute(),
-        ),
-      (u) => u.PasswordHash === oldHash && u.Active && !u.PasswordLocked,
-    );
-  }
-
-  /**
-   * Moves TokensValidFrom forward to `validFrom`, never back: ONE conditional UPDATE, so two concurrent
-   * revocations cannot lower it. False when it was already at or past `validFrom` (or the user is gone).
-   */
-  async moveTokensValidFrom(userId: number, validFrom: Date): Promise<boolean> {
-    const result = await this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({ TokensValidFrom: validFrom })
-      .where('"Id" = :userId AND ("TokensValidFrom" IS NULL OR "TokensValidFrom" < :validFrom)', {
-        userId,
-        validFrom,
-      })
-      .execute();
-    return affected(result);
-  }
-
-  /**
-   * The session check of EVERY authenticated JWT request, so it is one prepared, parameterised statement (user,
-   * tenant and the role's permissions in one row: sessionUserSql) instead of several ORM queries. Deleted users and
-   * users of deleted tenants give no rows.
-   */
-  async findSessionUser(userGuid: string): Promise<SessionUser | null> {
-    this.sessionUserRead ??= preparedRead(
-      this.dataSource,
-      'session-user',
-      sessionUserSql(providerOf(this.dataSource.options.type)),
-      SESSION_USER_COLUMNS,
-    );
-    return sessionUserOf(await this.sessionUserRead({ userGuid }));
   }
 }

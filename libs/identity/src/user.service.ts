@@ -22,8 +22,9 @@ import type {
 } from './dto/identity.dto';
 import { UserRegistry } from './entities';
 import { IdentityEvents, PrincipalsCeiling, SessionCutCause } from './identity-events';
-import { IdentityRepository, SignInRaceError, UserChanges } from './identity.repository';
+import { IdentityRepository, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
+import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
 import { normalizeUserName } from './names';
 import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
@@ -38,6 +39,7 @@ import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
 export class UserService {
   constructor(
     private readonly repo: IdentityRepository,
+    private readonly security: UserSecurityRepository,
     private readonly hasher: PasswordHasher,
     private readonly policy: PasswordPolicy,
     private readonly clock: Clock,
@@ -264,7 +266,7 @@ export class UserService {
    * A password change ends the user's earlier sessions (spec: Session, "User's password changed"): the same
    * statement moves TokensValidFrom forward, so no session outlives the old password even if a listener
    * fails. The instant is taken after the (slow) hash, and the statement applies only while no session started
-   * at or after it (IdentityRepository.resetPassword), so a sign-in with the old password that completes
+   * at or after it (UserSecurityRepository.resetPassword), so a sign-in with the old password that completes
    * meanwhile is ended too (security issue 13).
    */
   async resetPassword(
@@ -286,7 +288,7 @@ export class UserService {
     });
     const at = await this.racing(() =>
       this.trail.applied(reset, () =>
-        this.repo.resetPassword(
+        this.security.resetPassword(
           user.Id,
           {
             passwordHash,
@@ -313,7 +315,7 @@ export class UserService {
     const now = new Date(this.clock.now());
     const unlocked = { ...user, PasswordLocked: false, PasswordLockedDate: null, FailedPasswordCount: 0 };
     const outcome = await this.trail.applied(recordChange(user.TenantRegistryId, user, unlocked), () =>
-      this.repo.unlockUser(user.Id, now, actor.userName),
+      this.security.unlockUser(user.Id, now, actor.userName),
     );
     if (!outcome) throw Problems.notFound('user');
     if (outcome === 'cut') await this.sessionsCut('unlocked', actor, user, now, client);
@@ -323,7 +325,7 @@ export class UserService {
   /**
    * Writes the changed columns with the stamp (given `version`, only at that version: If-Match; undefined when
    * nothing was written). A deactivation also ends every session in the same statement
-   * (IdentityRepository.deactivateUser), so reactivating never revives one. The features that follow
+   * (UserSecurityRepository.deactivateUser), so reactivating never revives one. The features that follow
    * (the UserLogout row, the API-key cache) have applied it before this returns.
    */
   private async write(
@@ -338,7 +340,7 @@ export class UserService {
     if (changes.Active === false) {
       const at = await this.racing(() =>
         this.trail.applied(change, () =>
-          this.repo.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
+          this.security.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
         ),
       );
       if (!at) return undefined;
@@ -402,7 +404,7 @@ export class UserService {
     return user;
   }
 
-  /** A password write that kept meeting new sessions (IdentityRepository.sessionsEndAt): a 409, try again. */
+  /** A password write that kept meeting new sessions (UserSecurityRepository.sessionsEndAt): a 409, try again. */
   private async racing<T>(write: () => Promise<T>): Promise<T> {
     try {
       return await write();
