@@ -141,7 +141,6 @@ export default tseslint.config(
       'libs/engine/src/engine.spec.ts',
       'libs/identity/src/identity.repository.ts',
       'test/console/security.spec.ts',
-      'apps/console/src/pages/login/PasswordSignIn.tsx',
       'test/sql-server-statements.spec.ts',
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', 'local/test-function-lines': 'off' },
