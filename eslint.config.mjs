@@ -140,7 +140,6 @@ export default tseslint.config(
     files: [
       'libs/engine/src/engine.spec.ts',
       'libs/identity/src/identity.repository.ts',
-      'test/console/security.spec.ts',
       'test/sql-server-statements.spec.ts',
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off', 'local/test-function-lines': 'off' },
