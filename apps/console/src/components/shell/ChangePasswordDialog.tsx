@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import { api, unwrap } from '../../api/client';
 import { onTheWire, passwordTransport, EncryptionUnavailable } from '../../api/password-transport';
 import { ApiError, describeError } from '../../api/problem';
@@ -7,8 +7,9 @@ import { sessionQuery, type Session, type SignInOptions } from '../../api/querie
 import { Alert } from '../Alert';
 import { Field } from '../Field';
 import formStyles from '../forms.module.css';
+import { NewPasswordFields } from '../NewPasswordFields';
 import { PasscodeForm } from '../PasscodeForm';
-import { checkNewPassword, lengthRule } from '../password-rules';
+import { checkNewPassword } from '../password-rules';
 import styles from './shell.module.css';
 
 type Step =
@@ -31,6 +32,36 @@ export function ChangePasswordDialog({
   options: SignInOptions;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
+  const change = useChangePassword(dialog, open, session, options);
+  const { step } = change;
+
+  return (
+    <dialog ref={dialog} className={styles.dialog} aria-labelledby="change-password-title" onClose={onClose}>
+      <h2 id="change-password-title">Change password</h2>
+      {step.kind === 'done' && <PasswordChanged onClose={onClose} />}
+      {step.kind === 'passcode' && (
+        <PasscodeForm
+          passcodeToken={step.passcodeToken}
+          expiresAt={step.expiresAt}
+          failedMessage="The passcode was not accepted. Try again, or start again."
+          onSignedIn={change.finished}
+          onRestart={() => change.setStep({ kind: 'form' })}
+        />
+      )}
+      {step.kind === 'form' && <ChangePasswordForm change={change} options={options} onClose={onClose} />}
+    </dialog>
+  );
+}
+
+type ChangePassword = ReturnType<typeof useChangePassword>;
+
+/** The dialog's state: emptied each time it opens; the submit checks the rules, then sends the three fields. */
+function useChangePassword(
+  dialogRef: RefObject<HTMLDialogElement | null>,
+  open: boolean,
+  session: Session,
+  options: SignInOptions,
+) {
   const queryClient = useQueryClient();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -40,7 +71,7 @@ export function ChangePasswordDialog({
   const [error, setError] = useState<string | null>(null);
 
   useEffect(() => {
-    const d = dialog.current;
+    const d = dialogRef.current;
     if (!d) return;
     if (open && !d.open) {
       setCurrent('');
@@ -50,7 +81,7 @@ export function ChangePasswordDialog({
       setStep({ kind: 'form' });
       d.showModal();
     } else if (!open && d.open) d.close();
-  }, [open]);
+  }, [dialogRef, open]);
 
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -88,68 +119,76 @@ export function ChangePasswordDialog({
     void queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
   }
 
+  return {
+    current,
+    setCurrent,
+    next,
+    setNext,
+    repeat,
+    setRepeat,
+    step,
+    setStep,
+    busy,
+    error,
+    submit,
+    finished,
+  };
+}
+
+/** The current password and the new one twice, Cancel and Change password. */
+function ChangePasswordForm({
+  change,
+  options,
+  onClose,
+}: {
+  change: ChangePassword;
+  options: SignInOptions;
+  onClose: () => void;
+}) {
+  const { busy, error } = change;
   return (
-    <dialog ref={dialog} className={styles.dialog} aria-labelledby="change-password-title" onClose={onClose}>
-      <h2 id="change-password-title">Change password</h2>
-      {step.kind === 'done' && (
-        <>
-          <Alert tone="success">Your password has been changed. Your other sessions have ended.</Alert>
-          <div className={formStyles.actions}>
-            <button type="button" className={formStyles.primary} onClick={onClose} autoFocus>
-              Close
-            </button>
-          </div>
-        </>
-      )}
-      {step.kind === 'passcode' && (
-        <PasscodeForm
-          passcodeToken={step.passcodeToken}
-          expiresAt={step.expiresAt}
-          failedMessage="The passcode was not accepted. Try again, or start again."
-          onSignedIn={finished}
-          onRestart={() => setStep({ kind: 'form' })}
-        />
-      )}
-      {step.kind === 'form' && (
-        <form onSubmit={(e) => void submit(e)} noValidate aria-busy={busy}>
-          <p>After the change, every other session of your account ends, on every device.</p>
-          {error && <Alert tone="error">{error}</Alert>}
-          <Field
-            id="currentPassword"
-            label="Current password"
-            type="password"
-            value={current}
-            onChange={setCurrent}
-            autoComplete="current-password"
-            autoFocus
-          />
-          <Field
-            id="changedPassword"
-            label="New password"
-            type="password"
-            value={next}
-            onChange={setNext}
-            autoComplete="new-password"
-            hint={lengthRule(options)}
-          />
-          <Field
-            id="changedPasswordRepeat"
-            label="Repeat the new password"
-            type="password"
-            value={repeat}
-            onChange={setRepeat}
-            autoComplete="new-password"
-          />
-          <div className={formStyles.actions}>
-            <button type="button" className={formStyles.secondary} onClick={onClose}>
-              Cancel
-            </button>
-            <button type="submit" className={formStyles.primary} disabled={busy}>
-              {busy ? 'Changing…' : 'Change password'}
-            </button>
-          </div>
-        </form>
-      )}
-    </dialog>
+    <form onSubmit={(e) => void change.submit(e)} noValidate aria-busy={busy}>
+      <p>After the change, every other session of your account ends, on every device.</p>
+      {error && <Alert tone="error">{error}</Alert>}
+      <Field
+        id="currentPassword"
+        label="Current password"
+        type="password"
+        value={change.current}
+        onChange={change.setCurrent}
+        autoComplete="current-password"
+        autoFocus
+      />
+      <NewPasswordFields
+        ids={{ next: 'changedPassword', repeat: 'changedPasswordRepeat' }}
+        options={options}
+        next={change.next}
+        onNext={change.setNext}
+        repeat={change.repeat}
+        onRepeat={change.setRepeat}
+      />
+      <div className={formStyles.actions}>
+        <button type="button" className={formStyles.secondary} onClick={onClose}>
+          Cancel
+        </button>
+        <button type="submit" className={formStyles.primary} disabled={busy}>
+          {busy ? 'Changing…' : 'Change password'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+/** The change is made: the message and Close. */
+function PasswordChanged({ onClose }: { onClose: () => void }) {
+  return (
+    <>
+      <Alert tone="success">Your password has been changed. Your other sessions have ended.</Alert>
+      <div className={formStyles.actions}>
+        <button type="button" className={formStyles.primary} onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </>
   );
 }

@@ -1,61 +1,31 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { DataSource } from 'typeorm';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { Permission } from '@app/common';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
-import { RoleService, UserRegistry } from '@app/identity';
-import { startTestApp, TestApp } from '../support/test-app';
-import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
+import { createUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';
-import { launchChromium } from '../support/chromium';
-import { axeViolations, recordBodies, screenshot, watchPage } from '../support/console-browser';
+import { axeViolations, recordBodies, screenshot } from '../support/console-browser';
+import { securityConsole, storedUser } from '../support/console-security';
 import { signInThroughPage } from '../support/console-telemetry';
 import { waitFor } from '../support/spawn-server';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const SIGN_IN = '/api/Authentication/ByUserNamePassword';
 
-/** The Security pages (users, API keys, Revoke Sessions, roles, tenants) in Debian's Chromium. */
-describe('the console in Chromium: Security pages', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let admin: CreatedUser;
-  let landlordTenant: string;
-  let context: BrowserContext;
-  let page: Page;
-  let problems: string[];
-  const others: BrowserContext[] = [];
+type SentBodies = ReturnType<typeof recordBodies>;
 
-  beforeAll(async () => {
-    t = await startTestApp('sqlite');
-    landlordTenant = (await landlordActor(t.app)).tenantGuid;
-    admin = await createUser(t.app, { tenantGuid: landlordTenant, permissions: ALL_PERMISSIONS });
-    browser = await launchChromium();
-    context = await browser.newContext();
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: t.url });
-    page = await signInThroughPage(context, t.url, admin.name, admin.password);
-    problems = watchPage(page);
-  });
-  afterAll(async () => {
-    for (const c of others) await c.close();
-    await context?.close();
-    await browser?.close();
-    await t?.close();
-  });
+/** The Security pages of a user (the user's life, its API key, Revoke Sessions) in Debian's Chromium. */
+describe('the console in Chromium: Security pages of a user', () => {
+  const s = securityConsole();
+  const userRow = (guid: string) => storedUser(s.t, guid);
 
-  const userRow = (guid: string) =>
-    t.app.get(DataSource).getRepository(UserRegistry).findOneBy({ Guid: guid });
-
-  it('users: create with WirePasswordHash (hashed in the browser), reset the password choosing the flag there, unlock, deactivate, delete', async () => {
-    const sent = recordBodies(page);
-    await page.goto(`${t.url}/Security/Users`);
-    await page.getByRole('link', { name: admin.name }).waitFor();
-    expect(await axeViolations(page)).toEqual([]);
-    await screenshot(page, '30-security-users');
-
-    const name = `console-made-${Date.now().toString(36)}`;
-    const password = 'Made-By-The-Console-1';
+  /** New user with WirePasswordHash: the browser sends the hash, the service accepts it at sign-in. */
+  async function createWithWirePasswordHash(
+    sent: SentBodies,
+    name: string,
+    password: string,
+  ): Promise<string> {
+    const { t, page, admin } = s;
     await page.getByRole('button', { name: 'New user' }).click();
     await page.getByLabel('User name').fill(name);
     await page.getByLabel('Role', { exact: true }).selectOption(admin.roleGuid);
@@ -89,7 +59,12 @@ describe('the console in Chromium: Security pages', () => {
     await page.getByRole('heading', { name: new RegExp(`^${name}`) }).waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '32-security-user');
+    return guid;
+  }
 
+  /** The e-mail address edited; Reset password checks the rules in the page, then sends the flag chosen. */
+  async function editThenResetPassword(sent: SentBodies, name: string, guid: string) {
+    const { t, page } = s;
     // Edit: the e-mail address (the role stays: only roles of the user's tenant are offered).
     await page.getByLabel('E-mail', { exact: true }).fill(`${name}@example.test`);
     await page.getByRole('button', { name: 'Save changes' }).click();
@@ -117,8 +92,11 @@ describe('the console in Chromium: Security pages', () => {
     expect(reset).toEqual({ password: plain, passwordExpired: false, wirePasswordHash: false });
     expect((await userRow(guid))!.WirePasswordHash).toBe(false);
     await signIn(t.url, name, plain);
+  }
 
-    // Four wrong passwords lock the account; Unlock clears it.
+  /** Four wrong passwords lock the account; Unlock clears it. */
+  async function lockThenUnlock(name: string, guid: string) {
+    const { t, page } = s;
     for (let i = 0; i < 4; i++)
       await request(t.url)
         .post(SIGN_IN)
@@ -128,7 +106,11 @@ describe('the console in Chromium: Security pages', () => {
     await page.getByRole('button', { name: 'Unlock' }).click();
     await page.getByText(`${name} is unlocked.`).waitFor();
     expect((await userRow(guid))!.PasswordLocked).toBe(false);
+  }
 
+  /** Deactivate, then Delete user, each confirmed in its dialog; the list no longer shows the user. */
+  async function deactivateThenDelete(name: string, guid: string) {
+    const { t, page, admin } = s;
     await page.getByRole('button', { name: 'Deactivate' }).click();
     const dialog = page.getByRole('dialog', { name: 'Deactivate this user?' });
     await dialog.waitFor();
@@ -144,10 +126,27 @@ describe('the console in Chromium: Security pages', () => {
     await page.waitForURL(`${t.url}/Security/Users`);
     await page.getByRole('link', { name: admin.name }).waitFor();
     expect(await page.getByRole('link', { name }).count()).toBe(0);
+  }
+
+  it('users: create with WirePasswordHash (hashed in the browser), reset the password choosing the flag there, unlock, deactivate, delete', async () => {
+    const { t, page, admin, problems } = s;
+    const sent = recordBodies(page);
+    await page.goto(`${t.url}/Security/Users`);
+    await page.getByRole('link', { name: admin.name }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, '30-security-users');
+
+    const name = `console-made-${Date.now().toString(36)}`;
+    const password = 'Made-By-The-Console-1';
+    const guid = await createWithWirePasswordHash(sent, name, password);
+    await editThenResetPassword(sent, name, guid);
+    await lockThenUnlock(name, guid);
+    await deactivateThenDelete(name, guid);
     expect(problems).toEqual([]);
   });
 
   it('Generate API Key shows the key once (copy, "not shown again"), the list never shows it; it invokes; revoke asks first', async () => {
+    const { t, page, landlordTenant, problems } = s;
     const invoker = await createUser(t.app, { tenantGuid: landlordTenant, permissions: [Permission.Invoke] });
     const answers: string[] = [];
     page.on('response', (r) => {
@@ -211,6 +210,7 @@ describe('the console in Chromium: Security pages', () => {
   });
 
   it('Revoke Sessions in one browser signs the user out in another: its open stream sends it to the Login page, its next request is refused', async () => {
+    const { t, page, browser, others, admin, landlordTenant, problems } = s;
     const target = await createUser(t.app, {
       tenantGuid: landlordTenant,
       permissions: [Permission.ReadSecurityAudit],
@@ -246,112 +246,5 @@ describe('the console in Chromium: Security pages', () => {
     const rows = await logoutRows(t.app, target.name);
     expect(rows.map((r) => [r.ReasonId, r.RevokedByUser])).toEqual([[2, admin.name]]);
     expect(problems).toEqual([]);
-  });
-
-  it('a second editor is told "changed by someone else" (412 through If-Match), and nothing of theirs is written', async () => {
-    const landlord = await landlordActor(t.app);
-    const roles = t.app.get(RoleService);
-    const role = await roles.create(landlord, {
-      name: `Contested ${Date.now().toString(36)}`,
-      permissions: [1],
-    });
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(`${t.url}/Security/Roles`);
-    await page.getByRole('button', { name: `Edit the role ${role.name}` }).click();
-    await page.getByLabel('Name', { exact: true }).fill(`${role.name} (mine)`);
-    // Someone else saves the same role while this editor still has it open.
-    await roles.update(landlord, role.guid, { name: `${role.name} (theirs)` });
-    const sent: (string | undefined)[] = [];
-    const onRequest = (r: { method(): string; url(): string; headers(): Record<string, string> }) => {
-      if (r.method() === 'PUT' && r.url().includes(role.guid)) sent.push(r.headers()['if-match']);
-    };
-    page.on('request', onRequest);
-    await page.getByRole('button', { name: 'Save role' }).click();
-    const alert = page.getByRole('alert').filter({ hasText: 'changed by someone else' });
-    await alert.waitFor();
-    expect(await alert.textContent()).toMatch(/nothing was saved/);
-    page.off('request', onRequest);
-    expect(sent).toEqual(['"1"']);
-    expect((await roles.get(landlord, role.guid)).name).toBe(`${role.name} (theirs)`);
-    expect(await axeViolations(page)).toEqual([]);
-    await screenshot(page, '43-security-role-changed-by-someone-else');
-    await page.setViewportSize({ width: 390, height: 844 });
-    await alert.waitFor();
-    await screenshot(page, '44-security-role-changed-by-someone-else-phone');
-    await page.setViewportSize({ width: 1280, height: 800 });
-    // Read again, the edit goes through with the version now current.
-    await page.reload();
-    await page.getByRole('button', { name: `Edit the role ${role.name} (theirs)` }).click();
-    await page.getByLabel('Name', { exact: true }).fill(`${role.name} (mine)`);
-    await page.getByRole('button', { name: 'Save role' }).click();
-    await page.getByText(`The role ${role.name} (mine) is saved.`).waitFor();
-  });
-
-  it('roles and tenants: create, edit, delete; a tenant administrator sees only its pages and "not permitted" by URL', async () => {
-    await page.goto(`${t.url}/Security/Roles`);
-    await page.getByRole('button', { name: 'New role' }).click();
-    const role = `Console role ${Date.now().toString(36)}`;
-    await page.getByLabel('Name', { exact: true }).fill(role);
-    await page.getByLabel('Read Security Audit').check();
-    await page.getByLabel('Invoke', { exact: true }).check();
-    expect(await axeViolations(page)).toEqual([]);
-    await screenshot(page, '38-security-new-role');
-    await page.getByRole('button', { name: 'Create role' }).click();
-    const line = page.getByRole('row', { name: new RegExp(role) });
-    await line.waitFor();
-    expect(await line.textContent()).toContain('Read Security Audit, Invoke');
-    await page.getByRole('button', { name: `Edit the role ${role}` }).click();
-    await page.getByLabel('Invoke', { exact: true }).uncheck();
-    await page.getByRole('button', { name: 'Save role' }).click();
-    await page.getByText(`The role ${role} is saved.`).waitFor();
-    await waitFor(async () => !(await line.textContent())!.includes('Invoke'), 5_000, 'the edited role');
-    expect(await axeViolations(page)).toEqual([]);
-    await screenshot(page, '39-security-roles');
-    await page.getByRole('button', { name: `Delete the role ${role}` }).click();
-    await page
-      .getByRole('dialog', { name: 'Delete this role?' })
-      .getByRole('button', { name: 'Delete role' })
-      .click();
-    await page.getByText(`The role ${role} is deleted.`).waitFor();
-    await line.waitFor({ state: 'detached' });
-
-    await page.goto(`${t.url}/Security/Tenants`);
-    const tenant = `Console tenant ${Date.now().toString(36)}`;
-    await page.getByLabel('Name', { exact: true }).fill(tenant);
-    await page.getByRole('button', { name: 'Create tenant' }).click();
-    await page.getByText(`The tenant ${tenant} is created.`).waitFor();
-    await page.getByRole('button', { name: `Rename the tenant ${tenant}` }).click();
-    await page.getByLabel(`New name of ${tenant}`).fill(`${tenant} renamed`);
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await page.getByText(`The tenant is now called ${tenant} renamed.`).waitFor();
-    expect(await axeViolations(page)).toEqual([]);
-    await screenshot(page, '40-security-tenants');
-    await page.getByRole('button', { name: `Delete the tenant ${tenant} renamed` }).click();
-    await page
-      .getByRole('dialog', { name: 'Delete this tenant?' })
-      .getByRole('button', { name: 'Delete tenant' })
-      .click();
-    await page.getByText(`The tenant ${tenant} renamed is deleted.`).waitFor();
-
-    // A tenant's administrator: users and roles of that tenant only, no tenants, no telemetry.
-    const tenantAdmin = await createUser(t.app, {
-      permissions: [Permission.ReadWriteSecurityUser, Permission.ReadWriteSecurityRole],
-    });
-    const c = await browser.newContext();
-    others.push(c);
-    const p = await signInThroughPage(c, t.url, tenantAdmin.name, tenantAdmin.password);
-    const seen = watchPage(p);
-    const nav = p.getByRole('navigation', { name: 'Console' });
-    expect(await nav.getByRole('link').allTextContents()).toEqual(['Home', 'Users', 'Roles']);
-    await p.goto(`${t.url}/Security/Users`);
-    await p.getByRole('link', { name: tenantAdmin.name }).waitFor();
-    expect(await p.getByRole('link', { name: admin.name }).count()).toBe(0);
-    expect(await axeViolations(p)).toEqual([]);
-    await screenshot(p, '41-security-users-of-a-tenant');
-    await p.goto(`${t.url}/Security/Tenants`);
-    await p.getByRole('alert').waitFor();
-    expect(await p.getByRole('alert').textContent()).toMatch(/^Not permitted/);
-    await screenshot(p, '42-security-tenants-not-permitted');
-    expect(seen).toEqual([]);
   });
 });
