@@ -44,7 +44,9 @@ function invokeBody(i: number): string {
 
 async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
   const target = new URL(o.url);
-  const agent = new Agent({ keepAlive: true, maxSockets: o.connections ?? 256 });
+  // A free socket is closed after 4 s, before the service's keep-alive time-out (Node's 5 s) closes it: else a
+  // request may be written to a socket the service is closing (ECONNRESET, counted as a failure).
+  const agent = new Agent({ keepAlive: true, maxSockets: o.connections ?? 256, timeout: 4_000 });
   const started = Date.now();
   const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0, others: {} };
   const windowOf = (t: number) => {
