@@ -10,6 +10,7 @@
  *   BENCH_SOAK_SCALE       multiplies every duration (default 1; 0.2 for a short run)
  *   BENCH_SOAK_DATABASES   postgres,sqlite (default both)
  *   BENCH_SOAK_START_RATE  the capacity search's first rate (default 250 a second)
+ *   BENCH_SOAK_CAPACITY    a capacity measured before: no search, the overload and the soak run against it
  *   BENCH_SOAK_CASE_SIZE   0 skips the per-item time at 1 000 and 1 000 000 rows */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,7 @@ import { createApiKey, runBench, spawnRung, type RungProcess } from './support';
 const SCALE = Number(process.env.BENCH_SOAK_SCALE ?? 1);
 const DATABASES = (process.env.BENCH_SOAK_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());
 const START_RATE = Number(process.env.BENCH_SOAK_START_RATE ?? 250);
+const GIVEN_CAPACITY = Number(process.env.BENCH_SOAK_CAPACITY ?? 0);
 const seconds = (s: number) => Math.max(10, Math.round(s * SCALE));
 /** How long after a run the archive and the cases may take to hold every accepted invocation, to pass a step. */
 const STEP_DRAIN_MS = 5_000;
@@ -177,9 +179,13 @@ async function oneDatabase(db: SoakDatabase, settings: Record<string, string>): 
       nextIndex: 0,
     };
     try {
-      console.log(`\n## ${db.provider}: capacity (open loop, ${seconds(60)} s a step)`);
-      const cap = await capacity(ctx);
-      console.log(`  capacity on ${db.provider}: ${cap} invocations a second`);
+      let cap = GIVEN_CAPACITY;
+      if (cap > 0) console.log(`\n## ${db.provider}: capacity given (BENCH_SOAK_CAPACITY): ${cap} a second`);
+      else {
+        console.log(`\n## ${db.provider}: capacity (open loop, ${seconds(60)} s a step)`);
+        cap = await capacity(ctx);
+        console.log(`  capacity on ${db.provider}: ${cap} invocations a second`);
+      }
       console.log(`\n## ${db.provider}: overload (closed loop, 16 connections, ${seconds(120)} s)`);
       await overload(ctx, cap);
       if (db.provider === 'postgres') {
