@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS } from '@app/redis';
-import { ClientContext, Clock, inertText, TimeoutError, withTimeout } from '@app/common';
-import { AddressWindow } from './address-window';
+import { ClientContext, Clock, inertText } from '@app/common';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, LogoutOutcome, LogoutReason } from './audit-types';
+import { SharedWindow } from './shared-window';
 
 export interface SessionCut {
   userName: string | null;
@@ -24,9 +24,6 @@ export const NO_SESSION_WINDOW_MS = 60_000;
 export const NO_SESSION_ADDRESS_CAPACITY = 10_000;
 /** Redis key prefix of the window shared by every node; the key's lifetime is the window. */
 export const NO_SESSION_KEY_PREFIX = 'decisioning:logout-no-session:';
-/** How long a Redis answer may take before this node decides alone. */
-const SHARED_WINDOW_TIMEOUT_MS = 250;
-
 /**
  * THE writer of UserLogout rows: logout (ReasonId 1), Revoke Sessions (2) and password change (3) all go
  * through it. Every text column is cut to its bound and stripped of control characters (spec: UserLogout
@@ -34,14 +31,25 @@ const SHARED_WINDOW_TIMEOUT_MS = 250;
  */
 @Injectable()
 export class LogoutRecorder {
-  private readonly logger = new Logger('LogoutRecorder');
-  private readonly noSession = new AddressWindow(NO_SESSION_WINDOW_MS, NO_SESSION_ADDRESS_CAPACITY);
+  /**
+   * With Redis, the window is shared by every node (the first node to SET the address's key records the row);
+   * when Redis cannot answer the node decides alone, so the row is written rather than lost and the limit falls
+   * back to once a minute per address per node.
+   */
+  private readonly noSession: SharedWindow;
 
   constructor(
     private readonly repo: AuditRepository,
     private readonly clock: Clock,
-    @Inject(REDIS) private readonly redis: Redis | null,
-  ) {}
+    @Inject(REDIS) redis: Redis | null,
+  ) {
+    this.noSession = new SharedWindow(
+      redis,
+      NO_SESSION_KEY_PREFIX,
+      NO_SESSION_WINDOW_MS,
+      NO_SESSION_ADDRESS_CAPACITY,
+    );
+  }
 
   /** `client`: the request that cut the session (null when none did, e.g. a Redis message). */
   async record(client: ClientContext | null, cut: SessionCut): Promise<void> {
@@ -69,8 +77,7 @@ export class LogoutRecorder {
    */
   async recordNoSession(client: ClientContext, message: string): Promise<boolean> {
     const address = client.clientIp ?? '';
-    if (!this.noSession.admit(address, this.clock.now())) return false;
-    if (!(await this.admitAcrossNodes(address))) return false;
+    if (!(await this.noSession.admit(address, this.clock.now()))) return false;
     await this.record(client, {
       userName: null,
       tenantId: null,
@@ -79,31 +86,5 @@ export class LogoutRecorder {
       message,
     });
     return true;
-  }
-
-  /**
-   * With Redis, the window is shared by every node: the first node to SET the address's key (NX, expiring
-   * after the window) records the row, the others do not. This node's own window has already admitted the
-   * address, so Redis only ever sees addresses this node would record. When Redis cannot answer (down, or
-   * slower than SHARED_WINDOW_TIMEOUT_MS) the node decides alone, as without Redis: the row is written
-   * rather than lost, and the limit falls back to once a minute per address per node.
-   */
-  private async admitAcrossNodes(address: string): Promise<boolean> {
-    if (!this.redis) return true;
-    try {
-      const answer = await withTimeout(
-        this.redis.set(`${NO_SESSION_KEY_PREFIX}${address}`, '1', 'PX', NO_SESSION_WINDOW_MS, 'NX'),
-        SHARED_WINDOW_TIMEOUT_MS,
-        'Redis SET',
-      );
-      return answer === 'OK';
-    } catch (err) {
-      this.logger.warn(
-        err instanceof TimeoutError
-          ? 'Redis did not answer in time: this node applies the no-session window alone'
-          : `Redis refused the shared no-session window (${err instanceof Error ? err.message : String(err)}): this node applies it alone`,
-      );
-      return true;
-    }
   }
 }

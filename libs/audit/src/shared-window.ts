@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { TimeoutError, withTimeout } from '@app/common';
-import { AddressWindow } from '../address-window';
+import { AddressWindow } from './address-window';
 
 /** How long a Redis answer may take before this node decides alone. */
 const SHARED_WINDOW_TIMEOUT_MS = 250;

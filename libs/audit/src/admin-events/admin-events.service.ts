@@ -22,7 +22,7 @@ import {
   type AdminRequestState,
   AnsweredWrites,
 } from './admin-request.middleware';
-import { SharedWindow } from './shared-window';
+import { SharedWindow } from '../shared-window';
 
 /** What an accepted administrative write did: its target as it was, and the fields it changed. */
 export interface AdminWrite {
