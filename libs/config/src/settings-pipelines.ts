@@ -79,7 +79,7 @@ export const PIPELINE_SETTINGS = [
   ),
   int(
     'CaseCreationQueueCapacity',
-    10_000,
+    50_000,
     1,
     1_000_000,
     'Activations waiting for case creation (the case lag bound); while it holds this many, Invoke answers 503 with Retry-After before any side effect. The Archiver never waits for case creation, and nothing accepted is dropped.',
