@@ -86,7 +86,7 @@ export const PIPELINE_SETTINGS = [
   ),
   int(
     'CaseCreationBatchSize',
-    500,
+    2_000,
     1,
     10_000,
     'Activations case creation decides together: one open-case look-up and one multi-row upsert per batch.',
