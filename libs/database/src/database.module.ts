@@ -7,7 +7,6 @@ import { MIGRATIONS } from './migrations';
 import { providerOf } from './portable-columns';
 import { assertReadCommittedSnapshot } from './sql-server';
 import { retryIdempotentSqlServerReads } from './sql-server-retry';
-import { gateSqliteConnection } from './sqlite-gate';
 
 type TargetSettings = Pick<
   DatabaseSettings,
@@ -92,7 +91,6 @@ export class DatabaseModule {
             if (!options) throw new Error('no database options');
             const ds = new DataSource(options);
             retryIdempotentSqlServerReads(ds);
-            gateSqliteConnection(ds);
             return ds.initialize();
           },
         }),

@@ -11,4 +11,3 @@ export * from './prepared-read';
 export * from './pages';
 export * from './sql-server-retry';
 export * from './transaction-scope';
-export * from './sqlite-gate';
