@@ -1,17 +1,23 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Actor } from './actor';
+import { ACTING_REQUEST, type Actor } from './actor';
 import { clientContextOf, type ClientContext, type HttpRequestLike } from './client-address';
 
 /** Where the global guard leaves the resolved caller. */
 export interface RequestWithActor extends HttpRequestLike {
   actor?: Actor;
+  /** The write request's state for AdminEvents (the admin-request middleware). */
+  [ACTING_REQUEST]?: object;
 }
 
-/** Injects the authenticated caller; only valid on @Authenticated routes. */
+/**
+ * Injects the authenticated caller; only valid on @Authenticated routes. In a write request, a copy that carries
+ * the request (ACTING_REQUEST): the guard's Actor may be shared by concurrent requests of one credential.
+ */
 export const CurrentActor = createParamDecorator((_data: unknown, ctx: ExecutionContext): Actor => {
   const req = ctx.switchToHttp().getRequest<RequestWithActor>();
   if (!req.actor) throw new Error('CurrentActor used on a route without an authenticated caller');
-  return req.actor;
+  const acting = req[ACTING_REQUEST];
+  return acting === undefined ? req.actor : { ...req.actor, [ACTING_REQUEST]: acting };
 });
 
 /** Injects the plain ClientContext of the request (addresses, user agent, HTTPS): what services take. */

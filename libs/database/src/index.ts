@@ -10,4 +10,4 @@ export * from './sqlite-files';
 export * from './prepared-read';
 export * from './pages';
 export * from './sql-server-retry';
-export * from './transaction-scope';
+export * from './transactions';

@@ -1,7 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import type { AnsweredProblem, RequestWithActor } from '@app/common';
+import { ACTING_REQUEST, type Actor, type AnsweredProblem, type RequestWithActor } from '@app/common';
 
 export type AdminRequest = Request & RequestWithActor & AnsweredProblem;
 
@@ -12,10 +11,13 @@ export interface AdminRequestState {
 }
 
 /**
- * The write request of the current call chain: the services that apply an administrative change take their
- * actor explicitly, and the route, addresses and user agent from here, so no service signature carries HTTP.
+ * The write request `actor` acts through (CurrentActor's copy carries it): the services that apply an
+ * administrative change take their actor explicitly, and AdminEvents the route, addresses and user agent from
+ * here, so no service signature carries HTTP.
  */
-export const adminRequests = new AsyncLocalStorage<AdminRequestState>();
+export function actingRequest(actor: Actor): AdminRequestState | undefined {
+  return actor[ACTING_REQUEST] as AdminRequestState | undefined;
+}
 
 /** Told when a write request has been answered (AdminEvents records the refusals). */
 export abstract class AnsweredWrites {
@@ -36,6 +38,7 @@ export class AdminRequestMiddleware implements NestMiddleware {
     if (READS.has(req.method)) return next();
     const state: AdminRequestState = { req: req as AdminRequest, recorded: false };
     res.once('finish', () => this.writes.answered(state, res.statusCode));
-    adminRequests.run(state, next);
+    (req as AdminRequest)[ACTING_REQUEST] = state;
+    next();
   }
 }
