@@ -188,7 +188,10 @@ function mixCycle(actors: Actors, state: MixState, readerToken: string): autocan
   ].sort(() => 0.5 - Math.random());
 }
 
-/** One load run through the balancer: the mix, PHASE_SECONDS long, while `during` runs. */
+/**
+ * One load run through the balancer: the mix, PHASE_SECONDS long and at least until `during` has finished
+ * (the rolling restart takes longer than a phase: a fixed duration left its last nodes stopped without load).
+ */
 export async function runPhase(
   lbUrl: string,
   actors: Actors,
@@ -199,9 +202,11 @@ export async function runPhase(
 ): Promise<PhaseFigures> {
   const cycle = mixCycle(actors, state, readerToken);
   const byStatus: Record<string, number> = {};
+  let instance: autocannon.Instance | undefined;
   const result = new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url: lbUrl, connections: 8, duration: PHASE_SECONDS, requests: cycle },
+    // Stopped below; the duration only bounds a phase whose action never ends.
+    instance = autocannon(
+      { url: lbUrl, connections: 8, duration: 3600, requests: cycle },
       (err: unknown, res: autocannon.Result) =>
         err ? reject(err instanceof Error ? err : new Error('autocannon failed')) : resolve(res),
     );
@@ -209,7 +214,12 @@ export async function runPhase(
       byStatus[status] = (byStatus[status] ?? 0) + 1;
     });
   });
-  const [figures] = await Promise.all([result, during()]);
+  try {
+    await Promise.all([during(), sleep(PHASE_SECONDS * 1000)]);
+  } finally {
+    instance?.stop();
+  }
+  const figures = await result;
   return {
     phase: name,
     byStatus,

@@ -15,7 +15,8 @@
  *   4 rolling restart: C started again, then A, B, C restarted one at a time with SIGTERM (zero failures).
  * Then a table, with the load average beside it (everything shares this machine's cores), and the checks:
  * archive rows against invocations answered 200, rows per Instance in CaptureQueueHealth, open cases per
- * account. Figures only; nothing is asserted. BENCH_PHASE_SECONDS sets each phase's length (default 12).
+ * account. Figures only; nothing is asserted. BENCH_PHASE_SECONDS sets each phase's least length (default 12):
+ * a phase's load runs until its action is done (phase 4's restarts take longer).
  */
 import 'reflect-metadata';
 import { Agent } from 'node:http';
