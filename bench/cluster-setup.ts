@@ -5,7 +5,6 @@
  */
 import autocannon from 'autocannon';
 import { spawnSync } from 'node:child_process';
-import { IncomingHttpHeaders } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -20,6 +19,9 @@ import {
 import { startHaproxy } from '../test/support/haproxy';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { startRedisServer } from '../test/support/redis-server';
+import { MixState, recordAnswer } from './cluster-answers';
+
+export type { MixState } from './cluster-answers';
 
 export const PHASE_SECONDS = Number(process.env.BENCH_PHASE_SECONDS ?? 12);
 const ROOT = join(__dirname, '..');
@@ -141,12 +143,6 @@ export async function signIn(name: string, url: string): Promise<string> {
   ).token;
 }
 
-/** What the load runs share: entry guid of every invocation answered 200 → the node that answered it. */
-export interface MixState {
-  accepted: Map<string, string>;
-  sequence: number;
-}
-
 /** 40 requests a cycle: 20 invocations, 12 JWT reads, 7 grid reads, 1 sign-in (Argon2 is the costly one). */
 function mixCycle(actors: Actors, state: MixState, readerToken: string): autocannon.Request[] {
   const invoke = {
@@ -163,31 +159,26 @@ function mixCycle(actors: Actors, state: MixState, readerToken: string): autocan
       });
       return req;
     },
-    onResponse: (status: number, body: string, _c: object, headers?: IncomingHttpHeaders) => {
-      if (status !== 200) return;
-      const served = headers?.['x-served-by'];
-      state.accepted.set(
-        (JSON.parse(body) as { entityAnalysisModelInstanceEntryGuid: string })
-          .entityAnalysisModelInstanceEntryGuid,
-        typeof served === 'string' ? served : '?',
-      );
-    },
+    onResponse: recordAnswer(state, true),
   };
   const read = {
     method: 'GET' as const,
     path: '/api/Authentication/Session',
     headers: { authorization: `Bearer ${readerToken}` },
+    onResponse: recordAnswer(state, false),
   };
   const grid = {
     method: 'GET' as const,
     path: '/api/CaptureQueueHealth?take=10',
     headers: { authorization: `Bearer ${actors.adminToken}` },
+    onResponse: recordAnswer(state, false),
   };
   const signin = {
     method: 'POST' as const,
     path: '/api/Authentication/ByUserNamePassword',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ userName: 'signer', password: 'signer-Password-123' }),
+    onResponse: recordAnswer(state, false),
   };
   return [
     ...Array.from({ length: 20 }, () => invoke),
@@ -197,7 +188,10 @@ function mixCycle(actors: Actors, state: MixState, readerToken: string): autocan
   ].sort(() => 0.5 - Math.random());
 }
 
-/** One load run through the balancer: the mix, PHASE_SECONDS long, while `during` runs. */
+/**
+ * One load run through the balancer: the mix, PHASE_SECONDS long and at least until `during` has finished
+ * (the rolling restart takes longer than a phase: a fixed duration left its last nodes stopped without load).
+ */
 export async function runPhase(
   lbUrl: string,
   actors: Actors,
@@ -208,9 +202,11 @@ export async function runPhase(
 ): Promise<PhaseFigures> {
   const cycle = mixCycle(actors, state, readerToken);
   const byStatus: Record<string, number> = {};
+  let instance: autocannon.Instance | undefined;
   const result = new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url: lbUrl, connections: 8, duration: PHASE_SECONDS, requests: cycle },
+    // Stopped below; the duration only bounds a phase whose action never ends.
+    instance = autocannon(
+      { url: lbUrl, connections: 8, duration: 3600, requests: cycle },
       (err: unknown, res: autocannon.Result) =>
         err ? reject(err instanceof Error ? err : new Error('autocannon failed')) : resolve(res),
     );
@@ -218,7 +214,12 @@ export async function runPhase(
       byStatus[status] = (byStatus[status] ?? 0) + 1;
     });
   });
-  const [figures] = await Promise.all([result, during()]);
+  try {
+    await Promise.all([during(), sleep(PHASE_SECONDS * 1000)]);
+  } finally {
+    instance?.stop();
+  }
+  const figures = await result;
   return {
     phase: name,
     byStatus,

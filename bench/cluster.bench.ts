@@ -15,7 +15,8 @@
  *   4 rolling restart: C started again, then A, B, C restarted one at a time with SIGTERM (zero failures).
  * Then a table, with the load average beside it (everything shares this machine's cores), and the checks:
  * archive rows against invocations answered 200, rows per Instance in CaptureQueueHealth, open cases per
- * account. Figures only; nothing is asserted. BENCH_PHASE_SECONDS sets each phase's length (default 12).
+ * account. Figures only; nothing is asserted. BENCH_PHASE_SECONDS sets each phase's least length (default 12):
+ * a phase's load runs until its action is done (phase 4's restarts take longer).
  */
 import 'reflect-metadata';
 import { Agent } from 'node:http';
@@ -260,6 +261,7 @@ interface Report {
   nodeLoss: { markedDownMs: number; failedAfterKill: number };
   exitCodes: string[];
   accepted: Map<string, string>;
+  mispaired: number;
   counts: Awaited<ReturnType<typeof databaseCounts>>;
   loadAfter: number;
   started: number;
@@ -282,6 +284,9 @@ function printReport(r: Report): void {
   out(
     `Invocations answered 200: ${accepted.size} (${tally([...accepted])}); archived: ${accepted.size - missing.length}; missing: ${missing.length} (${tally(missing)}: only the SIGKILLed node's memory may be lost)`,
   );
+  out(
+    `Answers autocannon paired with another kind of request (after a connection it reopened): ${r.mispaired}; invocations are counted from their own answers`,
+  );
   out(`CaptureQueueHealth rows per Instance: ${counts.perInstance.map((p) => `${p.i} ${p.n}`).join(', ')}`);
   out(
     `Open cases: ${counts.openCases}; accounts with more than one open case in a workflow: ${counts.duplicates} (must be 0)`,
@@ -298,7 +303,7 @@ async function main(): Promise<void> {
   const { nodes, lb, pg, redis } = cluster;
   const nodeA = nodes[0];
   const actors = await clusterActors(lb.url);
-  const state: MixState = { accepted: new Map<string, string>(), sequence: 0 };
+  const state: MixState = { accepted: new Map<string, string>(), sequence: 0, mispaired: 0 };
   const figures: PhaseFigures[] = [];
   // The mix reads as `mixer`; phase 2 revokes `reader`, whose token only the probes use.
   const readerToken = await signIn('mixer', lb.url);
@@ -331,6 +336,7 @@ async function main(): Promise<void> {
     nodeLoss,
     exitCodes,
     accepted,
+    mispaired: state.mispaired,
     counts,
     loadAfter,
     started,
