@@ -11,3 +11,4 @@ export * from './prepared-read';
 export * from './pages';
 export * from './sql-server-retry';
 export * from './transaction-scope';
+export * from './sqlite-gate';
