@@ -36,7 +36,10 @@ const testFunctionLines = {
         if (text !== '' && !(commentLines.has(l) && /^(\/\/|\/\*|\*)/.test(text))) count++;
       }
       if (count > MAX_FUNCTION_LINES)
-        context.report({ node, message: `Function has too many lines (${count}). Maximum allowed is ${MAX_FUNCTION_LINES}.` });
+        context.report({
+          node,
+          message: `Function has too many lines (${count}). Maximum allowed is ${MAX_FUNCTION_LINES}.`,
+        });
     };
     return { FunctionDeclaration: check, FunctionExpression: check, ArrowFunctionExpression: check };
   },
@@ -71,6 +74,16 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
       'no-eval': 'error',
       'no-new-func': 'error',
+      // No AsyncLocalStorage (docs/decisions.md, "Transactions and the acting request passed explicitly"): once used,
+      // Node's async hooks run for every promise of every request. Pass the value instead.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ImportDeclaration[source.value=/^(node:)?async_hooks$/]',
+          message:
+            'node:async_hooks turns on hooks for every promise of every request: pass the value explicitly.',
+        },
+      ],
       // Small units (docs/ARCHITECTURE.md "Rules of the code"): files under 450 lines, functions under 80.
       'max-lines': ['error', { max: 450, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': [
@@ -109,7 +122,9 @@ export default tseslint.config(
                 'Express belongs in controllers, guards, filters and middleware: pass plain inputs (ClientContext) down and return results.',
             },
           ],
-          patterns: [{ group: ['express/*'], message: 'Express belongs at the edge (see the express rule).' }],
+          patterns: [
+            { group: ['express/*'], message: 'Express belongs at the edge (see the express rule).' },
+          ],
         },
       ],
     },

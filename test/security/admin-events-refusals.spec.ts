@@ -2,7 +2,6 @@ import request from 'supertest';
 import { DataSource, MoreThan } from 'typeorm';
 import { AdminEvent, AdminEventOutcome, AdminEvents } from '@app/audit';
 import { Permission } from '@app/common';
-import { scoped } from '@app/database';
 import { RoleRegistry } from '@app/identity';
 import { AdminEventRepository } from '../../libs/audit/src/admin-events/admin-event.repository';
 import { createUser, type CreatedUser } from '../factories/identity.factory';
@@ -38,10 +37,12 @@ describe.each(TEST_PROVIDERS)(
       let written = 0;
       const before = await events.count();
       const lastId = (await events.find({ order: { Id: 'DESC' }, take: 1 }))[0]?.Id ?? 0;
-      const spy = jest.spyOn(repo, 'insert').mockImplementationOnce(async (row) => {
-        await insert(row);
-        // counted in the change's own transaction (the running one: scoped)
-        written = await scoped(events).count({ where: { Id: MoreThan(lastId) } });
+      const spy = jest.spyOn(repo, 'insert').mockImplementationOnce(async (row, tx) => {
+        await insert(row, tx);
+        // counted in the change's own transaction
+        written = await (tx ?? ds.manager)
+          .getRepository(AdminEvent)
+          .count({ where: { Id: MoreThan(lastId) } });
         throw new Error('forced failure after the AdminEvent row');
       });
       const refused = await request(t.url)

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { DataSource } from 'typeorm';
-import { inTransaction, rowsPerStatement } from '@app/database';
+import { rowsPerStatement } from '@app/database';
 import { AdminEvent, UserLogin, UserLogout } from '@app/audit';
 import { AdminEventRepository } from '../../libs/audit/src/admin-events/admin-event.repository';
 import { ALL_PERMISSIONS } from '@app/common';
@@ -118,13 +118,11 @@ describe('SQL Server statements, recorded without a server: the repositories', (
 
     it("writes an administrator's change and its AdminEvent row in one transaction", async () => {
       const mark = recorder.mark();
-      await inTransaction(ds, async () => {
-        await get(IdentityRepository).updateRole(
-          3,
-          { Name: 'Auditors', UpdatedDate: new Date(NOW), UpdatedUser: 'a' },
-          2,
-        );
-        await get(AdminEventRepository).insert(sampleRow(ds, AdminEvent, 1) as never);
+      await ds.transaction(async (tx) => {
+        await get(IdentityRepository)
+          .in(tx)
+          .updateRole(3, { Name: 'Auditors', UpdatedDate: new Date(NOW), UpdatedUser: 'a' }, 2);
+        await get(AdminEventRepository).insert(sampleRow(ds, AdminEvent, 1) as never, tx);
       });
       const events = recorder.since(mark);
       expect(events.map((e) => e.kind)).toEqual(['begin', 'statement', 'statement', 'commit']);

@@ -18,6 +18,7 @@ import {
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { HttpServerMetrics } from '@app/telemetry';
 import { InvokeAdmission } from '@app/engine';
+import { AdminEvents, watchWrites } from '@app/audit';
 import { AppModule, AppOverrides } from './app.module';
 import { EXPLORER_PATH, explorerRouter } from './explorer.middleware';
 import { requestTimeouts, ServiceExpressAdapter } from './express-adapter';
@@ -99,6 +100,7 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
     () => lifecycle.draining,
     metrics,
     invokeShedding(app.get(InvokeAdmission)),
+    watchWrites(app.get(AdminEvents)),
   );
   checkJsonReply(app.getHttpAdapter().getInstance());
   // After the credential guard (APP_GUARD, applied when the app was created).
@@ -119,6 +121,7 @@ export function useHttpMiddleware(
   draining: () => boolean,
   metrics: HttpServerMetrics | null = null,
   shedInvoke: ((req: Request, res: Response) => boolean) | null = null,
+  watchWrite: ((req: Request, res: Response) => void) | null = null,
 ): void {
   app.disable('x-powered-by');
   // No ETag computed by Express: it would hash every body (a whole grid page included), and a hash says nothing
@@ -143,6 +146,8 @@ export function useHttpMiddleware(
     writeSecurityHeaders(req, res);
     // Overload: an Invoke refused before its body is read (invoke-shedding.middleware).
     if (shedInvoke?.(req, res)) return;
+    // A write request's answer reported to AdminEvents (a refused administrative write is recorded).
+    if (watchWrite) watchWrite(req, res);
     // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
     if (draining()) res.setHeader('Connection', 'close');
     // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read must

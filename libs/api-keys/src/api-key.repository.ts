@@ -1,18 +1,27 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
-import { findInChunks, findPage, scoped, type PageRequest, type RowPage } from '@app/database';
+import {
+  boundTo,
+  findInChunks,
+  findPage,
+  type PageRequest,
+  type RowPage,
+  type Transaction,
+  type TransactionBound,
+} from '@app/database';
 import { UserRegistryApiKey } from './entities/user-registry-api-key.entity';
 
 @Injectable()
-export class ApiKeyRepository {
-  constructor(
-    @InjectRepository(UserRegistryApiKey) private readonly keyTable: Repository<UserRegistryApiKey>,
-  ) {}
+export class ApiKeyRepository implements TransactionBound {
+  /** The transaction this repository's statements run in (boundTo); none: each statement on its own. */
+  readonly tx?: Transaction;
 
-  /** The table as the running transaction sees it (inTransaction: a change with its audit row), else as is. */
-  private get keys() {
-    return scoped(this.keyTable);
+  constructor(@InjectRepository(UserRegistryApiKey) private readonly keys: Repository<UserRegistryApiKey>) {}
+
+  /** This repository reading and writing in `tx` (a change with its audit row); none: itself. */
+  in(tx: Transaction | undefined): ApiKeyRepository {
+    return boundTo(this, tx);
   }
 
   insert(key: UserRegistryApiKey): Promise<UserRegistryApiKey> {

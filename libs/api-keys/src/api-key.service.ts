@@ -85,9 +85,10 @@ export class ApiKeyService {
     const generated = generateApiKey(user.guid, this.checksumKeys.current);
     // The trail holds the key's user, name and display identifier; its hash only as "changed".
     const row = await this.trail.applied(
+      actor,
       (k: UserRegistryApiKey) => recordChange(actor.tenantId, null, { ...k, UserRegistryGuid: user.guid }),
-      () =>
-        this.repo.insert(
+      (tx) =>
+        this.repo.in(tx).insert(
           Object.assign(new UserRegistryApiKey(), {
             Guid: randomUUID(),
             UserRegistryId: user.id,
@@ -125,8 +126,8 @@ export class ApiKeyService {
     if (owner ? owner.tenantId !== actor.tenantId : !(await this.ownerInTenant(actor, key.UserRegistryId))) {
       throw Problems.notFound('API key');
     }
-    await this.trail.applied(recordChange(actor.tenantId, key, null), () =>
-      this.repo.revoke(keyGuid, new Date(this.clock.now()), actor.userName),
+    await this.trail.applied(actor, recordChange(actor.tenantId, key, null), (tx) =>
+      this.repo.in(tx).revoke(keyGuid, new Date(this.clock.now()), actor.userName),
     );
     await this.cache.keyChanged('revoked', keyGuid);
     this.logger.log({ keyGuid, displayIdentifier: key.DisplayIdentifier }, 'API key revoked');

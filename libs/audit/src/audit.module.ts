@@ -1,9 +1,9 @@
-import { MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AdminEventRepository } from './admin-events/admin-event.repository';
 import { AdminEvents } from './admin-events/admin-events.service';
-import { AdminRequestMiddleware, AnsweredWrites } from './admin-events/admin-request.middleware';
+import { AnsweredWrites } from './admin-events/admin-request.middleware';
 import { AdminRoutes } from './admin-events/admin-routes';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_ENTITIES } from './entities';
@@ -23,9 +23,5 @@ import { LogoutRecorder } from './logout-recorder';
   ],
   exports: [LoginRecorder, LogoutRecorder, AdminEvents],
 })
-export class AuditModule implements NestModule {
-  /** Every API write request is known to AdminEvents (its route, its answer). */
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(AdminRequestMiddleware).forRoutes({ path: 'api/*path', method: RequestMethod.ALL });
-  }
-}
+/** Every write request is known to AdminEvents through watchWrites, a step of the service's middleware layer. */
+export class AuditModule {}

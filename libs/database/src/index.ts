@@ -10,5 +10,5 @@ export * from './sqlite-files';
 export * from './prepared-read';
 export * from './pages';
 export * from './sql-server-retry';
-export * from './transaction-scope';
+export * from './transactions';
 export * from './sqlite-gate';

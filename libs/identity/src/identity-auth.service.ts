@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
+import type { Transaction } from '@app/database';
 import { IdentityRepository } from './identity.repository';
 import { SessionUserRepository, type SessionUser } from './session-user.repository';
 import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
@@ -121,10 +122,10 @@ export class IdentityAuthService {
 
   /**
    * Ends every session of the user that started before `validFrom` (ms), on every node at once, because
-   * every request reads TokensValidFrom. Only ever moves it forward.
+   * every request reads TokensValidFrom. Only ever moves it forward. In `tx` when given (its AdminEvent row).
    */
-  revokeSessions(userId: number, validFrom: number): Promise<boolean> {
-    return this.security.moveTokensValidFrom(userId, new Date(validFrom));
+  revokeSessions(userId: number, validFrom: number, tx?: Transaction): Promise<boolean> {
+    return this.security.in(tx).moveTokensValidFrom(userId, new Date(validFrom));
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */

@@ -1,7 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import { DataSource, In, IsNull, Raw, Repository, type FindOptionsWhere } from 'typeorm';
-import { findInChunks, findPage, inTransaction, scoped, type PageRequest, type RowPage } from '@app/database';
+import {
+  boundTo,
+  findInChunks,
+  findPage,
+  type PageRequest,
+  type RowPage,
+  type Transaction,
+  type TransactionBound,
+} from '@app/database';
 import { RoleRegistry, RoleRegistryPermission, TenantRegistry, UserRegistry } from './entities';
 
 /** What an administrator's edit may change (never TokensValidFrom, the password or the failure count). */
@@ -36,33 +44,27 @@ function atVersion(version: number | undefined): { Version?: number } {
  * are UserSecurityRepository's, the session check SessionUserRepository's.
  */
 @Injectable()
-export class IdentityRepository {
+export class IdentityRepository implements TransactionBound {
+  /** The transaction this repository's statements run in (boundTo); none: each statement on its own. */
+  readonly tx?: Transaction;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    @InjectRepository(TenantRegistry) private readonly tenantTable: Repository<TenantRegistry>,
-    @InjectRepository(RoleRegistry) private readonly roleTable: Repository<RoleRegistry>,
+    @InjectRepository(TenantRegistry) private readonly tenants: Repository<TenantRegistry>,
+    @InjectRepository(RoleRegistry) private readonly roles: Repository<RoleRegistry>,
     @InjectRepository(RoleRegistryPermission)
-    private readonly rolePermissionTable: Repository<RoleRegistryPermission>,
-    @InjectRepository(UserRegistry) private readonly userTable: Repository<UserRegistry>,
+    private readonly rolePermissions: Repository<RoleRegistryPermission>,
+    @InjectRepository(UserRegistry) private readonly users: Repository<UserRegistry>,
   ) {}
 
-  // Each table as the running transaction sees it (inTransaction: a change with its audit row), else as is.
-  private get tenants() {
-    return scoped(this.tenantTable);
-  }
-  private get roles() {
-    return scoped(this.roleTable);
-  }
-  private get rolePermissions() {
-    return scoped(this.rolePermissionTable);
-  }
-  private get users() {
-    return scoped(this.userTable);
+  /** This repository reading and writing in `tx` (a change with its audit row); none: itself. */
+  in(tx: Transaction | undefined): IdentityRepository {
+    return boundTo(this, tx);
   }
 
-  /** Runs `work` in one transaction (joining the running one, if any: inTransaction). */
+  /** Runs `work` in one transaction: this repository's own when it is bound to one (in), else a new one. */
   transaction<T>(work: (repo: IdentityRepository) => Promise<T>): Promise<T> {
-    return inTransaction(this.dataSource, () => work(this));
+    return this.tx ? work(this) : this.dataSource.transaction((tx) => work(this.in(tx)));
   }
 
   // ---- tenants

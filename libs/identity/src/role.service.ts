@@ -93,8 +93,8 @@ export class RoleService {
       target: { guid: role.guid, name: role.name, tenantId },
       changes: fieldChanges(null, { Name: role.name, Permissions: permissionNames(permissions) }),
     });
-    return this.trail.applied(created, () =>
-      this.repo.transaction(async (tx) => {
+    return this.trail.applied(actor, created, (t) =>
+      this.repo.in(t).transaction(async (tx) => {
         const role = await tx.insertRole(
           Object.assign(new RoleRegistry(), {
             Guid: randomUUID(),
@@ -147,8 +147,8 @@ export class RoleService {
             },
           ),
         };
-        return this.trail.applied(change, () =>
-          this.repo.transaction(async (tx) => {
+        return this.trail.applied(actor, change, (t) =>
+          this.repo.in(t).transaction(async (tx) => {
             const changes = {
               ...(dto.name !== undefined ? { Name: dto.name.trim() } : {}),
               UpdatedDate: new Date(this.clock.now()),
@@ -188,8 +188,11 @@ export class RoleService {
         await this.editablePermissions(actor, role);
         if ((await this.repo.countActiveUsersOfRole(role.Id)) > 0)
           throw Problems.conflict('The role still has users; move them to another role first.');
-        const deleted = await this.trail.applied(recordChange(role.TenantRegistryId, role, null), () =>
-          this.repo.softDeleteRole(role.Id, new Date(this.clock.now()), actor.userName, version),
+        const deleted = await this.trail.applied(
+          actor,
+          recordChange(role.TenantRegistryId, role, null),
+          (tx) =>
+            this.repo.in(tx).softDeleteRole(role.Id, new Date(this.clock.now()), actor.userName, version),
         );
         return deleted || undefined;
       },

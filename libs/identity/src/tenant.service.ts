@@ -49,8 +49,9 @@ export class TenantService {
     });
     return toTenantDto(
       await this.trail.applied(
+        actor,
         (saved: TenantRegistry) => recordChange(saved.Id, null, saved),
-        () => this.repo.insertTenant(t),
+        (tx) => this.repo.in(tx).insertTenant(t),
       ),
     );
   }
@@ -76,8 +77,8 @@ export class TenantService {
           UpdatedDate: new Date(this.clock.now()),
           UpdatedUser: actor.userName,
         };
-        const written = await this.trail.applied(recordChange(t.Id, t, { ...t, ...changes }), () =>
-          this.repo.updateTenant(t.Id, changes, version),
+        const written = await this.trail.applied(actor, recordChange(t.Id, t, { ...t, ...changes }), (tx) =>
+          this.repo.in(tx).updateTenant(t.Id, changes, version),
         );
         if (!written) return undefined;
         return toTenantDto(await this.tenant(guid));
@@ -92,8 +93,8 @@ export class TenantService {
       () => this.tenant(guid),
       async (t, version) => {
         if (t.Landlord) throw Problems.conflict('The landlord tenant cannot be deleted.');
-        const deleted = await this.trail.applied(recordChange(t.Id, t, null), () =>
-          this.repo.softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName, version),
+        const deleted = await this.trail.applied(actor, recordChange(t.Id, t, null), (tx) =>
+          this.repo.in(tx).softDeleteTenant(t.Id, new Date(this.clock.now()), actor.userName, version),
         );
         return deleted ? t : undefined;
       },

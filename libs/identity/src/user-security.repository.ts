@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Repository, type WhereExpressionBuilder } from 'typeorm';
-import { scoped } from '@app/database';
+import { boundTo, type Transaction, type TransactionBound } from '@app/database';
 import { UserRegistry } from './entities';
 import { affected, IdentityRepository, type UserChanges } from './identity.repository';
 
@@ -45,15 +45,20 @@ export class SignInRaceError extends Error {
  * concurrent attempts never lose a count nor bring back a session that was ended.
  */
 @Injectable()
-export class UserSecurityRepository {
+export class UserSecurityRepository implements TransactionBound {
+  /** The transaction this repository's statements run in (boundTo); none: each statement on its own. */
+  readonly tx?: Transaction;
+
   constructor(
-    @InjectRepository(UserRegistry) private readonly userTable: Repository<UserRegistry>,
+    @InjectRepository(UserRegistry) private readonly users: Repository<UserRegistry>,
     private readonly identity: IdentityRepository,
   ) {}
 
-  // The table as the running transaction sees it (inTransaction: a change with its audit row), else as is.
-  private get users() {
-    return scoped(this.userTable);
+  /** This repository (and the identity reads and writes it makes) in `tx`; none: itself. */
+  in(tx: Transaction | undefined): UserSecurityRepository {
+    const bound = boundTo(this, tx);
+    if (bound !== this) Object.assign(bound, { identity: this.identity.in(tx) });
+    return bound;
   }
 
   /**

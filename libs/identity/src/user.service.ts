@@ -194,8 +194,9 @@ export class UserService {
     });
     try {
       const created = await this.trail.applied(
+        actor,
         (u: UserRegistry) => recordChange(u.TenantRegistryId, null, u),
-        () => this.repo.insertUser(user),
+        (tx) => this.repo.in(tx).insertUser(user),
       );
       return await this.dto(created);
     } catch (err) {
@@ -252,8 +253,8 @@ export class UserService {
       () => this.manageableUser(actor, guid),
       async (u, version) => {
         if (u.Id === actor.userId) throw Problems.conflict('You cannot delete yourself.');
-        const deleted = await this.trail.applied(recordChange(u.TenantRegistryId, u, null), () =>
-          this.repo.softDeleteUser(u.Id, new Date(this.clock.now()), actor.userName, version),
+        const deleted = await this.trail.applied(actor, recordChange(u.TenantRegistryId, u, null), (tx) =>
+          this.repo.in(tx).softDeleteUser(u.Id, new Date(this.clock.now()), actor.userName, version),
         );
         return deleted ? u : undefined;
       },
@@ -290,8 +291,8 @@ export class UserService {
     });
     const instant = new Date(this.clock.now());
     const at = await this.racing(() =>
-      this.trail.applied(reset, () =>
-        this.security.resetPassword(
+      this.trail.applied(actor, reset, (tx) =>
+        this.security.in(tx).resetPassword(
           user.Id,
           {
             passwordHash,
@@ -317,8 +318,10 @@ export class UserService {
     const user = await this.manageableUser(actor, guid);
     const now = new Date(this.clock.now());
     const unlocked = { ...user, PasswordLocked: false, PasswordLockedDate: null, FailedPasswordCount: 0 };
-    const outcome = await this.trail.applied(recordChange(user.TenantRegistryId, user, unlocked), () =>
-      this.security.unlockUser(user.Id, now, actor.userName),
+    const outcome = await this.trail.applied(
+      actor,
+      recordChange(user.TenantRegistryId, user, unlocked),
+      (tx) => this.security.in(tx).unlockUser(user.Id, now, actor.userName),
     );
     if (!outcome) throw Problems.notFound('user');
     if (outcome === 'cut') await this.sessionsCut('unlocked', actor, user, now, client);
@@ -342,13 +345,17 @@ export class UserService {
     const change = recordChange(user.TenantRegistryId, user, { ...user, ...changes });
     if (changes.Active === false) {
       const at = await this.racing(() =>
-        this.trail.applied(change, () =>
-          this.security.deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
+        this.trail.applied(actor, change, (tx) =>
+          this.security.in(tx).deactivateUser(user.Id, stamped, stamped.UpdatedDate, version),
         ),
       );
       if (!at) return undefined;
       await this.sessionsCut('deactivated', actor, user, at, client);
-    } else if (!(await this.trail.applied(change, () => this.repo.updateUser(user.Id, stamped, version))))
+    } else if (
+      !(await this.trail.applied(actor, change, (tx) =>
+        this.repo.in(tx).updateUser(user.Id, stamped, version),
+      ))
+    )
       return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
       await this.events.principalsChanged({ userIds: [user.Id], ceiling: await this.ceilingOf(changes) });

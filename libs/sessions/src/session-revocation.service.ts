@@ -123,11 +123,12 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     const validFrom = this.clock.now();
     // Its AdminEvent row with the statement; the streams close once both are committed.
     await this.trail.applied(
+      actor,
       {
         target: { guid: user.guid, name: user.name, tenantId: actor.tenantId },
         changes: [{ field: 'TokensValidFrom', old: null, new: new Date(validFrom).toISOString() }],
       },
-      async () => (await this.identity.revokeSessions(user.id, validFrom), true),
+      async (tx) => (await this.identity.revokeSessions(user.id, validFrom, tx), true),
     );
     this.revokedEverywhere({ userGuid: user.guid, validFrom });
     await this.recorder.record(client, {

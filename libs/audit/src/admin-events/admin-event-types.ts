@@ -88,10 +88,7 @@ export function recordChange<E extends { Guid: string; Name: string }>(
   const named = (before ?? after)!;
   return {
     target: { guid: named.Guid, name: named.Name, tenantId },
-    changes: fieldChanges(
-      before,
-      after,
-    ),
+    changes: fieldChanges(before, after),
   };
 }
 

@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { clientContextOf, Clock, inertText } from '@app/common';
-import { inTransaction } from '@app/database';
+import { type Actor, clientContextOf, Clock, inertText } from '@app/common';
+import type { Transaction } from '@app/database';
 import { REDIS } from '@app/redis';
 import { AdminEvent } from '../entities/admin-event.entity';
 import {
@@ -17,8 +17,8 @@ import {
 import { AdminEventRepository } from './admin-event.repository';
 import { AdminRoute, AdminRoutes } from './admin-routes';
 import {
+  actingRequest,
   AdminRequest,
-  adminRequests,
   type AdminRequestState,
   AnsweredWrites,
 } from './admin-request.middleware';
@@ -69,15 +69,20 @@ export class AdminEvents extends AnsweredWrites {
   /**
    * Runs `write` (the change's one conditional statement, or the few of one change) in ONE transaction with its
    * AdminEvent row: the row is inserted after the statement, only when it changed something (a result other
-   * than undefined, null or false), and both commit or neither does. Outside an administrative route's request
-   * the write runs as it is.
+   * than undefined, null or false), and both commit or neither does. `write` makes its statements in the
+   * transaction it is given (`repo.in(tx)`). Outside an administrative route's request (`actor` acts through
+   * none: bootstrap, the demo seed) the write runs as it is, with no transaction.
    */
-  async applied<T>(describe: AdminWrite | ((result: T) => AdminWrite), write: () => Promise<T>): Promise<T> {
-    const state = adminRequests.getStore();
+  async applied<T>(
+    actor: Actor,
+    describe: AdminWrite | ((result: T) => AdminWrite),
+    write: (tx?: Transaction) => Promise<T>,
+  ): Promise<T> {
+    const state = actingRequest(actor);
     const route = state ? this.routes.of(state.req) : undefined;
     if (!state || !route || !state.req.actor || state.recorded) return write();
-    const result = await inTransaction(this.dataSource, async () => {
-      const written = await write();
+    const result = await this.dataSource.transaction(async (tx) => {
+      const written = await write(tx);
       if (changedNothing(written)) return written;
       const { target, changes } = typeof describe === 'function' ? describe(written) : describe;
       await this.repo.insert(
@@ -86,6 +91,7 @@ export class AdminEvents extends AnsweredWrites {
           status: route.successStatus,
           changes: changes ?? [],
         }),
+        tx,
       );
       return written;
     });
@@ -94,16 +100,20 @@ export class AdminEvents extends AnsweredWrites {
   }
 
   /**
-   * `applied` for a record of `tenantId` changed from `before` to `after` (null before: created; null after:
-   * the record `write` answers), its fields compared column by column (fieldChanges).
+   * `applied` for a record of the actor's tenant changed from `before` to `after` (null before: created; null
+   * after: the record `write` answers), its fields compared column by column (fieldChanges).
    */
   recordChange<E extends { Guid: string; Name: string }, R extends E | undefined>(
-    tenantId: number | null,
+    actor: Actor,
     before: E | null,
     after: E | null,
-    write: () => Promise<R>,
+    write: (tx?: Transaction) => Promise<R>,
   ): Promise<R> {
-    return this.applied((written: R) => recordChange(tenantId, before, after ?? written ?? null), write);
+    return this.applied(
+      actor,
+      (written: R) => recordChange(actor.tenantId, before, after ?? written ?? null),
+      write,
+    );
   }
 
   /** A write request was answered: a refusal of an administrative route is recorded (rate-limited). */

@@ -1,7 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import { Injectable, NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
-import type { AnsweredProblem, RequestWithActor } from '@app/common';
+import type { Request, Response } from 'express';
+import { ACTING_REQUEST, type Actor, type AnsweredProblem, type RequestWithActor } from '@app/common';
 
 export type AdminRequest = Request & RequestWithActor & AnsweredProblem;
 
@@ -12,10 +10,13 @@ export interface AdminRequestState {
 }
 
 /**
- * The write request of the current call chain: the services that apply an administrative change take their
- * actor explicitly, and the route, addresses and user agent from here, so no service signature carries HTTP.
+ * The write request `actor` acts through (CurrentActor's copy carries it): the services that apply an
+ * administrative change take their actor explicitly, and AdminEvents the route, addresses and user agent from
+ * here, so no service signature carries HTTP.
  */
-export const adminRequests = new AsyncLocalStorage<AdminRequestState>();
+export function actingRequest(actor: Actor): AdminRequestState | undefined {
+  return actor[ACTING_REQUEST] as AdminRequestState | undefined;
+}
 
 /** Told when a write request has been answered (AdminEvents records the refusals). */
 export abstract class AnsweredWrites {
@@ -24,18 +25,16 @@ export abstract class AnsweredWrites {
 
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/** Every write request runs in its own AdminRequestState and is reported when its answer is finished. */
-@Injectable()
-export class AdminRequestMiddleware implements NestMiddleware {
-  constructor(private readonly writes: AnsweredWrites) {}
-
-  use(req: Request, res: Response, next: NextFunction): void {
-    // Nest registers a middleware for every method as an Express route (`app.all`), which sets req.route; the
-    // route that answers sets it again, and an unknown path must keep none (the request metrics' http.route).
-    delete (req as { route?: unknown }).route;
-    if (READS.has(req.method)) return next();
+/**
+ * Every write request gets its own AdminRequestState (on the request, for CurrentActor) and is reported to
+ * `writes` when its answer is finished. A step of the service's one middleware layer (useHttpMiddleware), not a
+ * Nest middleware: that would be one more Express route walked, its path matched, for every request.
+ */
+export function watchWrites(writes: AnsweredWrites): (req: Request, res: Response) => void {
+  return (req, res) => {
+    if (READS.has(req.method)) return;
     const state: AdminRequestState = { req: req as AdminRequest, recorded: false };
-    res.once('finish', () => this.writes.answered(state, res.statusCode));
-    adminRequests.run(state, next);
-  }
+    res.once('finish', () => writes.answered(state, res.statusCode));
+    (req as AdminRequest)[ACTING_REQUEST] = state;
+  };
 }

@@ -108,8 +108,8 @@ export class ModelService {
   }
   async create(actor: Actor, dto: CreateModelDto, guid: string = randomUUID()): Promise<ModelDto> {
     const m = await this.catalog.changed(
-      this.events.recordChange(actor.tenantId, null, null, () =>
-        this.repo.saveModel(
+      this.events.recordChange(actor, null, null, (tx) =>
+        this.repo.in(tx).saveModel(
           Object.assign(new EntityAnalysisModel(), {
             Guid: guid,
             TenantRegistryId: actor.tenantId,
@@ -142,7 +142,7 @@ export class ModelService {
         if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
         this.touched(actor, m);
         return this.catalog.changed(
-          this.events.recordChange(actor.tenantId, before, m, () => this.repo.writeModel(before, m, version)),
+          this.events.recordChange(actor, before, m, (tx) => this.repo.in(tx).writeModel(before, m, version)),
         );
       },
     );
@@ -156,7 +156,7 @@ export class ModelService {
         const m = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
         this.touched(actor, m);
         return this.catalog.changed(
-          this.events.recordChange(actor.tenantId, before, m, () => this.repo.writeModel(before, m, version)),
+          this.events.recordChange(actor, before, m, (tx) => this.repo.in(tx).writeModel(before, m, version)),
         );
       },
     );
@@ -172,8 +172,8 @@ export class ModelService {
     if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
       throw Problems.conflict(`The model already has a field named ${dto.name}.`);
     const x = await this.catalog.changed(
-      this.events.recordChange(actor.tenantId, null, null, () =>
-        this.repo.saveXPath(
+      this.events.recordChange(actor, null, null, (tx) =>
+        this.repo.in(tx).saveXPath(
           Object.assign(new EntityAnalysisModelRequestXPath(), {
             Guid: randomUUID(),
             EntityAnalysisModelId: m.Id,
@@ -209,7 +209,7 @@ export class ModelService {
     this.touched(actor, x);
     return toXPathDto(
       await this.catalog.changed(
-        this.events.recordChange(actor.tenantId, before, x, () => this.repo.saveXPath(x)),
+        this.events.recordChange(actor, before, x, (tx) => this.repo.in(tx).saveXPath(x)),
       ),
     );
   }
@@ -222,7 +222,7 @@ export class ModelService {
     x.DeletedUser = actor.userName;
     this.touched(actor, x);
     await this.catalog.changed(
-      this.events.recordChange(actor.tenantId, before, x, () => this.repo.saveXPath(x)),
+      this.events.recordChange(actor, before, x, (tx) => this.repo.in(tx).saveXPath(x)),
     );
   }
 
@@ -284,8 +284,8 @@ export class ModelService {
     if (target.workflowId !== null && !dto.caseKeyFieldName)
       throw Problems.unprocessable('caseKeyFieldName', 'A rule that raises a case needs caseKeyFieldName.');
     const r = await this.catalog.changed(
-      this.events.recordChange(actor.tenantId, null, null, () =>
-        this.repo.saveRule(
+      this.events.recordChange(actor, null, null, (tx) =>
+        this.repo.in(tx).saveRule(
           Object.assign(new EntityAnalysisModelActivationRule(), {
             Guid: randomUUID(),
             EntityAnalysisModelId: m.Id,
@@ -326,7 +326,7 @@ export class ModelService {
     this.touched(actor, r);
     return this.ruleDto(
       await this.catalog.changed(
-        this.events.recordChange(actor.tenantId, before, r, () => this.repo.saveRule(r)),
+        this.events.recordChange(actor, before, r, (tx) => this.repo.in(tx).saveRule(r)),
       ),
     );
   }
@@ -339,7 +339,7 @@ export class ModelService {
     r.DeletedUser = actor.userName;
     this.touched(actor, r);
     await this.catalog.changed(
-      this.events.recordChange(actor.tenantId, before, r, () => this.repo.saveRule(r)),
+      this.events.recordChange(actor, before, r, (tx) => this.repo.in(tx).saveRule(r)),
     );
   }
 }

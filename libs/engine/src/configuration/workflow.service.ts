@@ -69,8 +69,8 @@ export class WorkflowService {
     return toWorkflowDto(await this.workflow(actor, guid));
   }
   async create(actor: Actor, dto: CreateCaseWorkflowDto): Promise<CaseWorkflowDto> {
-    const w = await this.events.recordChange(actor.tenantId, null, null, () =>
-      this.repo.saveWorkflow(
+    const w = await this.events.recordChange(actor, null, null, (tx) =>
+      this.repo.in(tx).saveWorkflow(
         Object.assign(new CaseWorkflow(), {
           Guid: randomUUID(),
           TenantRegistryId: actor.tenantId,
@@ -97,8 +97,8 @@ export class WorkflowService {
         if (dto.name !== undefined) w.Name = dto.name.trim();
         if (dto.active !== undefined) w.Active = dto.active;
         return this.catalog.changed(
-          this.events.recordChange(actor.tenantId, before, w, () =>
-            this.repo.writeWorkflow(before, w, version),
+          this.events.recordChange(actor, before, w, (tx) =>
+            this.repo.in(tx).writeWorkflow(before, w, version),
           ),
         );
       },
@@ -112,8 +112,8 @@ export class WorkflowService {
       (before, version) => {
         const w = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
         return this.catalog.changed(
-          this.events.recordChange(actor.tenantId, before, w, () =>
-            this.repo.writeWorkflow(before, w, version),
+          this.events.recordChange(actor, before, w, (tx) =>
+            this.repo.in(tx).writeWorkflow(before, w, version),
           ),
         );
       },
@@ -167,7 +167,7 @@ export class WorkflowService {
     });
     this.apply(s, dto);
     return toStatusDto(
-      await this.events.recordChange(actor.tenantId, null, null, () => this.repo.saveStatus(s)),
+      await this.events.recordChange(actor, null, null, (tx) => this.repo.in(tx).saveStatus(s)),
       w.Guid,
     );
   }
@@ -185,8 +185,8 @@ export class WorkflowService {
         const s = { ...before, UpdatedDate: this.now(), UpdatedUser: actor.userName };
         this.apply(s, dto);
         const status = await this.catalog.changed(
-          this.events.recordChange(actor.tenantId, before, s, () =>
-            this.repo.writeStatus(before, s, version),
+          this.events.recordChange(actor, before, s, (tx) =>
+            this.repo.in(tx).writeStatus(before, s, version),
           ),
         );
         return status && toStatusDto(status, workflowGuid);
@@ -201,8 +201,8 @@ export class WorkflowService {
       ({ status: before }, version) => {
         const s = { ...before, DeletedDate: this.now(), DeletedUser: actor.userName };
         return this.catalog.changed(
-          this.events.recordChange(actor.tenantId, before, s, () =>
-            this.repo.writeStatus(before, s, version),
+          this.events.recordChange(actor, before, s, (tx) =>
+            this.repo.in(tx).writeStatus(before, s, version),
           ),
         );
       },

@@ -5,7 +5,9 @@ import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialE
 import {
   findInChunks,
   findPage,
-  scoped,
+  type Transaction,
+  type TransactionBound,
+  boundTo,
   type PageRequest,
   type RowPage,
   type VersionedRecord,
@@ -73,32 +75,23 @@ export type LiveStatus = Pick<CaseWorkflowStatus, (typeof LIVE_STATUS_COLUMNS)[n
 
 /** Every query on the configuration records. Soft-deleted rows are invisible. */
 @Injectable()
-export class ConfigurationRepository {
+export class ConfigurationRepository implements TransactionBound {
+  /** The transaction this repository's statements run in (boundTo); none: each statement on its own. */
+  readonly tx?: Transaction;
+
   constructor(
-    @InjectRepository(EntityAnalysisModel) private readonly modelTable: Repository<EntityAnalysisModel>,
+    @InjectRepository(EntityAnalysisModel) private readonly models: Repository<EntityAnalysisModel>,
     @InjectRepository(EntityAnalysisModelRequestXPath)
-    private readonly xpathTable: Repository<EntityAnalysisModelRequestXPath>,
+    private readonly xpaths: Repository<EntityAnalysisModelRequestXPath>,
     @InjectRepository(EntityAnalysisModelActivationRule)
-    private readonly ruleTable: Repository<EntityAnalysisModelActivationRule>,
-    @InjectRepository(CaseWorkflow) private readonly workflowTable: Repository<CaseWorkflow>,
-    @InjectRepository(CaseWorkflowStatus) private readonly statusTable: Repository<CaseWorkflowStatus>,
+    private readonly rules: Repository<EntityAnalysisModelActivationRule>,
+    @InjectRepository(CaseWorkflow) private readonly workflows: Repository<CaseWorkflow>,
+    @InjectRepository(CaseWorkflowStatus) private readonly statuses: Repository<CaseWorkflowStatus>,
   ) {}
 
-  // Each table as the running transaction sees it (inTransaction: a change with its audit row), else as is.
-  private get models() {
-    return scoped(this.modelTable);
-  }
-  private get xpaths() {
-    return scoped(this.xpathTable);
-  }
-  private get rules() {
-    return scoped(this.ruleTable);
-  }
-  private get workflows() {
-    return scoped(this.workflowTable);
-  }
-  private get statuses() {
-    return scoped(this.statusTable);
+  /** This repository reading and writing in `tx` (a change with its audit row); none: itself. */
+  in(tx: Transaction | undefined): ConfigurationRepository {
+    return boundTo(this, tx);
   }
 
   // ---- models
