@@ -1,6 +1,7 @@
-import { Column, DataSource, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, DataSource, Entity, EntityManager, PrimaryGeneratedColumn } from 'typeorm';
 import { isDatabaseUnavailable } from '@app/common';
 import { createSqliteDirectory } from '../../../test/support/databases';
+import { BetterSqlite3QueryRunner } from 'typeorm/driver/better-sqlite3/BetterSqlite3QueryRunner';
 import { dataSourceOptions } from './data-source-options';
 import { gateSqliteConnection } from './sqlite-gate';
 
@@ -63,7 +64,8 @@ async function committedThenOtherFails(ds: DataSource): Promise<void> {
 }
 
 /**
- * A transaction that fails after another call chain's statement was sent while it was open: that statement
+ * A transaction that fails after another request's statement (sent through the DataSource, not its tx) was sent
+ * while it was open: that statement
  * (an archived row, an audit row, a lockout count) must stay.
  */
 async function otherChainDuringRollback(ds: DataSource): Promise<void> {
@@ -105,40 +107,50 @@ describe("SQLite's one connection, given to one transaction at a time", () => {
     expect(await names(ds)).toEqual(['a']);
   });
 
-  it("without the gate, another call chain's statement joins the open transaction and its rollback loses it", async () => {
+  it("without the gate, another request's statement joins the open transaction and its rollback loses it", async () => {
     // The second loss the gate prevents (control).
     const ds = await open(false);
     await otherChainDuringRollback(ds);
     expect(await names(ds)).toEqual([]);
   });
 
-  it("another call chain's statement waits for the open transaction and survives its rollback", async () => {
+  it("another request's statement (through the DataSource) waits for the open transaction and survives its rollback", async () => {
     const ds = await open(true);
     await otherChainDuringRollback(ds);
     expect(await names(ds)).toEqual(['outside']);
   });
 
-  it("an ORM save's own transaction that rolls back does not take another chain's statement with it", async () => {
-    for (const gated of [false, true]) {
-      const ds = await open(gated);
-      await ds.getRepository(GateSaved).insert({ Name: 'taken' });
-      let send!: () => void;
-      // registered outside the save: the statement belongs to another call chain
-      const outside = new Promise<void>((r) => (send = r)).then(() => insert(ds, 'outside'));
-      const runner = ds.createQueryRunner(); // the driver's one runner, the one the save uses
-      const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
-      runner.query = (async (...args: unknown[]) => {
-        const result = await query(...args);
-        if (String(args[0]).startsWith('BEGIN')) {
-          send(); // the other chain sends its statement while the save's transaction is open
-          await tick();
-        }
-        return result;
-      }) as typeof runner.query;
-      await expect(ds.getRepository(GateSaved).save({ Name: 'taken' })).rejects.toThrow(/UNIQUE/);
-      await outside;
-      // without the gate the statement ran inside the save's transaction, and its rollback undid it
-      expect(await names(ds)).toEqual(gated ? ['outside'] : []);
+  it("an ORM save's own transaction that rolls back does not take another request's statement with it", async () => {
+    // The save's runner is the shared one without the gate, the transactions' runner with it: both are
+    // BetterSqlite3QueryRunner, so its BEGIN is watched on the class (the gate's wrapper of the shared runner
+    // keeps the method it found, so only an unwrapped runner's statements are watched).
+    const proto = BetterSqlite3QueryRunner.prototype as unknown as {
+      query: (...args: unknown[]) => Promise<unknown>;
+    };
+    const query = proto.query;
+    try {
+      for (const gated of [false, true]) {
+        const ds = await open(gated);
+        await ds.getRepository(GateSaved).insert({ Name: 'taken' });
+        let send!: () => void;
+        // sent by another request through the DataSource, while the save's transaction is open
+        const outside = new Promise<void>((r) => (send = r)).then(() => insert(ds, 'outside'));
+        proto.query = async function (this: unknown, ...args: unknown[]) {
+          const result = await query.apply(this, args);
+          if (String(args[0]).startsWith('BEGIN')) {
+            send();
+            await tick();
+          }
+          return result;
+        };
+        await expect(ds.getRepository(GateSaved).save({ Name: 'taken' })).rejects.toThrow(/UNIQUE/);
+        proto.query = query;
+        await outside;
+        // without the gate the statement ran inside the save's transaction, and its rollback undid it
+        expect(await names(ds)).toEqual(gated ? ['outside'] : []);
+      }
+    } finally {
+      proto.query = query;
     }
   });
 
@@ -178,26 +190,43 @@ describe("SQLite's one connection, given to one transaction at a time", () => {
     expect(await names(ds)).toEqual(['saved']);
   });
 
-  it('transactions run first come first served, and a transaction inside one joins it', async () => {
+  it('transactions run first come first served (with an isolation level or not), and one opened through tx nests in it', async () => {
     const ds = await open(true);
     const order: string[] = [];
+    const work = (name: string) => async (m: EntityManager) => {
+      order.push(`${name} begins`);
+      await insert(m, name);
+      await m.transaction((inner) => insert(inner, `${name}-inner`));
+      await tick(5);
+      order.push(`${name} ends`);
+    };
     const one = (name: string) =>
-      ds.transaction(async (m) => {
-        order.push(`${name} begins`);
-        await insert(m, name);
-        await ds.transaction((inner) => insert(inner, `${name}-inner`));
-        await tick(5);
-        order.push(`${name} ends`);
-      });
+      name === 't2' ? ds.transaction('SERIALIZABLE', work(name)) : ds.transaction(work(name));
     await Promise.all(['t1', 't2', 't3'].map(one));
     expect(order).toEqual(['t1 begins', 't1 ends', 't2 begins', 't2 ends', 't3 begins', 't3 ends']);
     expect(await names(ds)).toEqual(['t1', 't1-inner', 't2', 't2-inner', 't3', 't3-inner']);
   });
 
+  it("a statement through the transaction's tx runs at once while one sent through the DataSource waits", async () => {
+    const ds = await open(true);
+    const order: string[] = [];
+    await ds.transaction(async (m) => {
+      const outside = insert(ds, 'outside').then(() => order.push('outside'));
+      await insert(m, 'inside');
+      order.push('inside');
+      await tick();
+      expect(order).toEqual(['inside']);
+      void outside;
+    });
+    await tick();
+    expect(order).toEqual(['inside', 'outside']);
+    expect(await names(ds)).toEqual(['inside', 'outside']);
+  });
+
   it('a statement that waits longer than the bound fails as "database unavailable"; nothing deadlocks', async () => {
     const ds = await open(true);
     let send!: () => void;
-    // registered outside the transaction: the statement belongs to another call chain
+    // sent through the DataSource, not the transaction's tx: it waits, even when the transaction awaits it
     const outside = new Promise<void>((r) => (send = r)).then(() => insert(ds, 'outside'));
     await ds.transaction(async (m) => {
       await insert(m, 'inside');

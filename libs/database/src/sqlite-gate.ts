@@ -1,5 +1,6 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DataSource, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { BetterSqlite3Driver } from 'typeorm/driver/better-sqlite3/BetterSqlite3Driver';
+import { BetterSqlite3QueryRunner } from 'typeorm/driver/better-sqlite3/BetterSqlite3QueryRunner';
 import { providerOf } from './portable-columns';
 
 /** How long a statement or a transaction waits for the SQLite connection before it fails as busy. */
@@ -17,27 +18,30 @@ function busy(): Error {
  * transaction that spans awaits takes in every statement other requests send meanwhile (its rollback undoes
  * them), and a second transaction nests in it as a savepoint (the first's commit then only releases it, and a
  * later rollback undoes work already reported committed). The gate:
- * - runs each `DataSource.transaction` (every repository's and `inTransaction`'s) in turn, first come first
- *   served, the transaction's own call chain marked by an AsyncLocalStorage token;
- * - holds a statement from any other call chain until the running transaction ends;
+ * - runs each `DataSource.transaction` in turn, first come first served, on a query runner of its own (the
+ *   transactions' runner, on the same native connection): a statement of the transaction is one sent through
+ *   its EntityManager (`tx`), so it is told apart by its runner, not by its call chain;
+ * - holds every statement of the shared runner (every other one) until the running transaction ends;
  * - runs the ORM's own writes that open a transaction (`save`, `remove`, `softRemove`, `recover` outside any
- *   transaction) the same way, so their rollback cannot take another chain's statement with it either;
- * - treats any other transaction the ORM opens by itself (migrations) as holding the connection until it ends,
- *   so a gated transaction cannot nest in it;
+ *   transaction) the same way, so their rollback cannot take another request's statement with it either;
+ * - treats any other transaction the ORM opens by itself on the shared runner (migrations) as holding the
+ *   connection until it ends, so a gated transaction cannot nest in it;
  * - fails a wait longer than `waitMs` as SQLITE_BUSY ("database unavailable", a 503), as SQLite's own
- *   busy_timeout would: a transaction that awaits a statement of another call chain cannot deadlock;
+ *   busy_timeout would: a transaction that awaits a statement sent outside `tx` cannot deadlock;
  * - fails every wait at once when the DataSource is destroyed, so closing never waits on the line.
- * A transaction must therefore await only the database: whatever else it awaits (a hash, a network call) holds
- * every other request's statements on SQLite. Work that must come before the write (the instant a password
- * reset takes) is done before the transaction begins.
+ * Inside a transaction every statement must go through `tx` (repositories bound with `in(tx)`): one sent
+ * through the DataSource or an unbound repository waits for the transaction itself, and fails after `waitMs`.
+ * A transaction must await only the database: whatever else it awaits (a hash, a network call) holds every
+ * other request's statements on SQLite. Work that must come before the write (the instant a password reset
+ * takes) is done before the transaction begins.
  */
 export class SqliteGate {
-  private readonly chain = new AsyncLocalStorage<object>();
   /**
-   * Who holds the connection: a gated transaction's token; ANONYMOUS for a transaction the ORM opened outside
-   * the gate; RESERVED between a transaction's turn and its start; undefined when free.
+   * Who holds the connection: GATED for a transaction run by `exclusive`; ANONYMOUS for a transaction the ORM
+   * opened on the shared runner; RESERVED between a transaction's turn and its start; undefined when free.
    */
   private holder?: object;
+  private static readonly GATED = {};
   private static readonly ANONYMOUS = {};
   private static readonly RESERVED = {};
   /** Resolves when the current holder lets go. */
@@ -60,42 +64,30 @@ export class SqliteGate {
     this.abort(this.closing);
   }
 
-  /** Whether a statement of the current call chain must wait (another chain's transaction holds the connection). */
+  /** Whether a statement of the shared runner must wait (a gated transaction holds the connection). */
   mustWait(): boolean {
-    return (
-      this.holder !== undefined &&
-      this.holder !== SqliteGate.ANONYMOUS &&
-      this.chain.getStore() !== this.holder
-    );
+    return this.holder !== undefined && this.holder !== SqliteGate.ANONYMOUS;
   }
 
-  /** Whether the current call chain runs inside the gated transaction that holds the connection. */
-  holds(): boolean {
-    return this.holder !== undefined && this.chain.getStore() === this.holder;
-  }
-
-  /** Waits until a statement of the current call chain may use the connection. */
+  /** Waits until a statement of the shared runner may use the connection. */
   async turn(): Promise<void> {
     const deadline = Date.now() + this.waitMs;
     while (this.mustWait()) await this.until(this.freed, deadline);
   }
 
-  /** Runs `work` holding the connection; inside the holding transaction already, `work` joins it. */
+  /** Runs `work` holding the connection, once its turn comes. */
   async exclusive<T>(work: () => Promise<T>): Promise<T> {
-    if (this.holds()) return work();
     await this.acquire();
-    const token = {};
-    this.holder = token;
+    this.holder = SqliteGate.GATED;
     try {
-      return await this.chain.run(token, work);
+      return await work();
     } finally {
       this.release();
     }
   }
 
-  /** A transaction the ORM opens by itself (outside `exclusive`): it holds the connection until it ends. */
+  /** A transaction the ORM opens by itself on the shared runner: it holds the connection until it ends. */
   async openedOutside(): Promise<void> {
-    if (this.holds()) return;
     await this.acquire();
     this.holder = SqliteGate.ANONYMOUS;
   }
@@ -162,10 +154,12 @@ const GATED = Symbol('sqlite-gate');
 /** The EntityManager writes that open a transaction of their own when none is running (TypeORM's persist). */
 const PERSISTING = ['save', 'remove', 'softRemove', 'recover'] as const;
 
+type Method = (...args: unknown[]) => Promise<unknown>;
+
 /**
  * Installs the gate on a SQLite DataSource (no effect on another database): its manager's transactions and
- * persisting writes run through `exclusive`, its one query runner's statements and ORM-opened transactions wait
- * their turn, and destroying it ends every wait.
+ * persisting writes run in turn on the transactions' runner, the shared runner's statements and ORM-opened
+ * transactions wait their turn, and destroying it ends every wait.
  * Answers the gate, or undefined on another database.
  */
 export function gateSqliteConnection(
@@ -174,28 +168,43 @@ export function gateSqliteConnection(
 ): SqliteGate | undefined {
   if (providerOf(dataSource.options.type) !== 'sqlite') return undefined;
   const gate = new SqliteGate(waitMs);
-  const manager = dataSource.manager as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  for (const name of ['transaction', ...PERSISTING]) {
-    const original = manager[name].bind(manager);
-    manager[name] = (...args: unknown[]) => gate.exclusive(() => original(...args));
-  }
+  // The transactions' runner: made once and reused (transactions run one at a time; its statement cache is
+  // its own), dropped when a failed ROLLBACK left it in a transaction and when the DataSource is destroyed.
+  // EntityManager.transaction and the ORM's persist release only a runner they created, so it is never released.
+  let own: EntityManager | undefined;
+  const transactions = () =>
+    (own ??= dataSource.createEntityManager(
+      new BetterSqlite3QueryRunner(dataSource.driver as BetterSqlite3Driver),
+    )) as unknown as Record<string, Method>;
+  const manager = dataSource.manager as unknown as Record<string, Method>;
+  for (const name of ['transaction', ...PERSISTING])
+    manager[name] = (...args: unknown[]) =>
+      gate.exclusive(async () => {
+        const on = transactions();
+        try {
+          return await on[name](...args);
+        } finally {
+          if (own?.queryRunner?.isTransactionActive) own = undefined;
+        }
+      });
   const driver = dataSource.driver;
   const create = driver.createQueryRunner.bind(driver);
   driver.createQueryRunner = (mode) => gateRunner(create(mode), gate);
   const destroy = dataSource.destroy.bind(dataSource);
   dataSource.destroy = () => {
     gate.close();
+    own = undefined;
     return destroy();
   };
   return gate;
 }
 
-/** The driver's one query runner, once: statements wait their turn; a transaction it opens by itself holds. */
+/** The driver's shared query runner, once: statements wait their turn; a transaction it opens by itself holds. */
 function gateRunner(runner: QueryRunner, gate: SqliteGate): QueryRunner {
   const marked = runner as QueryRunner & { [GATED]?: true };
   if (marked[GATED]) return runner;
   marked[GATED] = true;
-  const query = runner.query.bind(runner) as (...args: unknown[]) => Promise<unknown>;
+  const query = runner.query.bind(runner) as Method;
   runner.query = ((...args: unknown[]) =>
     gate.mustWait() ? gate.turn().then(() => query(...args)) : query(...args)) as QueryRunner['query'];
   const start = runner.startTransaction.bind(runner);
