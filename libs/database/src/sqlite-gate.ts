@@ -31,6 +31,7 @@ function busy(): Error {
  * - fails every wait at once when the DataSource is destroyed, so closing never waits on the line.
  * Inside a transaction every statement must go through `tx` (repositories bound with `in(tx)`): one sent
  * through the DataSource or an unbound repository waits for the transaction itself, and fails after `waitMs`.
+ * `preparedRead` reads the native connection directly: it never waits, and sees an open transaction's writes.
  * A transaction must await only the database: whatever else it awaits (a hash, a network call) holds every
  * other request's statements on SQLite. Work that must come before the write (the instant a password reset
  * takes) is done before the transaction begins.
