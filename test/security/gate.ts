@@ -9,6 +9,14 @@ export interface Gate {
   open(): void;
 }
 
+/** The gates not opened yet. */
+const unopened = new Set<Gate>();
+
+/** Opens every gate still closed (afterEach): a failed test must not leave a request held, nor the app's close. */
+export function openGates(): void {
+  for (const g of [...unopened]) g.open();
+}
+
 /** The first call runs, then waits at the gate before it returns. */
 export function gateAfter<T extends object, K extends keyof T>(target: T, method: K): Gate {
   return gate(target, method, 'after');
@@ -39,11 +47,14 @@ function gate<T extends object, K extends keyof T>(target: T, method: K, where: 
     return result;
   };
   (target as Record<K, unknown>)[method] = wrapped;
-  return {
+  const handle: Gate = {
     reached,
     open: () => {
+      unopened.delete(handle);
       release();
       (target as Record<K, unknown>)[method] = original;
     },
   };
+  unopened.add(handle);
+  return handle;
 }

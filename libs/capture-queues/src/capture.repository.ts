@@ -24,13 +24,6 @@ export abstract class CaptureWriter {
   abstract landed(batch: string): Promise<boolean>;
 }
 
-/** The better-sqlite3 handle under TypeORM, for a synchronous (uninterruptible) transaction. */
-interface SqliteHandle {
-  inTransaction: boolean;
-  prepare(sql: string): { run(params: unknown[]): unknown };
-  transaction(fn: () => void): () => void;
-}
-
 const TABLE_NAME = /^[A-Za-z][A-Za-z0-9]{0,127}$/;
 
 interface Statement {
@@ -62,8 +55,6 @@ function asRowError<T>(build: () => T): T {
     );
   }
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Owns every query of the capture tables: multi-row INSERTs in chunks that respect the dialect's
@@ -98,10 +89,6 @@ export class CaptureRepository extends CaptureWriter {
       CreatedDate: new Date(),
     };
     statements.push(...this.insertStatements(CaptureBatch, [ledger], constants));
-    if (this.provider === 'sqlite') {
-      await this.sqliteTransaction(statements);
-      return;
-    }
     await this.dataSource.transaction(async (manager) => {
       for (const st of statements) await manager.query(st.sql, st.params);
     });
@@ -239,22 +226,6 @@ export class CaptureRepository extends CaptureWriter {
       }
     }
     return params;
-  }
-
-  /**
-   * SQLite has one connection: a TypeORM transaction spanning awaits could take in statements of other
-   * requests. better-sqlite3 runs the whole batch synchronously instead, so nothing interleaves; if another
-   * transaction is open on the connection, wait for it (bounded) rather than join it.
-   */
-  private async sqliteTransaction(statements: Statement[]): Promise<void> {
-    const db = (this.dataSource.driver as unknown as { databaseConnection: SqliteHandle }).databaseConnection;
-    for (let waited = 0; db.inTransaction; waited += 5) {
-      if (waited >= 5000) throw Object.assign(new Error('SQLite connection busy'), { code: 'SQLITE_BUSY' });
-      await sleep(5);
-    }
-    db.transaction(() => {
-      for (const s of statements) db.prepare(s.sql).run(s.params);
-    })();
   }
 
   private checkedName(name: string): string {

@@ -7,6 +7,7 @@ import { MIGRATIONS } from './migrations';
 import { providerOf } from './portable-columns';
 import { assertReadCommittedSnapshot } from './sql-server';
 import { retryIdempotentSqlServerReads } from './sql-server-retry';
+import { gateSqliteConnection } from './sqlite-gate';
 
 type TargetSettings = Pick<
   DatabaseSettings,
@@ -91,6 +92,7 @@ export class DatabaseModule {
             if (!options) throw new Error('no database options');
             const ds = new DataSource(options);
             retryIdempotentSqlServerReads(ds);
+            gateSqliteConnection(ds);
             return ds.initialize();
           },
         }),

@@ -11,3 +11,4 @@ export * from './prepared-read';
 export * from './pages';
 export * from './sql-server-retry';
 export * from './transactions';
+export * from './sqlite-gate';

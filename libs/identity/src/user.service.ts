@@ -268,7 +268,9 @@ export class UserService {
    * statement moves TokensValidFrom forward, so no session outlives the old password even if a listener
    * fails. The instant is taken after the (slow) hash, and the statement applies only while no session started
    * at or after it (UserSecurityRepository.resetPassword), so a sign-in with the old password that completes
-   * meanwhile is ended too (security issue 13).
+   * meanwhile is ended too (security issue 13). It is taken before the transaction begins: on SQLite a
+   * transaction holds the one connection (SqliteGate), so the sign-ins of that window complete while the reset
+   * waits for its turn, not inside it.
    */
   async resetPassword(
     actor: Actor,
@@ -287,6 +289,7 @@ export class UserService {
       PasswordLocked: false,
       FailedPasswordCount: 0,
     });
+    const instant = new Date(this.clock.now());
     const at = await this.racing(() =>
       this.trail.applied(actor, reset, (tx) =>
         this.security.in(tx).resetPassword(
@@ -297,7 +300,7 @@ export class UserService {
             wirePasswordHash: dto.wirePasswordHash,
             updatedUser: actor.userName,
           },
-          new Date(this.clock.now()),
+          instant,
         ),
       ),
     );
