@@ -249,12 +249,21 @@ describe.each(TEST_PROVIDERS)('decisioning engine: models and invocation on %s',
     const { model } = await createEngineModel(t.app, actor);
     const repo = t.app.get(ConfigurationRepository);
     const catalog = t.app.get(ModelCatalog);
-    const write = repo.writeModel.bind(repo);
+    // called on the repository bound to the write's transaction (repo.in(tx)): the original runs on it too
+    const write = ConfigurationRepository.prototype.writeModel;
     let during: boolean | undefined;
-    // an invocation arriving while the write is in flight compiles (and caches) the model as it still is
-    const spy = jest.spyOn(repo, 'writeModel').mockImplementation(async (before, after, version) => {
-      during = (await catalog.get(model.guid))?.active;
-      return write(before, after, version);
+    let reading: Promise<unknown> = Promise.resolve();
+    // an invocation arriving while the write is in flight compiles (and caches) the model as it is then read:
+    // on PostgreSQL the row as it still is; on SQLite its read waits for the write's transaction (SqliteGate)
+    const spy = jest.spyOn(repo, 'writeModel').mockImplementation(async function (
+      this: ConfigurationRepository,
+      before,
+      after,
+      version,
+    ) {
+      reading = catalog.get(model.guid).then((m) => (during = m?.active));
+      if (provider === 'postgres') await reading;
+      return write.call(this, before, after, version);
     });
     try {
       await http()
@@ -265,7 +274,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine: models and invocation on %s',
     } finally {
       spy.mockRestore();
     }
-    expect(during).toBe(true);
+    await reading;
+    expect(during).toBe(provider === 'postgres');
     const after = await http()
       .post(`/api/Invoke/EntityAnalysisModel/${model.guid}`)
       .set('x-api-key', keys.get('engineer')!)

@@ -147,7 +147,8 @@ export class CreateActivationRuleDto {
   name!: string;
 
   @ApiProperty({
-    description: 'A JSON Logic operation over the extracted fields, e.g. {">": [{"var": "Amount"}, 1000]}',
+    description:
+      'A JSON Logic operation over the extracted fields, e.g. {">": [{"var": "Amount"}, 1000]}; no member named __proto__, constructor or prototype at any depth (400)',
     type: Object,
   })
   @IsJsonLogic()
