@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       `1. validation per key, in process: median ${p(0.5).toFixed(2)} µs, p99 ${p(0.99).toFixed(2)} µs (target < 20 µs)\n`,
     );
 
-    printCheapPair('2', 'an API key', 0.9, await cheapRoutePair(url, { 'x-api-key': key }));
+    printCheapPair('2', 'an API key', await cheapRoutePair(url, { 'x-api-key': key }));
   } finally {
     await app.close();
   }
