@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { providerOf } from './portable-columns';
+import { sqliteGateOf } from './sqlite-gate';
 
 /** One read of a hot path: the parameters in the order of the statement's named placeholders, rows as arrays. */
 export type PreparedRead = (parameters: Record<string, unknown>) => Promise<unknown[][]>;
@@ -66,6 +67,9 @@ export function preparedRead(
       // prepared on the connection it runs on: a DataSource initialised again has a new one
       let prepared: { on: SqliteHandle; statement: SqliteStatement } | undefined;
       return async (parameters) => {
+        // as every statement outside a transaction: never an open transaction's uncommitted writes (SqliteGate)
+        const gate = sqliteGateOf(dataSource);
+        if (gate?.mustWait()) await gate.turn();
         const db = connection<SqliteHandle>(dataSource, 'databaseConnection');
         if (prepared?.on !== db) prepared = { on: db, statement: db.prepare(text).raw(true) };
         return prepared.statement.all(...values(parameters));

@@ -3,6 +3,7 @@ import { isDatabaseUnavailable } from '@app/common';
 import { createSqliteDirectory } from '../../../test/support/databases';
 import { BetterSqlite3QueryRunner } from 'typeorm/driver/better-sqlite3/BetterSqlite3QueryRunner';
 import { dataSourceOptions } from './data-source-options';
+import { preparedRead } from './prepared-read';
 import { gateSqliteConnection } from './sqlite-gate';
 
 /** A short wait bound, so the busy case answers quickly. */
@@ -221,6 +222,31 @@ describe("SQLite's one connection, given to one transaction at a time", () => {
     await tick();
     expect(order).toEqual(['inside', 'outside']);
     expect(await names(ds)).toEqual(['inside', 'outside']);
+  });
+
+  it("a prepared read (the session check) never sees an open transaction's uncommitted writes", async () => {
+    for (const gated of [false, true]) {
+      const ds = await open(gated);
+      const count = preparedRead(
+        ds,
+        'gateProbeCount',
+        'SELECT COUNT(*) FROM "GateProbe" WHERE "Name" = :name',
+        ['n'],
+      );
+      let seen: unknown;
+      await expect(
+        ds.transaction(async (m) => {
+          await insert(m, 'uncommitted');
+          const reading = count({ name: 'uncommitted' }).then((rows) => (seen = rows[0][0]));
+          await tick();
+          if (!gated) await reading; // without the gate it reads at once, inside the transaction
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      await tick();
+      // without the gate it counted a row that never existed; with it, the read waited for the rollback
+      expect(seen).toBe(gated ? 0 : 1);
+    }
   });
 
   it('a statement that waits longer than the bound fails as "database unavailable"; nothing deadlocks', async () => {

@@ -31,7 +31,8 @@ function busy(): Error {
  * - fails every wait at once when the DataSource is destroyed, so closing never waits on the line.
  * Inside a transaction every statement must go through `tx` (repositories bound with `in(tx)`): one sent
  * through the DataSource or an unbound repository waits for the transaction itself, and fails after `waitMs`.
- * `preparedRead` reads the native connection directly: it never waits, and sees an open transaction's writes.
+ * `preparedRead` reads the native connection directly, so it waits its turn itself (sqliteGateOf), as the shared
+ * runner's statements do: it never sees an open transaction's uncommitted writes.
  * A transaction must await only the database: whatever else it awaits (a hash, a network call) holds every
  * other request's statements on SQLite. Work that must come before the write (the instant a password reset
  * takes) is done before the transaction begins.
@@ -152,6 +153,14 @@ export class SqliteGate {
 
 const GATED = Symbol('sqlite-gate');
 
+/** The gate of each gated DataSource (preparedRead waits on it as the shared runner's statements do). */
+const gates = new WeakMap<DataSource, SqliteGate>();
+
+/** The gate of a gated SQLite DataSource; undefined on another database. */
+export function sqliteGateOf(dataSource: DataSource): SqliteGate | undefined {
+  return gates.get(dataSource);
+}
+
 /** The EntityManager writes that open a transaction of their own when none is running (TypeORM's persist). */
 const PERSISTING = ['save', 'remove', 'softRemove', 'recover'] as const;
 
@@ -169,6 +178,7 @@ export function gateSqliteConnection(
 ): SqliteGate | undefined {
   if (providerOf(dataSource.options.type) !== 'sqlite') return undefined;
   const gate = new SqliteGate(waitMs);
+  gates.set(dataSource, gate);
   // The transactions' runner: made once and reused (transactions run one at a time; its statement cache is
   // its own), dropped when a failed ROLLBACK left it in a transaction and when the DataSource is destroyed.
   // EntityManager.transaction and the ORM's persist release only a runner they created, so it is never released.
