@@ -1,7 +1,19 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, type Type } from '@nestjs/common';
 import { ApiOkResponse, ApiQuery } from '@nestjs/swagger';
-import type { PageRequest, RowPage } from '@app/database';
 import { Problems } from './problem';
+
+/** A page asked for: at most `limit` rows whose id is above `after` (0: from the first), in id order. */
+export interface PageRequest {
+  limit: number;
+  after: number;
+}
+
+/** A page of rows: the rows, the whole list's total, and the id after which the next page starts (or null). */
+export interface RowPage<R> {
+  rows: R[];
+  total: number;
+  nextAfter: number | null;
+}
 
 /** Items a page holds at most, and when a cursor is given without a limit. */
 export const MAX_PAGE_LIMIT = 1_000;

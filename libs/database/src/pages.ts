@@ -1,17 +1,8 @@
 import { MoreThan, type FindOptionsWhere, type ObjectLiteral, type Repository } from 'typeorm';
+import type { PageRequest, RowPage } from '@app/common';
 
-/** A page asked for: at most `limit` rows whose id is above `after` (0: from the first), in id order. */
-export interface PageRequest {
-  limit: number;
-  after: number;
-}
-
-/** A page of rows: the rows, the whole list's total, and the id after which the next page starts (or null). */
-export interface RowPage<R> {
-  rows: R[];
-  total: number;
-  nextAfter: number | null;
-}
+// Declared beside the paging decorators (libs/common sits below this library), used by every repository's lists.
+export type { PageRequest, RowPage };
 
 /**
  * One page of a list by keyset on its `Id` (rows in id order, the creation order every list already
