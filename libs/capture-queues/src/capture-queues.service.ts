@@ -38,6 +38,8 @@ export interface CaseCreationWarningInput {
   durationMicroseconds: number;
   /** Notification destination or HttpEndpoint URL; null for the other stages. */
   destination?: string | null;
+  /** Activations the slow run handled (a batch for stages 1 and 2); default 1. */
+  batchSize?: number;
 }
 
 export interface ArchiverWarningInput {
@@ -47,6 +49,8 @@ export interface ArchiverWarningInput {
   /** ArchiverStage (1-4). */
   stageId: number;
   durationMicroseconds: number;
+  /** Rows the slow run handled (a batch for BulkCopyArchiveBuffer); default 1. */
+  batchSize?: number;
 }
 
 /** Whole non-negative microseconds; anything else (NaN, negative) becomes 0 rather than a refused row. */
@@ -90,6 +94,9 @@ function textOf(v: unknown): string {
 const validDate = (v: unknown, fallback: Date): Date =>
   v instanceof Date && !Number.isNaN(v.getTime()) ? v : fallback;
 const stageOf = (v: unknown): number => (Number.isSafeInteger(v) ? (v as number) : 0);
+/** A run's item count: a positive whole number within the column (an INTEGER), else 1. */
+const batchSizeOf = (v: unknown): number =>
+  Number.isSafeInteger(v) && (v as number) > 0 ? Math.min(v as number, 2_147_483_647) : 1;
 
 /**
  * The six bounded capture queues of this node (spec: Events, queue mechanics). The enqueue methods are
@@ -199,6 +206,7 @@ function caseCreationWarningEntry(w: CaseCreationWarningInput, now: Date): CaseC
     StageId: stageOf(w.stageId),
     DurationMicroseconds: micros(w.durationMicroseconds),
     Destination: clipOrNull(w.destination, L.destination),
+    BatchSize: batchSizeOf(w.batchSize),
     CreatedDate: now,
   };
 }
@@ -209,6 +217,7 @@ function archiverWarningEntry(w: ArchiverWarningInput, now: Date): ArchiverWarni
     EntityAnalysisModelInstanceEntryGuid: clipOrNull(w.entityAnalysisModelInstanceEntryGuid, L.guid),
     StageId: stageOf(w.stageId),
     DurationMicroseconds: micros(w.durationMicroseconds),
+    BatchSize: batchSizeOf(w.batchSize),
     CreatedDate: now,
   };
 }

@@ -132,7 +132,8 @@ describe.each(TEST_PROVIDERS)('decisioning engine: archive on %s', (provider) =>
     expect(await archive.countBy({ EntryReference: 'tx-rejected' })).toBe(0);
     expect(await casesOf('ACC-REJECTED')).toHaveLength(0);
     expect(await casesOf('ACC-OK-0')).toHaveLength(1);
-    // Rollups: per stage, exactly the accepted invocations (stage 4 once, for the one batch).
+    // Rollups: per stage, exactly the accepted invocations (stage 4 ran once, for the one batch: its time once,
+    // its rows as the invocations it handled).
     const counters = await ds
       .getRepository(ArchiverStagePerformanceCounter)
       .find({ where: { EntityAnalysisModelGuid: model.guid } });
@@ -141,9 +142,12 @@ describe.each(TEST_PROVIDERS)('decisioning engine: archive on %s', (provider) =>
       ArchiverStage.BuildArchiveJson,
       ArchiverStage.CaseCreationDispatch,
       ArchiverStage.RdbmsArchiveWrite,
+      ArchiverStage.BulkCopyArchiveBuffer,
     ])
       expect(byStage.get(stage)?.InvokeCount).toBe(ARCHIVER_CAPACITY);
-    expect(byStage.get(ArchiverStage.BulkCopyArchiveBuffer)?.InvokeCount).toBe(1);
+    const c4 = byStage.get(ArchiverStage.BulkCopyArchiveBuffer);
+    expect(c4?.MinMicroseconds).toBe(c4?.MaxMicroseconds);
+    expect(c4?.TotalMicroseconds).toBe(c4?.MaxMicroseconds);
     expect(counters).toHaveLength(4);
     const c1 = byStage.get(ArchiverStage.BuildArchiveJson);
     expect(c1?.StageName).toBe('BuildArchiveJson');

@@ -23,6 +23,10 @@ export class ArchiverWarning {
   @PortableColumn('bigint', { name: 'DurationMicroseconds' })
   DurationMicroseconds!: number;
 
+  /** Items the slow run handled: a batch's size for a stage that works on batches, else 1. */
+  @PortableColumn('integer', { name: 'BatchSize', default: 1 })
+  BatchSize!: number;
+
   @Index('IX_ArchiverWarning_CreatedDate')
   @PortableColumn('timestamp', { name: 'CreatedDate' })
   CreatedDate!: Date;

@@ -32,6 +32,10 @@ export class CaseCreationWarning {
   @PortableColumn('string', { name: 'Destination', length: L.destination, nullable: true })
   Destination!: string | null;
 
+  /** Items the slow run handled: a batch's size for a stage that works on batches, else 1. */
+  @PortableColumn('integer', { name: 'BatchSize', default: 1 })
+  BatchSize!: number;
+
   @Index('IX_CaseCreationWarning_CreatedDate')
   @PortableColumn('timestamp', { name: 'CreatedDate' })
   CreatedDate!: Date;

@@ -9,6 +9,7 @@ import { Audit64BitIds1763800007000 } from './1763800007000-audit-64-bit-ids';
 import { Engine64BitIds1763800008000 } from './1763800008000-engine-64-bit-ids';
 import { RowVersions1763800009000 } from './1763800009000-row-versions';
 import { AdminEvents1763800010000 } from './1763800010000-admin-events';
+import { WarningBatchSize1763800011000 } from './1763800011000-warning-batch-size';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Engine64BitIds1763800008000,
   RowVersions1763800009000,
   AdminEvents1763800010000,
+  WarningBatchSize1763800011000,
 ];

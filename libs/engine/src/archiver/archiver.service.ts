@@ -177,23 +177,29 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     }
   }
 
-  /** A stage's duration (rollup and histogram); its warning above the threshold, or whenever it failed. */
+  /**
+   * One run of a stage, counted once: its duration enters the rollup and the histogram once, InvokeCount grows
+   * by the invocations it handled (`items`: a bulk copy's rows written), and ONE warning is raised when it was
+   * slower than the threshold or failed (carrying `batchSize`, the rows it worked on).
+   */
   private measure(
     stage: ArchiverStage,
     modelGuid: string,
     entryGuid: string | null,
     start: bigint,
-    failed = false,
+    run: { failed?: boolean; items?: number; batchSize?: number } = {},
   ): void {
     const micros = Number(process.hrtime.bigint() - start) / 1000;
-    this.rollups.recordArchiver(modelGuid, stage, micros);
+    const items = run.items ?? 1;
+    this.rollups.recordArchiver(modelGuid, stage, micros, items);
     this.telemetry.archiverStage(stage, micros);
-    if (failed || micros > this.settings.ArchiverWarnThresholdMilliseconds * 1000) {
+    if (run.failed || micros > this.settings.ArchiverWarnThresholdMilliseconds * 1000) {
       this.telemetry.archiverWarning({
         entityAnalysisModelGuid: modelGuid,
         entityAnalysisModelInstanceEntryGuid: entryGuid,
         stage,
         durationMicroseconds: Math.round(micros),
+        batchSize: run.batchSize ?? items,
         occurredDate: new Date(this.clock.now()),
       });
     }
@@ -266,7 +272,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
           [ARCHIVE_ERROR_MEMBER]: error,
         });
       }
-      this.measure(ArchiverStage.BuildArchiveJson, item.modelGuid, item.entryGuid, start, true);
+      this.measure(ArchiverStage.BuildArchiveJson, item.modelGuid, item.entryGuid, start, { failed: true });
       return json;
     }
   }
@@ -312,7 +318,6 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     const written: BufferedEntry[] = [];
     for (const [i, entry] of entries.entries()) {
       const entryGuid = entry.row.EntityAnalysisModelInstanceEntryGuid;
-      const start = process.hrtime.bigint();
       try {
         await this.archive.bulkInsert([entry.row]);
         this.copiedRows++;
@@ -325,7 +330,6 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
         }
         this.rejectedRows++;
         this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
-        this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, true);
         this.logger.error(
           { err, entryGuid },
           'The database refused an archive row; it is archived as an error row instead',
@@ -377,6 +381,11 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     return run;
   }
 
+  /**
+   * Each model's buffered rows in one run of the stage: the bulk insert, and when the database refuses it, the
+   * rows one by one within the same run, so the stage's time and its warning are counted once per model batch
+   * (the warning carries the model, no entry guid — spec: ArchiverWarning — and the batch's rows).
+   */
   private async copy(): Promise<void> {
     if (!this.buffered) return;
     const batches = this.buffer;
@@ -384,15 +393,13 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     this.buffered = 0;
     for (const [modelGuid, entries] of batches) {
       const start = process.hrtime.bigint();
-      let committed: BufferedEntry[];
+      let committed: BufferedEntry[] = entries;
+      let failed = false;
       try {
         await this.archive.bulkInsert(entries.map((e) => e.row));
         this.copiedRows += entries.length;
-        // The stage works on a batch: no entry guid (spec: ArchiverWarning).
-        this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start);
-        committed = entries;
       } catch (err) {
-        this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, true);
+        failed = true;
         if (isDatabaseUnavailable(err)) {
           // Kept for the next interval (the transaction wrote none of them); logged and counted.
           this.failedCopies++;
@@ -402,10 +409,14 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
             'Bulk copy of the archive buffer failed; rows kept for retry',
           );
           this.retain(modelGuid, entries);
-          continue;
-        }
-        committed = await this.copyRowByRow(modelGuid, entries);
+          committed = [];
+        } else committed = await this.copyRowByRow(modelGuid, entries);
       }
+      this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, {
+        failed,
+        items: committed.length,
+        batchSize: entries.length,
+      });
       for (const entry of committed)
         this.dispatch(modelGuid, entry.row.EntityAnalysisModelInstanceEntryGuid, entry.cases);
     }

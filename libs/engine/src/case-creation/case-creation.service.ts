@@ -56,8 +56,9 @@ const identityOf = (a: CaseActivation): CaseIdentity => ({
  * Case creation: ONE global queue for every model, consumed by ONE serial consumer in batches of at most
  * CaseCreationBatchSize, so each case key's activations are decided in the order they arrived, within a
  * batch and across batches (docs/decisions.md, "Case creation in batches"). A batch costs one look-up of its
- * open cases (stage 1), the statuses from memory and one multi-row upsert (stage 2); each item records its
- * batch's durations. The queue never makes a producer wait: the Archiver hands activations over and goes on
+ * open cases (stage 1), the statuses from memory and one multi-row upsert (stage 2); each of the two is one
+ * run of its stage, recorded once with the batch's size (docs/engine.md, "What a stage run is"). The queue
+ * never makes a producer wait: the Archiver hands activations over and goes on
  * (case lag); Invoke refuses new invocations while the queue holds CaseCreationQueueCapacity (hasCapacity).
  * Nothing accepted is dropped.
  */
@@ -225,31 +226,35 @@ export class CaseCreationService implements OnModuleDestroy {
         decided[slot.changed[0]].outcome = 'upgraded';
     }
     const persist = elapsedMicros(start);
-    for (const a of batch) {
-      this.record(CaseCreationStage.ExistingCasePriorityLookup, a, null, lookup);
-      this.record(CaseCreationStage.WorkflowStatusLookupAndPersist, a, null, persist);
-    }
+    this.record(CaseCreationStage.ExistingCasePriorityLookup, batch, null, lookup);
+    this.record(CaseCreationStage.WorkflowStatusLookupAndPersist, batch, null, persist);
     return decided;
   }
 
-  /** A stage's duration for one item: rollup (InvokeCount counts items) and histogram; a warning above the threshold. */
+  /**
+   * One run of a stage over `items` (a batch for stages 1 and 2, one activation for 3 and 4), counted once:
+   * its time enters the rollup and the histogram once, InvokeCount grows by the items, and a run slower than
+   * the threshold raises ONE warning, naming the first (oldest) activation it handled and how many it handled.
+   */
   private record(
     stage: CaseCreationStage,
-    a: CaseActivation,
+    items: readonly CaseActivation[],
     destination: string | null,
     micros: number,
   ): void {
-    this.rollups.recordCaseCreation(stage, micros);
+    this.rollups.recordCaseCreation(stage, micros, items.length);
     this.telemetry.caseCreationStage(stage, micros);
     if (micros > this.settings.CaseCreationWarnThresholdMilliseconds * 1000) {
+      const first = items[0];
       this.telemetry.caseCreationWarning({
-        caseWorkflowGuid: a.caseWorkflow.guid,
-        caseWorkflowName: a.caseWorkflow.name,
-        caseKey: a.caseKey,
-        caseKeyValue: a.caseKeyValue,
+        caseWorkflowGuid: first.caseWorkflow.guid,
+        caseWorkflowName: first.caseWorkflow.name,
+        caseKey: first.caseKey,
+        caseKeyValue: first.caseKeyValue,
         stage,
         durationMicroseconds: Math.round(micros),
         destination,
+        batchSize: items.length,
         occurredDate: new Date(this.clock.now()),
       });
     }
@@ -265,7 +270,7 @@ export class CaseCreationService implements OnModuleDestroy {
     try {
       await work();
     } finally {
-      this.record(stage, a, destination, elapsedMicros(start));
+      this.record(stage, [a], destination, elapsedMicros(start));
     }
   }
 

@@ -9,7 +9,11 @@ import {
 } from '../telemetry/stages';
 import { ArchiverCounterRow, CaseCreationCounterRow, StageRollupRepository } from './stage-rollup.repository';
 
-/** Total, min, max and count of one stage (per model for the Archiver) in the current interval, in µs. */
+/**
+ * One stage (per model for the Archiver) in the current interval: the time its runs took (total, and the
+ * shortest and longest run, in µs) and the items those runs handled (count: InvokeCount). A stage that works
+ * item by item runs once per item; one that works on a batch runs once per batch and counts its items.
+ */
 export interface StageAccumulator {
   total: number;
   min: number;
@@ -17,14 +21,14 @@ export interface StageAccumulator {
   count: number;
 }
 
-function add(map: Map<string, StageAccumulator>, key: string, micros: number): void {
+function add(map: Map<string, StageAccumulator>, key: string, micros: number, items: number): void {
   const a = map.get(key);
-  if (!a) map.set(key, { total: micros, min: micros, max: micros, count: 1 });
+  if (!a) map.set(key, { total: micros, min: micros, max: micros, count: items });
   else {
     a.total += micros;
     if (micros < a.min) a.min = micros;
     if (micros > a.max) a.max = micros;
-    a.count++;
+    a.count += items;
   }
 }
 
@@ -71,12 +75,17 @@ export class StageRollupService implements OnModuleInit, OnModuleDestroy {
     clearInterval(this.timer);
   }
 
-  recordArchiver(modelGuid: string, stage: ArchiverStage, micros: number): void {
-    add(this.archiver, `${modelGuid}|${stage}`, Math.round(micros));
+  /**
+   * One run of an Archiver stage that took `micros` and handled `items` invocations (a batch: its rows). Kept
+   * unrounded until the row is written, so the Total is the histogram's sum, not a sum of rounded runs.
+   */
+  recordArchiver(modelGuid: string, stage: ArchiverStage, micros: number, items = 1): void {
+    add(this.archiver, `${modelGuid}|${stage}`, micros, items);
   }
 
-  recordCaseCreation(stage: CaseCreationStage, micros: number): void {
-    add(this.caseCreation, String(stage), Math.round(micros));
+  /** One run of a case creation stage that took `micros` and handled `items` activations (a batch: its size). */
+  recordCaseCreation(stage: CaseCreationStage, micros: number, items = 1): void {
+    add(this.caseCreation, String(stage), micros, items);
   }
 
   private readonly listeners = new Set<
@@ -113,9 +122,9 @@ export class StageRollupService implements OnModuleInit, OnModuleDestroy {
         EntityAnalysisModelGuid: guid,
         StageId,
         StageName: ARCHIVER_STAGE_NAMES[StageId],
-        TotalMicroseconds: a.total,
-        MinMicroseconds: a.min,
-        MaxMicroseconds: a.max,
+        TotalMicroseconds: Math.round(a.total),
+        MinMicroseconds: Math.round(a.min),
+        MaxMicroseconds: Math.round(a.max),
         InvokeCount: a.count,
         CreatedDate: now,
         Instance,
@@ -126,9 +135,9 @@ export class StageRollupService implements OnModuleInit, OnModuleDestroy {
       return {
         StageId,
         StageName: CASE_CREATION_STAGE_NAMES[StageId],
-        TotalMicroseconds: a.total,
-        MinMicroseconds: a.min,
-        MaxMicroseconds: a.max,
+        TotalMicroseconds: Math.round(a.total),
+        MinMicroseconds: Math.round(a.min),
+        MaxMicroseconds: Math.round(a.max),
         InvokeCount: a.count,
         CreatedDate: now,
         Instance,

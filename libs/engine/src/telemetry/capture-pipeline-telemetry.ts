@@ -42,6 +42,7 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
       entityAnalysisModelInstanceEntryGuid: w.entityAnalysisModelInstanceEntryGuid,
       stageId: w.stage,
       durationMicroseconds: w.durationMicroseconds,
+      batchSize: w.batchSize,
     });
   }
 
@@ -58,6 +59,7 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
       stageId: w.stage,
       durationMicroseconds: w.durationMicroseconds,
       destination: w.destination,
+      batchSize: w.batchSize,
     });
   }
 

@@ -12,16 +12,24 @@ export interface ModelInvokeWarningCapture {
   occurredDate: Date;
 }
 
-/** spec: ArchiverWarning. The entry guid is null for BulkCopyArchiveBuffer (it works on a batch). */
+/**
+ * spec: ArchiverWarning, one per slow run of a stage. The entry guid is null for BulkCopyArchiveBuffer (it works
+ * on a batch); batchSize is the rows that run handled (1 for the per-invocation stages).
+ */
 export interface ArchiverWarningCapture {
   entityAnalysisModelGuid: string | null;
   entityAnalysisModelInstanceEntryGuid: string | null;
   stage: ArchiverStage;
   durationMicroseconds: number;
+  batchSize: number;
   occurredDate: Date;
 }
 
-/** spec: CaseCreationWarning; destination is the e-mail destination or the callback URL for stages 3 and 4. */
+/**
+ * spec: CaseCreationWarning, one per slow run of a stage; destination is the e-mail destination or the
+ * callback URL for stages 3 and 4. A run of stages 1 and 2 handles a batch: the workflow and key/value are its
+ * first (oldest) activation's, and batchSize says how many it handled (1 for stages 3 and 4).
+ */
 export interface CaseCreationWarningCapture {
   caseWorkflowGuid: string;
   caseWorkflowName: string;
@@ -30,6 +38,7 @@ export interface CaseCreationWarningCapture {
   stage: CaseCreationStage;
   durationMicroseconds: number;
   destination: string | null;
+  batchSize: number;
   occurredDate: Date;
 }
 

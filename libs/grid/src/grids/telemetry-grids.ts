@@ -92,6 +92,8 @@ export const ARCHIVER_WARNING_GRID = validateDefinition({
     col('entityAnalysisModelInstanceEntryGuid', 'EntityAnalysisModelInstanceEntryGuid', 'guid', true),
     stageId,
     col('durationMicroseconds', 'DurationMicroseconds', 'number'),
+    // rows the slow run worked on: the batch of a BulkCopyArchiveBuffer, 1 for the other stages
+    col('batchSize', 'BatchSize', 'number'),
     created,
     instance,
   ],
@@ -119,6 +121,8 @@ export const CASE_CREATION_WARNING_GRID = validateDefinition({
     stageId,
     col('durationMicroseconds', 'DurationMicroseconds', 'number'),
     col('destination', 'Destination', 'string', true),
+    // activations the slow run handled: the batch of stages 1 and 2 (its first activation named above), 1 for 3 and 4
+    col('batchSize', 'BatchSize', 'number'),
     created,
     instance,
   ],
