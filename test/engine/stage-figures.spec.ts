@@ -72,7 +72,7 @@ async function histogram(
 }
 
 /**
- * What the operators read must add up under a load that forms batches (docs/telemetry.md, "What a stage run
+ * What the operators read must add up under a load that forms batches (docs/engine.md, "What a stage run
  * is"): every run of a stage is counted once, in the rollup, the histogram and at most one warning. The
  * thresholds are 0, so EVERY run raises its warning: the warnings then count the runs exactly, and their
  * BatchSize the items each run handled.
