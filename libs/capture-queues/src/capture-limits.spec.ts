@@ -44,7 +44,8 @@ class MemoryWriter extends CaptureWriter {
 }
 
 const clock = new ManualClock(Date.UTC(2026, 0, 1));
-const healthOf = (report: FlushReport, queueId: CaptureQueueId) => report.health.find((h) => h.QueueId === queueId);
+const healthOf = (report: FlushReport, queueId: CaptureQueueId) =>
+  report.health.find((h) => h.QueueId === queueId);
 
 /** One producer per warning/event queue: its queueId and the enqueue a producer calls. */
 const PRODUCERS: [string, CaptureQueueId, (q: CaptureQueues, i: number) => boolean][] = [
@@ -198,7 +199,15 @@ describe('capture flush once a minute (spec: Limits — capture queue flush once
   it('CaptureQueueFlushIntervalMilliseconds defaults to 60000, and the module flusher writes every 60000 ms', async () => {
     expect(loadSettings({}).CaptureQueueFlushIntervalMilliseconds).toBe(ONE_MINUTE);
     jest.useFakeTimers({
-      doNotFake: ['nextTick', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'Date', 'hrtime', 'performance'],
+      doNotFake: [
+        'nextTick',
+        'queueMicrotask',
+        'setImmediate',
+        'clearImmediate',
+        'Date',
+        'hrtime',
+        'performance',
+      ],
     });
     const queues = new CaptureQueues(clock);
     const writer = new MemoryWriter();
