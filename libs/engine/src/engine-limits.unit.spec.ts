@@ -26,8 +26,10 @@ const TEN_SECONDS = 10_000;
 /** One microsecond, in the milliseconds the fake clock advances by. */
 const ONE_MICROSECOND_MS = 0.001;
 
+type FakeTimers = Parameters<typeof jest.useFakeTimers>[0];
+
 /** Everything but process.hrtime stays real (the pipelines' setImmediate and promises keep running). */
-const ONLY_HRTIME = {
+const ONLY_HRTIME: FakeTimers = {
   doNotFake: [
     'Date',
     'nextTick',
@@ -39,10 +41,10 @@ const ONLY_HRTIME = {
     'clearInterval',
     'setTimeout',
     'clearTimeout',
-  ] as const,
+  ],
 };
 /** Only the interval timers are fake (setImmediate stays real so the test can let promises settle). */
-const ONLY_TIMERS = {
+const ONLY_TIMERS: FakeTimers = {
   doNotFake: [
     'Date',
     'hrtime',
@@ -51,7 +53,7 @@ const ONLY_TIMERS = {
     'queueMicrotask',
     'setImmediate',
     'clearImmediate',
-  ] as const,
+  ],
 };
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
