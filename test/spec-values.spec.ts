@@ -129,6 +129,7 @@ describe.each(TEST_PROVIDERS)("the spec's grid numbers over HTTP on %s", (provid
       EntityAnalysisModelInstanceEntryGuid: null,
       StageId: 4,
       DurationMicroseconds: i + 1,
+      BatchSize: 1,
       CreatedDate: new Date(base + i),
     }));
     await t.app.get(CaptureRepository).insert(ArchiverWarning, rows, { Instance: 'n' }, randomUUID());
