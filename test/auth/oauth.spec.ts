@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
 import { IdentityAuthService, UserRegistry } from '@app/identity';
-import { OAUTH_CALLBACK_PATH, OAUTH_TRANSACTION_COOKIE } from '@app/auth';
+import { MOCK_PASSCODE, OAUTH_CALLBACK_PATH, OAUTH_TRANSACTION_COOKIE, PasscodeTokens } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS, type TestProvider } from '../support/databases';
 import { createUser } from '../factories/identity.factory';
@@ -346,5 +346,55 @@ describe('OpenID Connect without a reachable provider, and with OAuth off', () =
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('OpenID Connect with EnableMultifactorAuthentication=True (spec: OAuth 6 — the service adds no second factor)', () => {
+  let t: TestApp;
+  let idp: TestOidcProvider;
+  beforeAll(async () => {
+    // One database: the second factor is a setting's branch of the sign-in, the same on every database.
+    ({ t, idp } = await startWithProvider('sqlite', { EnableMultifactorAuthentication: 'True' }));
+  });
+  afterAll(async () => {
+    await t?.close();
+    await idp?.close();
+  });
+
+  it('signs in with a session at once (no 202, no passcode step): one success row of type 3; Passcode stays refused', async () => {
+    expect(t.settings.EnableMultifactorAuthentication).toBe(true);
+    const u = await createUser(t.app);
+    const browser = new OidcBrowser();
+    const callback = await browser.signIn(
+      `${t.url}/Account/Login?returnUrl=%2Fgrids`,
+      u.name,
+      OAUTH_CALLBACK_PATH,
+    );
+    expect(callback.status).toBe(303);
+    expect(callback.location).toBe(`${t.url}/grids`);
+    const token = browser.cookie(t.url, 'authentication-jwt');
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    await request(t.url).get(SESSION).set('Cookie', `authentication-jwt=${token}`).expect(200);
+    expect(
+      (await loginRows(t.app, u.name)).map((r) => [r.AuthenticationTypeId, r.Failed, r.FailureTypeId]),
+    ).toEqual([[3, false, null]]);
+
+    // The passcode step is refused as under OAuth without the setting, even with a well-made token and the
+    // bundled mock's passcode.
+    const { token: passcodeToken } = t.app.get(PasscodeTokens).issue({
+      userGuid: u.guid,
+      typedName: u.name,
+      authenticationType: AuthenticationType.OAuth,
+      verifiedHash: null,
+      lastLoginAt: (
+        await t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: u.guid })
+      ).LastLoginDate!.getTime(),
+    });
+    const passcode = await request(t.url)
+      .post('/api/Authentication/Passcode')
+      .send({ passcodeToken, passcode: MOCK_PASSCODE });
+    expect(passcode.status).toBe(404);
+    expect(setCookiesOf(passcode).filter((c) => c.startsWith('authentication-jwt='))).toEqual([]);
+    expect(await loginRows(t.app, u.name)).toHaveLength(1);
   });
 });

@@ -1,6 +1,6 @@
 import { ProblemException } from '@app/common';
 import type { GridDefinition } from './grid-definition';
-import { DEFAULT_TAKE, MAX_TAKE, parseGridQuery } from './grid-query';
+import { DEFAULT_TAKE, parseGridQuery } from './grid-query';
 import { ARCHIVER_WARNING_GRID, CASE_CREATION_WARNING_GRID } from './grids/telemetry-grids';
 
 const def: GridDefinition = {
@@ -124,9 +124,12 @@ describe('grid query parameters', () => {
     ['-1', 1],
     ['0', 1],
     ['1', 1],
-    ['1e9', MAX_TAKE],
-    ['100000', MAX_TAKE],
-    ['100001', MAX_TAKE],
+    // spec: Limits — take clamped to 100000 (the literal, not the code's constant).
+    ['1e9', 100_000],
+    ['99999', 99_999],
+    ['100000', 100_000],
+    ['100001', 100_000],
+    ['200000', 100_000],
     [' 42 ', 42],
   ])('clamps take=%p to %d', (v, expected) => expect(parse({ take: v }).take).toBe(expected));
 
