@@ -3,16 +3,19 @@ import { loadSettings } from '@app/config';
 import { Actor, ManualClock } from '@app/common';
 import { ArchiveRepository } from './archiver/archive.repository';
 import { ArchiverService } from './archiver/archiver.service';
-import { CaseCreationService } from './case-creation/case-creation.service';
+import { CaseActivation, CaseCreationService } from './case-creation/case-creation.service';
+import type { CaseNotifier } from './case-creation/case-notifier';
+import type { CaseRepository, CaseUpsert } from './case-creation/case.repository';
+import type { LiveStatusCache } from './case-creation/live-status-cache';
 import { FieldDataType } from './entities';
 import { InvokeAdmission } from './invoke/invoke-admission';
 import { InvokeService } from './invoke/invoke.service';
-import { ConfigurationRepository } from './model/configuration.repository';
+import { ConfigurationRepository, type LiveStatus } from './model/configuration.repository';
 import { ModelCatalog } from './model/model-catalog';
 import { StageRollupRepository } from './rollups/stage-rollup.repository';
 import { StageRollupService } from './rollups/stage-rollup.service';
 import { InMemoryPipelineTelemetry } from './telemetry/pipeline-telemetry';
-import { ArchiverStage, InvokeStage } from './telemetry/stages';
+import { ArchiverStage, CaseCreationStage, InvokeStage } from './telemetry/stages';
 
 /**
  * The engine's spec numbers stated as literals (spec: Limits): the one-minute stage rollup, and the warn
@@ -230,5 +233,87 @@ describe("ModelInvokeWarning only strictly above the Model's Logs: Warn Threshol
       }),
     ]);
     expect(above.counters['service.engine.logs.warn.count']).toBe(1);
+  });
+});
+
+describe('CaseCreationWarning only strictly above CaseCreationWarnThresholdMilliseconds, once per run', () => {
+  const status = { Id: 7, Guid: 's', Name: 'Open', Priority: 5, EnableNotification: false } as LiveStatus;
+  const activation = (value: string): CaseActivation => ({
+    caseWorkflow: { id: 1, guid: 'w', name: 'Fraud' },
+    caseWorkflowStatusId: status.Id,
+    caseKey: 'AccountId',
+    caseKeyValue: value,
+    entityAnalysisModelGuid: 'm',
+    entityAnalysisModelInstanceEntryGuid: `e-${value}`,
+    fields: {},
+  });
+
+  /** Case creation on the default settings, one batch of three, its look-up and upsert taking these times. */
+  async function decideBatch(times: { lookupMs: number; persistMs: number }) {
+    const telemetry = new InMemoryPipelineTelemetry();
+    const runs: [number, number, number][] = [];
+    const cases = {
+      findOpen: () => {
+        jest.advanceTimersByTime(times.lookupMs);
+        return Promise.resolve([]);
+      },
+      upsert: (rows: CaseUpsert[]) => {
+        jest.advanceTimersByTime(times.persistMs);
+        return Promise.resolve(rows.map((r) => ({ ...r })));
+      },
+    } as unknown as CaseRepository;
+    const statuses = {
+      get: () => Promise.resolve(new Map([[status.Id, status]])),
+    } as unknown as LiveStatusCache;
+    const rollups = {
+      recordCaseCreation: (stage: number, micros: number, items: number) => runs.push([stage, micros, items]),
+    } as unknown as StageRollupService;
+    const service = new CaseCreationService(
+      cases,
+      statuses,
+      {} as CaseNotifier,
+      rollups,
+      telemetry,
+      new ManualClock(0),
+      loadSettings({ InstanceName: 'node-1' }),
+    );
+    // Queued in one turn: one batch.
+    await Promise.all(['A-1', 'A-2', 'A-3'].map((v) => service.run(activation(v))));
+    return { telemetry, runs };
+  }
+
+  it('the default is 10000 ms', () => {
+    expect(loadSettings({}).CaseCreationWarnThresholdMilliseconds).toBe(TEN_SECONDS);
+  });
+
+  it('a batch of three: each stage recorded ONCE with its three activations; exactly 10000 ms raises none', async () => {
+    jest.useFakeTimers(ONLY_HRTIME);
+    const { telemetry, runs } = await decideBatch({ lookupMs: TEN_SECONDS, persistMs: 2 });
+    expect(runs).toEqual([
+      [CaseCreationStage.ExistingCasePriorityLookup, 10_000_000, 3],
+      [CaseCreationStage.WorkflowStatusLookupAndPersist, 2_000, 3],
+    ]);
+    expect(telemetry.caseCreationWarnings).toEqual([]);
+    expect(telemetry.histogramCounts.get('service.engine.casecreation.stage.duration:1')).toBe(1);
+  });
+
+  it('10000 ms and one microsecond raises ONE warning for the batch, naming its first activation and its size', async () => {
+    jest.useFakeTimers(ONLY_HRTIME);
+    const slow = TEN_SECONDS + ONE_MICROSECOND_MS;
+    const { telemetry } = await decideBatch({ lookupMs: slow, persistMs: slow });
+    expect(telemetry.caseCreationWarnings).toEqual(
+      [CaseCreationStage.ExistingCasePriorityLookup, CaseCreationStage.WorkflowStatusLookupAndPersist].map(
+        (stage) =>
+          expect.objectContaining({
+            stage,
+            caseKeyValue: 'A-1',
+            caseWorkflowGuid: 'w',
+            durationMicroseconds: 10_000_001,
+            batchSize: 3,
+            destination: null,
+          }),
+      ),
+    );
+    expect(telemetry.counters['service.engine.casecreation.warn.count']).toBe(2);
   });
 });
