@@ -2,6 +2,7 @@
  * port. Prints `LISTENING <url>` once ready and answers the parent's IPC (`cpu`, `memory`, `close`).
  *   node             bare node:http, one JSON answer
  *   express          bare Express 5, one route
+ *   express-json     bare Express 5 answering a POST of JSON on any path: body parsed (express.json()), JSON answer
  *   express-born     the same on the service's HTTP server (requests born with Express's prototypes: expressServer)
  *   nest             bare Nest 11 on Express: one controller, no middleware, no logger
  *   nest-born        the same on the service's adapter (ServiceExpressAdapter)
@@ -13,7 +14,7 @@ import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type RungName =
-  'node' | 'express' | 'express-born' | 'nest' | 'nest-born' | 'nest-middleware' | 'service';
+  'node' | 'express' | 'express-json' | 'express-born' | 'nest' | 'nest-born' | 'nest-middleware' | 'service';
 export type RungRequest = {
   id: number;
   kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close';
@@ -43,6 +44,28 @@ async function settings() {
   return benchSettings('http', JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as Record<string, string>);
 }
 
+/**
+ * Bare Express 5: `express` answers GET / with JSON; `express-json` does what an Invoke does at the least, on
+ * any path: reads a JSON body (express.json()) and answers JSON (bench:latency's baseline).
+ */
+async function bareExpress(
+  rung: 'express' | 'express-json',
+): Promise<{ server: Server; close(): Promise<void> }> {
+  const { default: express } = await import('express');
+  const app = express();
+  if (rung === 'express') app.get('/', (_req, res) => void res.json({ ok: true }));
+  else
+    app.post(
+      /.*/,
+      express.json(),
+      (req, res) => void res.json({ ok: true, fields: Object.keys(req.body as object) }),
+    );
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 async function start(rung: RungName): Promise<{ server: Server; close(): Promise<void>; ready?: string }> {
   switch (rung) {
     case 'node': {
@@ -53,15 +76,9 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
     }
-    case 'express': {
-      const { default: express } = await import('express');
-      const app = express();
-      app.get('/', (_req, res) => void res.json({ ok: true }));
-      const server = await new Promise<Server>((resolve) => {
-        const s = app.listen(0, '127.0.0.1', () => resolve(s));
-      });
-      return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
-    }
+    case 'express':
+    case 'express-json':
+      return bareExpress(rung);
     case 'express-born': {
       // the same, its requests and responses born with Express's prototypes (the service's HTTP server)
       const { default: express } = await import('express');

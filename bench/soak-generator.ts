@@ -1,7 +1,8 @@
 /* bench:soak's load generator, in a process of its own (soakLoad in bench/soak-measure.ts forks it): Invoke
  * requests with a new account each (every invocation raises a case), open loop (a fixed arrival rate) or closed
  * loop (a number of connections, each sending again as soon as it is answered). Answers per 10-second window
- * (200s, 503s, anything else) and the time of every 200, for the lags. */
+ * (200s, 503s, anything else) and the time of every 200, for the lags; with `latencies`, each 200's answer
+ * time from its scheduled send (open loop). */
 import { Agent, request } from 'node:http';
 
 export interface SoakLoadOptions {
@@ -14,6 +15,8 @@ export interface SoakLoadOptions {
   seconds: number;
   /** The first account number (each request takes the next). */
   firstIndex: number;
+  /** Open loop: keep every 200's answer time in ms from its SCHEDULED send (so a stall cannot hide). */
+  latencies?: boolean;
 }
 
 export interface SoakWindow {
@@ -32,6 +35,8 @@ export interface SoakLoadResult {
   sent: number;
   /** The answers counted as `other`, by status code, or by the socket's error code when there was no answer. */
   others: Record<string, number>;
+  /** With `latencies`: each 200's ms from its scheduled send to the end of its answer, in answer order. */
+  latencies: number[];
 }
 
 export const WINDOW_MS = 10_000;
@@ -42,20 +47,46 @@ function invokeBody(i: number): string {
   return `{"transactionId":"t${i}","account":{"id":"ACC-${i}"},"amount":9999,"country":"DE"}`;
 }
 
+/**
+ * An open loop's arrivals: `rate` a second from `started` (Date.now()) until `end`, each handed its due time
+ * (performance.now()), checked every millisecond.
+ */
+function schedule(
+  rate: number,
+  started: number,
+  end: number,
+  arrive: (scheduled: number) => void,
+): Promise<void> {
+  const origin = performance.now() - (Date.now() - started);
+  return new Promise<void>((resolve) => {
+    let due = 0;
+    const timer = setInterval(() => {
+      const now = Date.now();
+      const target = Math.floor(((Math.min(now, end) - started) / 1000) * rate);
+      for (; due < target; due++) arrive(origin + (due * 1000) / rate);
+      if (now >= end) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1);
+  });
+}
+
 async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
   const target = new URL(o.url);
   // A free socket is closed after 4 s, before the service's keep-alive time-out (Node's 5 s) closes it: else a
   // request may be written to a socket the service is closing (ECONNRESET, counted as a failure).
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections ?? 256, timeout: 4_000 });
   const started = Date.now();
-  const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0, others: {} };
+  const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0, others: {}, latencies: [] };
   const windowOf = (t: number) => {
     const k = Math.floor((t - started) / WINDOW_MS);
     while (result.windows.length <= k) result.windows.push({ ok: 0, shed: 0, other: 0, notSent: 0 });
     return result.windows[k];
   };
   let inFlight = 0;
-  const post = () =>
+  /** `scheduled`: the performance.now() at which an open loop's arrival was due (else its send). */
+  const post = (scheduled = performance.now()) =>
     new Promise<void>((resolve) => {
       const body = invokeBody(o.firstIndex + result.sent++);
       inFlight++;
@@ -66,6 +97,7 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
         if (status === 200) {
           w.ok++;
           result.okTimes.push(now);
+          if (o.latencies) result.latencies.push(performance.now() - scheduled);
         } else if (status === 503) w.shed++;
         else {
           w.other++;
@@ -103,20 +135,9 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
     };
     await Promise.all(Array.from({ length: o.connections }, loop));
   } else {
-    await new Promise<void>((resolve) => {
-      let due = 0;
-      const timer = setInterval(() => {
-        const now = Date.now();
-        const target = Math.floor(((Math.min(now, end) - started) / 1000) * (o.rate ?? 0));
-        for (; due < target; due++) {
-          if (inFlight >= MAX_IN_FLIGHT) windowOf(now).notSent++;
-          else void post();
-        }
-        if (now >= end) {
-          clearInterval(timer);
-          resolve();
-        }
-      }, 2);
+    await schedule(o.rate ?? 0, started, end, (scheduled) => {
+      if (inFlight >= MAX_IN_FLIGHT) windowOf(Date.now()).notSent++;
+      else void post(scheduled);
     });
     const deadline = Date.now() + 15_000;
     while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
