@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
-import { ManualClock } from '@app/common';
+import { ManualClock, Permission } from '@app/common';
 import { UserRegistry, UserService } from '@app/identity';
 import { MOCK_PASSCODE, SessionTokens } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';
@@ -92,6 +92,67 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     const row = await userRow(u.guid);
     expect(row.LastLoginDate?.getTime()).toBe(clock.now());
     expect(row.FailedPasswordCount).toBe(0);
+  });
+
+  it('the UserLogin grid counts refusals apart from the steps to continue: refused=true is the wrong password alone', async () => {
+    const landlord = await landlordActor(t.app);
+    const auditor = await createUser(t.app, {
+      tenantGuid: landlord.tenantGuid,
+      permissions: [Permission.ReadSecurityAudit],
+    });
+    const auditorStep = await passwordStep(t.url, { userName: auditor.name, password: auditor.password });
+    const auditorToken = (
+      await request(t.url)
+        .post(PASSCODE)
+        .send({ passcodeToken: auditorStep, passcode: MOCK_PASSCODE })
+        .expect(200)
+    ).body.token as string;
+    const u = await createUser(t.app);
+    await request(t.url).post(SIGN_IN).send({ userName: u.name, password: 'wrong-password-1' }).expect(401);
+    const passcodeToken = await passwordStep(t.url, { userName: u.name, password: u.password });
+    await request(t.url).post(PASSCODE).send({ passcodeToken, passcode: MOCK_PASSCODE }).expect(200);
+
+    const grid = async (filter: Record<string, string>) => {
+      const res = await request(t.url)
+        .get('/api/UserLogin')
+        .query({ search: u.name, from: '2000-01-01T00:00:00Z', to: '2999-01-01T00:00:00Z', ...filter })
+        .set('Authorization', `Bearer ${auditorToken}`)
+        .expect(200);
+      const body = res.body as { total: number; rows: { failed: boolean; failureTypeId: number | null }[] };
+      return [body.total, body.rows.map((r) => [r.failed, r.failureTypeId])];
+    };
+    // newest first: the success, the passcode requested (13), the wrong password (5)
+    expect(await grid({})).toEqual([
+      3,
+      [
+        [false, null],
+        [true, FailureType.SecondFactorRequired],
+        [true, FailureType.WrongPassword],
+      ],
+    ]);
+    expect(await grid({ refused: 'true' })).toEqual([1, [[true, FailureType.WrongPassword]]]);
+    expect(await grid({ failed: 'true' })).toEqual([
+      2,
+      [
+        [true, FailureType.SecondFactorRequired],
+        [true, FailureType.WrongPassword],
+      ],
+    ]);
+    expect(await grid({ refused: 'false' })).toEqual([
+      2,
+      [
+        [false, null],
+        [true, FailureType.SecondFactorRequired],
+      ],
+    ]);
+    // a value that is neither true nor false is the caller's mistake: a problem naming the parameter
+    const bad = await request(t.url)
+      .get('/api/UserLogin')
+      .query({ refused: 'yes' })
+      .set('Authorization', `Bearer ${auditorToken}`)
+      .expect(400);
+    expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ field: 'refused' })]);
   });
 
   it('a passcode token completes at most once, and any completed sign-in voids the outstanding ones', async () => {

@@ -144,8 +144,7 @@ describe('the console in Chromium, part 3: the grids as an operator uses them', 
     await page.goto(`${t.url}/Administration/${name}${query}`);
     await page.locator('[data-total]').waitFor();
   }
-  const api = <T>(path: string) =>
-    page.evaluate(async (p) => (await fetch(p)).json(), path) as Promise<T>;
+  const api = <T>(path: string) => page.evaluate(async (p) => (await fetch(p)).json(), path) as Promise<T>;
 
   it('the console’s scripts and styles arrive compressed (Content-Encoding br or gzip)', async () => {
     await openGrid('ArchiverStagePerformanceCounter');
@@ -288,14 +287,22 @@ describe('the console in Chromium, part 3: the grids as an operator uses them', 
     expect(problems).toEqual([]);
   });
 
-  it('the sign-in audit’s failed-only view; the CSV starts with the BOM, ends lines with CRLF, and says when it is capped', async () => {
+  it('the sign-in audit’s views of the attempts; the CSV starts with the BOM, ends lines with CRLF, and says when it is capped', async () => {
     await openGrid('UserLogin');
-    await page.getByLabel('Failed attempts only').check();
+    const attempts = page.getByLabel('Attempts');
+    await attempts.selectOption({ label: 'Refusals only' });
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL(/[?&]refused=true/);
+    const refused = await api<{ total: number }>('/api/UserLogin?refused=true');
+    await page.locator(`[data-total="${refused.total}"]`).waitFor();
+    expect(refused.total).toBeGreaterThanOrEqual(2);
+    await attempts.selectOption('failed');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/[?&]failed=true/);
+    expect(new URL(page.url()).searchParams.has('refused')).toBe(false);
     const failed = await api<{ total: number }>('/api/UserLogin?failed=true');
     await page.locator(`[data-total="${failed.total}"]`).waitFor();
-    expect(failed.total).toBeGreaterThanOrEqual(2);
+    expect(failed.total).toBeGreaterThanOrEqual(refused.total);
     const cells = await page.locator('tbody tr[data-row-id] td:nth-child(4)').allTextContents();
     expect(new Set(cells)).toEqual(new Set(['Yes']));
 

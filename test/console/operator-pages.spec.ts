@@ -105,8 +105,10 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
     // the figure opens its grid with the same hour: the grid shows the same count
     const failed = await figureValue(page, 'failed-sign-ins');
     await figure(page, 'failed-sign-ins').getByRole('link').click();
-    await page.waitForURL(/\/Administration\/UserLogin\?.*failed=true/);
+    await page.waitForURL(/\/Administration\/UserLogin\?.*refused=true/);
     await page.locator(`[data-total="${failed}"]`).waitFor();
+    // the grid's toolbar shows the view the figure counts
+    expect(await page.getByLabel('Attempts').inputValue()).toBe('refused');
     await page.goto(`${t.url}/`);
     await figureValue(page, 'queue-1');
     for (const size of [PHONE, LAPTOP, DESKTOP]) {

@@ -25,7 +25,7 @@ interface Operation {
   operationId?: string;
   summary?: string;
   security?: Json[];
-  parameters?: { name: string; in: string; schema?: Json; example?: unknown }[];
+  parameters?: { name: string; in: string; schema?: Json; example?: unknown; description?: string }[];
   requestBody?: Json;
   responses: Record<string, { content?: Record<string, { schema?: Json }> }>;
 }
@@ -254,7 +254,7 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
         sortDirection: 'string',
       },
       '/api/CaptureQueueHealth': { ...common, queueId: 'integer' },
-      '/api/UserLogin': { ...common, search: 'string' },
+      '/api/UserLogin': { ...common, search: 'string', failed: 'boolean', refused: 'boolean' },
       '/api/UserLogout': { ...common, search: 'string' },
     };
     for (const [path, expected] of Object.entries(grids)) {
@@ -271,6 +271,11 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
     expect(params('/api/ArchiverWarning').sortField).not.toHaveProperty('enum');
     expect(params('/api/ArchiverWarning').sortDirection).not.toHaveProperty('enum');
     expect(params('/api/ModelInvokeWarning').entityAnalysisModelGuid).toMatchObject({ format: 'uuid' });
+    // refused names the steps that ask to continue, from the one declaration (libs/audit FAILURE_KIND)
+    const refused = doc.paths['/api/UserLogin'].get.parameters?.find((p) => p.name === 'refused');
+    expect(refused?.description).toMatch(
+      /every FailureTypeId but 4 PasswordExpired, 13 SecondFactorRequired, 14 NewPasswordRefused/,
+    );
     // Each grid's answer: its row type, total, its statistics columns.
     const schemas = doc.components.schemas as Record<string, { properties: Record<string, Json> }>;
     expect(Object.keys(schemas.ArchiverStagePerformanceCounterStatistics.properties).sort()).toEqual([

@@ -1,10 +1,13 @@
 import request from 'supertest';
-import { Permission } from '@app/common';
+import { DataSource } from 'typeorm';
+import { Logger } from '@nestjs/common';
+import { ManualClock, Permission } from '@app/common';
 import { LogoutOutcome, LogoutReason } from '@app/audit';
 import { ApiKeyService } from '@app/api-keys';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';
+import { waitFor } from '../support/spawn-server';
 
 const LOGOUT = '/api/Authentication/Logout';
 const SESSION = '/api/Authentication/Session';
@@ -93,5 +96,114 @@ describe('POST /api/UserRegistry/RevokeTokens/{id}', () => {
     const res = await withKey().expect(200);
     expect(res.body).toMatchObject({ userGuid: user.guid, credential: 'api-key' });
     expect((await logoutRows(t.app, user.name)).map((r) => r.ReasonId)).toEqual([1, 3, 2]);
+  });
+});
+
+/**
+ * spec: Errors, "Revoke Sessions succeeds: 204". Once the revocation committed the sessions have ended: the
+ * UserLogout row that follows is written within LogoutRevocationTimeoutMilliseconds, and its failure is logged,
+ * never answered.
+ */
+describe('RevokeTokens when the UserLogout row cannot be written (PostgreSQL)', () => {
+  const LIMIT_MS = 300;
+  const clock = new ManualClock(Date.now());
+  let t: TestApp;
+  let ds: DataSource;
+  beforeAll(async () => {
+    t = await startTestApp('postgres', { LogoutRevocationTimeoutMilliseconds: String(LIMIT_MS) }, { clock });
+    ds = t.app.get(DataSource);
+  });
+  afterAll(() => t.close());
+
+  /** A BEFORE INSERT trigger on "UserLogout" in this test file's own database, running `body`; dropped after. */
+  async function withLogoutTrigger(body: string, work: () => Promise<void>): Promise<void> {
+    await ds.query(
+      `CREATE FUNCTION test_logout_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`,
+    );
+    await ds.query(
+      'CREATE TRIGGER test_logout_insert BEFORE INSERT ON "UserLogout" FOR EACH ROW EXECUTE FUNCTION test_logout_insert()',
+    );
+    try {
+      await work();
+    } finally {
+      await ds.query('DROP TRIGGER test_logout_insert ON "UserLogout"');
+      await ds.query('DROP FUNCTION test_logout_insert()');
+    }
+  }
+
+  async function adminAndTarget() {
+    const admin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const target = await createUser(t.app, { tenantGuid: admin.tenantGuid });
+    const adminToken = (await signIn(t.url, admin.name, admin.password)).token;
+    const session = await signIn(t.url, target.name, target.password);
+    clock.advance(1_000); // the revocation instant is after the session began
+    return { admin, target, adminToken, session };
+  }
+
+  const revoke = (token: string, id: string) =>
+    request(t.url)
+      .post(`/api/UserRegistry/RevokeTokens/${id}`)
+      .set('Authorization', `Bearer ${token}`)
+      .send();
+
+  it('the insert fails after the revocation committed: 204, the old token is refused, the failure at ERROR, no row', async () => {
+    const { target, adminToken, session } = await adminAndTarget();
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    try {
+      await withLogoutTrigger(`RAISE EXCEPTION 'UserLogout refused by the test trigger';`, async () => {
+        const res = await revoke(adminToken, target.guid);
+        expect(res.status).toBe(204);
+        expect(res.text).toBe('');
+      });
+      await request(t.url).get(SESSION).set('Authorization', `Bearer ${session.token}`).expect(401);
+      await request(t.url).get(SESSION).set('Authorization', `Bearer ${adminToken}`).expect(200);
+      expect(errors).toHaveBeenCalledWith(
+        {
+          err: expect.stringMatching(/^QueryFailedError: UserLogout refused by the test trigger$/),
+          reasonId: LogoutReason.AdministratorRevoked,
+          outcome: LogoutOutcome.Revoked,
+        },
+        'A UserLogout row could not be written',
+      );
+      expect(await logoutRows(t.app, target.name)).toEqual([]);
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('the insert hangs: 204 after about LogoutRevocationTimeoutMilliseconds, the timeout at ERROR; the row lands later', async () => {
+    const { admin, target, adminToken, session } = await adminAndTarget();
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    try {
+      // far longer than the limit: an answer that waited for the insert would take 5 s
+      await withLogoutTrigger('PERFORM pg_sleep(5); RETURN NEW;', async () => {
+        const started = Date.now();
+        const res = await revoke(adminToken, target.guid);
+        const took = Date.now() - started;
+        expect(res.status).toBe(204);
+        expect(took).toBeGreaterThanOrEqual(LIMIT_MS);
+        expect(took).toBeLessThan(LIMIT_MS + 2_000);
+        await request(t.url).get(SESSION).set('Authorization', `Bearer ${session.token}`).expect(401);
+        expect(errors).toHaveBeenCalledWith(
+          {
+            err: `TimeoutError: Writing the UserLogout row took longer than ${LIMIT_MS} ms`,
+            reasonId: LogoutReason.AdministratorRevoked,
+            outcome: LogoutOutcome.Revoked,
+          },
+          'A UserLogout row could not be written',
+        );
+        // the insert was not cancelled: its row is written once the trigger lets it through
+        await waitFor(async () => (await logoutRows(t.app, target.name)).length > 0, 10_000, 'the late row');
+      });
+      expect(await logoutRows(t.app, target.name)).toEqual([
+        expect.objectContaining({
+          ReasonId: LogoutReason.AdministratorRevoked,
+          OutcomeId: LogoutOutcome.Revoked,
+          RevokedByUser: admin.name,
+        }),
+      ]);
+    } finally {
+      errors.mockRestore();
+    }
   });
 });

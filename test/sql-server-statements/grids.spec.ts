@@ -33,9 +33,9 @@ describe('SQL Server statements, recorded without a server', () => {
           f.param,
           f.type === 'integer'
             ? String(f.max)
-            : f.type === 'boolean'
-              ? 'true'
-              : '11111111-1111-4111-8111-111111111111',
+            : f.type === 'guid'
+              ? '11111111-1111-4111-8111-111111111111'
+              : 'true',
         ]),
       ),
       beforeTime: '2026-11-22T09:59:59.123Z',
@@ -149,6 +149,30 @@ describe('SQL Server statements, recorded without a server', () => {
       ]);
       const keyset = statements[1].parameters.slice(-3);
       expect(keyset.map((p) => p.type)).toEqual(['datetime2', 'datetime2', 'int']);
+    });
+
+    it('UserLogin refused: the flag and the codes of the steps to continue are parameters; false is the exact complement', async () => {
+      const def = USER_LOGIN_GRID;
+      const condition = '[Failed] = @2 AND ([FailureTypeId] IS NULL OR [FailureTypeId] NOT IN (@3, @4, @5))';
+      for (const [refused, expected] of [
+        ['true', `AND (${condition})`],
+        ['false', `AND NOT (${condition})`],
+      ] as const) {
+        recorder.answer(/AS total/, [summaryRow]);
+        const statements = await recording(() =>
+          new GridEngine(ds).query(def, parseGridQuery(def, { refused }, NOW), []),
+        );
+        expectSqlServerAccepts(statements);
+        const [rows] = statements;
+        expect(rows.sql).toContain(`[CreatedDate] <= @1 ${expected} ORDER BY`);
+        // the codes come from the declaration (libs/audit FAILURE_KIND), never from the request or the SQL text
+        expect(rows.parameters.slice(2).map((p) => [p.value, p.type])).toEqual([
+          [true, 'bit'],
+          [4, 'int'],
+          [13, 'int'],
+          [14, 'int'],
+        ]);
+      }
     });
 
     it('matches [ in a search literally: escaped in the pattern, with ESCAPE', async () => {

@@ -28,6 +28,35 @@ export enum FailureType {
   NewPasswordRefused = 14,
 }
 
+/**
+ * What a Failed UserLogin row stands for: a `refusal` (the attempt was turned away: what an operator looks at)
+ * or a `continue` step (the sign-in protocol asks the user for more and the attempt goes on: an expired
+ * password to change, a passcode to give, a new password to choose again). Every FailureType is one or the
+ * other: a new FailureType without its entry here is a type error. Read by the UserLogin grid's `refused`
+ * filter, and through it by the console's "Failed sign-ins" figure.
+ */
+export const FAILURE_KIND: { readonly [F in FailureType]: 'refusal' | 'continue' } = {
+  [FailureType.UnknownUser]: 'refusal',
+  [FailureType.NotActive]: 'refusal',
+  [FailureType.PasswordLocked]: 'refusal',
+  [FailureType.PasswordExpired]: 'continue',
+  [FailureType.WrongPassword]: 'refusal',
+  [FailureType.NoPassword]: 'refusal',
+  [FailureType.OAuthNoUsableClaim]: 'refusal',
+  [FailureType.OAuthRemoteFailure]: 'refusal',
+  [FailureType.OAuthLocalValidationFailure]: 'refusal',
+  [FailureType.OAuthInternalError]: 'refusal',
+  [FailureType.SecondFactorMismatch]: 'refusal',
+  [FailureType.SecondFactorUnavailable]: 'refusal',
+  [FailureType.SecondFactorRequired]: 'continue',
+  [FailureType.NewPasswordRefused]: 'continue',
+};
+
+/** The FailureTypes that ask the user to continue (FAILURE_KIND `continue`), in ascending order. */
+export const SIGN_IN_CONTINUE_STEPS: readonly FailureType[] = Object.values(FailureType)
+  .filter((v): v is FailureType => typeof v === 'number' && FAILURE_KIND[v] === 'continue')
+  .sort((a, b) => a - b);
+
 /** spec: UserLogin rule 2 — FailureMessage only for these (the OAuth failures 7 to 10). */
 export function carriesFailureMessage(failureType: FailureType | undefined): boolean {
   return (

@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS } from '@app/redis';
-import { ClientContext, Clock, inertText } from '@app/common';
+import { ClientContext, Clock, inertText, shortReason, withTimeout } from '@app/common';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, LogoutOutcome, LogoutReason } from './audit-types';
 import { SharedWindow } from './shared-window';
@@ -37,6 +37,7 @@ export class LogoutRecorder {
    * back to once a minute per address per node.
    */
   private readonly noSession: SharedWindow;
+  private readonly logger = new Logger('Logout');
 
   constructor(
     private readonly repo: AuditRepository,
@@ -69,6 +70,25 @@ export class LogoutRecorder {
       RevokedByUser: inertText(cut.revokedByUser, AUDIT_LIMITS.userName),
       Message: inertText(cut.message, AUDIT_LIMITS.logoutMessage),
     });
+  }
+
+  /**
+   * The row of a cut that has already happened (the sessions ended, or the logout's answer is decided): written
+   * within `timeoutMs`, and a failure or a timeout only logged at ERROR with a short reason, never thrown, so a
+   * slow or failing audit table never changes the answer. A write that timed out may still land later.
+   * Returns whether the row was written in time.
+   */
+  async recordWithin(client: ClientContext | null, cut: SessionCut, timeoutMs: number): Promise<boolean> {
+    try {
+      await withTimeout(this.record(client, cut), timeoutMs, 'Writing the UserLogout row');
+      return true;
+    } catch (err) {
+      this.logger.error(
+        { err: shortReason(err), reasonId: cut.reason, outcome: cut.outcome },
+        'A UserLogout row could not be written',
+      );
+      return false;
+    }
   }
 
   /**

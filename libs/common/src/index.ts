@@ -10,6 +10,7 @@ export * from './request-context';
 export * from './client-address';
 export * from './common.module';
 export * from './with-timeout';
+export * from './short-reason';
 export * from './terminal-log';
 export * from './listeners';
 export * from './lifecycle';

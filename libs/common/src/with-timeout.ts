@@ -1,5 +1,8 @@
 /** The work did not settle in time; it may still complete later. */
-export class TimeoutError extends Error {}
+export class TimeoutError extends Error {
+  // a log line's short reason starts with the name: it says the work was slow, not that it failed
+  override readonly name = 'TimeoutError';
+}
 
 /** Rejects with TimeoutError when `work` has not settled within `ms`. The timer never outlives the race. */
 export function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

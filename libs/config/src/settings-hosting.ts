@@ -181,7 +181,7 @@ export const HOSTING_SETTINGS = [
     3_000,
     100,
     60_000,
-    'Logout gives up waiting for the database after this long: the browser is still logged out, with X-Service-Logout-Warning.',
+    'Logout gives up waiting for the database after this long: the browser is still logged out, with X-Service-Logout-Warning. Also the longest wait for the UserLogout row of Revoke Sessions and of a deactivation, Unlock or password reset by an administrator (the answer stays a success, the failure is logged).',
   ),
   int(
     'StreamHeartbeatMilliseconds',

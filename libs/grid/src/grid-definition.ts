@@ -28,7 +28,20 @@ export type GridFilter =
   | { param: string; column: string; type: 'integer'; min: number; max: number }
   | { param: string; column: string; type: 'guid' }
   /** `true` or `false` (any letter case): an exact match on a boolean column (UserLogin's failed). */
-  | { param: string; column: string; type: 'boolean'; description: string };
+  | { param: string; column: string; type: 'boolean'; description: string }
+  /**
+   * `true` or `false` (any letter case), over a boolean column and a code column: `true` matches the rows whose
+   * `column` is true and whose `codeColumn` is none of `except` (or NULL); `false` every other row. `except`
+   * comes from code, never from the request (UserLogin's refused: the failures that are not steps to continue).
+   */
+  | {
+      param: string;
+      column: string;
+      type: 'flagExcept';
+      codeColumn: string;
+      except: readonly number[];
+      description: string;
+    };
 
 /**
  * The time series of a grid (GET /api/<Grid>/Series): its main measure per time bucket over the whole
@@ -78,13 +91,16 @@ export function validateDefinition(d: GridDefinition): GridDefinition {
     d.idColumn,
     d.timeColumn,
     ...d.columns.map((c) => c.column),
-    ...d.filters.map((f) => f.column),
+    ...d.filters.flatMap((f) => (f.type === 'flagExcept' ? [f.column, f.codeColumn] : [f.column])),
     ...d.searchColumns,
     ...Object.values(d.sortDerived ?? {}),
     ...(d.series?.by ? [d.series.by.column] : []),
   ];
   for (const id of ids)
     if (!IDENTIFIER.test(id)) throw new Error(`Grid ${d.name}: ${id} is not a plain identifier`);
+  for (const f of d.filters)
+    if (f.type === 'flagExcept' && (!f.except.length || !f.except.every((c) => Number.isSafeInteger(c))))
+      throw new Error(`Grid ${d.name}: filter ${f.param} needs a non-empty list of whole-number codes`);
   const names = new Set(d.columns.map((c) => c.name));
   for (const s of d.statistics) {
     const col = d.columns.find((c) => c.name === s);

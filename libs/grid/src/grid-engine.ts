@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueQuery, ValuePieces } from './dialects';
 import type { GridDefinition } from './grid-definition';
-import type { GridQuery } from './grid-query';
+import type { GridQuery, QueryFilter } from './grid-query';
 import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
 import { ColumnStatistics, typedStatistics } from './statistics';
 import { seriesAnswer, seriesOrigin, seriesStatement, seriesWidth, type SeriesResponse } from './grid-series';
@@ -35,6 +35,18 @@ interface CacheEntry {
   minId: number | null;
   windowCount: number;
   response: GridResponse;
+}
+
+/**
+ * One filter's condition, its values added to `p` in the order they appear. A flag without codes: the flag set
+ * and the code none of `except` (a NULL code counts as none of them), or, for `false`, exactly the other rows.
+ */
+function filterCondition(d: SqlDialect, p: Params, f: QueryFilter): string {
+  if (!('except' in f)) return `${d.quote(f.column)} = ${p.add(f.value)}`;
+  const code = d.quote(f.codeColumn);
+  const flagged = `${d.quote(f.column)} = ${p.add(true)}`;
+  const matched = `${flagged} AND (${code} IS NULL OR ${code} NOT IN (${f.except.map((c) => p.add(c)).join(', ')}))`;
+  return f.value ? `(${matched})` : `NOT (${matched})`;
 }
 
 /**
@@ -106,7 +118,7 @@ export class GridEngine {
       `${time} >= ${p.add(d.instant(q.from))} AND ${time} <= ${p.add(d.instant(q.to))}`;
     const where = (p: Params): string => {
       const parts = [window(p)];
-      for (const f of q.filters) parts.push(`${d.quote(f.column)} = ${p.add(f.value)}`);
+      for (const f of q.filters) parts.push(filterCondition(d, p, f));
       for (const s of scope) parts.push(`${d.quote(s.column)} = ${p.add(s.value)}`);
       if (q.search !== null) {
         const pattern = likePattern(q.search);

@@ -160,7 +160,7 @@ export function windowQueries(def: GridDefinition) {
   ];
 }
 
-/** The grid's exact-match filters (the same for the grid and its series). */
+/** The grid's filters (the same for the grid and its series). */
 function filterQueries(def: GridDefinition) {
   return def.filters.map((f) =>
     ApiQuery({
@@ -169,10 +169,10 @@ function filterQueries(def: GridDefinition) {
       schema:
         f.type === 'integer'
           ? { type: 'integer', minimum: f.min, maximum: f.max }
-          : f.type === 'boolean'
-            ? { type: 'boolean' }
-            : { type: 'string', format: 'uuid', pattern: GUID_SOURCE },
-      description: f.type === 'boolean' ? f.description : 'Exact match',
+          : f.type === 'guid'
+            ? { type: 'string', format: 'uuid', pattern: GUID_SOURCE }
+            : { type: 'boolean' },
+      description: f.type === 'integer' || f.type === 'guid' ? 'Exact match' : f.description,
     }),
   );
 }

@@ -1,5 +1,5 @@
 import { ProblemException } from '@app/common';
-import type { GridDefinition } from './grid-definition';
+import { validateDefinition, type GridDefinition, type GridFilter } from './grid-definition';
 import { DEFAULT_TAKE, parseGridQuery } from './grid-query';
 import { ARCHIVER_WARNING_GRID, CASE_CREATION_WARNING_GRID } from './grids/telemetry-grids';
 
@@ -202,6 +202,48 @@ describe('grid query parameters', () => {
     expect(parse({ entityAnalysisModelGuid: 'AAAAAAAA-AAAA-4AAA-8AAA-AAAAAAAAAAAA' }).filters).toEqual([
       { column: 'ModelGuid', value: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa' },
     ]);
+  });
+
+  it('a flag-without-codes filter: true or false in any letter case, the codes from the declaration only', () => {
+    const audit: GridDefinition = {
+      ...def,
+      filters: [
+        {
+          param: 'refused',
+          column: 'Failed',
+          type: 'flagExcept',
+          codeColumn: 'FailureTypeId',
+          except: [4, 13],
+          description: 'refusals',
+        },
+      ],
+    };
+    const refused = (v: string) => parseGridQuery(audit, { refused: v, except: '5' }, NOW).filters;
+    const filter = { column: 'Failed', codeColumn: 'FailureTypeId', except: [4, 13] };
+    expect(refused(' TRUE ')).toEqual([{ ...filter, value: true }]);
+    expect(refused('false')).toEqual([{ ...filter, value: false }]);
+    expect(refused('')).toEqual([]);
+    for (const v of ['1', 'yes', '4,13']) {
+      try {
+        parseGridQuery(audit, { refused: v }, NOW);
+        throw new Error(`refused=${v} was accepted`);
+      } catch (e) {
+        expect(e).toBeInstanceOf(ProblemException);
+        expect((e as ProblemException).toProblem()).toMatchObject({
+          status: 400,
+          errors: [{ field: 'refused' }],
+        });
+      }
+    }
+    expect(() =>
+      validateDefinition({ ...audit, filters: [{ ...audit.filters[0], except: [] }] as GridFilter[] }),
+    ).toThrow(/refused needs a non-empty list/);
+    expect(() =>
+      validateDefinition({
+        ...audit,
+        filters: [{ ...audit.filters[0], codeColumn: 'FailureTypeId; DROP' }] as GridFilter[],
+      }),
+    ).toThrow(/not a plain identifier/);
   });
 
   it('keeps search text as data, bounded', () => {

@@ -7,6 +7,14 @@ export const DEFAULT_TAKE = 100;
 export const DEFAULT_WINDOW_MS = 3_600_000;
 export const MAX_SEARCH_LENGTH = 256;
 
+/**
+ * A filter of a request: an exact match of a column, or (`except`) whether a flag column is set with a code
+ * outside `except` (`value` true) or not (false). Columns and codes come from the grid's declaration.
+ */
+export type QueryFilter =
+  | { column: string; value: number | string | boolean }
+  | { column: string; value: boolean; codeColumn: string; except: readonly number[] };
+
 /** A grid request after validation: everything here is safe to turn into parameters. */
 export interface GridQuery {
   from: Date;
@@ -14,7 +22,7 @@ export interface GridQuery {
   /** True when from/to were not given (they follow the clock). */
   fromDefaulted: boolean;
   toDefaulted: boolean;
-  filters: { column: string; value: number | string | boolean }[];
+  filters: QueryFilter[];
   search: string | null;
   take: number;
   samplePercentage: number | null;
@@ -105,7 +113,14 @@ function parseNumber(name: string, raw: string): number {
   return n;
 }
 
-/** The grid's exact-match filters that were given, each checked against its declaration. */
+/** `true` or `false`, any letter case. */
+function parseBoolean(name: string, raw: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (v !== 'true' && v !== 'false') throw Problems.badParameter(name, `${name} must be true or false.`);
+  return v === 'true';
+}
+
+/** The grid's filters that were given, each checked against its declaration. */
 function parseFilters(def: GridDefinition, q: RawQuery): GridQuery['filters'] {
   const filters: GridQuery['filters'] = [];
   for (const f of def.filters) {
@@ -117,10 +132,10 @@ function parseFilters(def: GridDefinition, q: RawQuery): GridQuery['filters'] {
         throw Problems.badParameter(f.param, `${f.param} must be from ${f.min} to ${f.max}.`);
       filters.push({ column: f.column, value: v });
     } else if (f.type === 'boolean') {
-      const v = raw.trim().toLowerCase();
-      if (v !== 'true' && v !== 'false')
-        throw Problems.badParameter(f.param, `${f.param} must be true or false.`);
-      filters.push({ column: f.column, value: v === 'true' });
+      filters.push({ column: f.column, value: parseBoolean(f.param, raw) });
+    } else if (f.type === 'flagExcept') {
+      const value = parseBoolean(f.param, raw);
+      filters.push({ column: f.column, value, codeColumn: f.codeColumn, except: f.except });
     } else {
       if (!GUID_PATTERN.test(raw.trim())) throw Problems.badParameter(f.param, `${f.param} must be a GUID.`);
       filters.push({ column: f.column, value: raw.trim().toLowerCase() });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
-import { ClientContext, Clock, TimeoutError, withTimeout } from '@app/common';
-import { LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
+import { ClientContext, Clock, shortReason, TimeoutError, withTimeout } from '@app/common';
+import { LogoutOutcome, LogoutReason, LogoutRecorder, type SessionCut } from '@app/audit';
 import { IdentityAuthService, SessionUser } from '@app/identity';
 import { PresentedCredential, SessionClaims, SessionTokens } from '@app/auth';
 import { SessionRevocationService } from './session-revocation.service';
@@ -86,7 +86,7 @@ export class LogoutService {
         'Writing the UserLogout row',
       );
     } catch (err) {
-      this.logger.warn({ err: errorText(err) }, 'A UserLogout row (no session) could not be written');
+      this.logger.warn({ err: shortReason(err) }, 'A UserLogout row (no session) could not be written');
     }
     return LogoutOutcome.CookiesCleared;
   }
@@ -98,7 +98,7 @@ export class LogoutService {
     user: SessionUser | null,
     err: unknown,
   ): Promise<LogoutResult> {
-    const reason = errorText(err);
+    const reason = shortReason(err);
     this.logger.error({ userGuid: claims.sub, reason }, 'Logout could not revoke the session');
     await this.write(client, {
       userName: user?.name ?? null,
@@ -116,24 +116,7 @@ export class LogoutService {
   }
 
   /** An audit row is attempted within the same time limit; its failure never changes the answer. */
-  private async write(client: ClientContext, cut: Parameters<LogoutRecorder['record']>[1]): Promise<void> {
-    try {
-      await withTimeout(
-        this.recorder.record(client, cut),
-        this.settings.LogoutRevocationTimeoutMilliseconds,
-        'Writing the UserLogout row',
-      );
-    } catch (err) {
-      this.logger.error(
-        { err: errorText(err), outcome: cut.outcome },
-        'A UserLogout row could not be written',
-      );
-    }
+  private async write(client: ClientContext, cut: SessionCut): Promise<void> {
+    await this.recorder.recordWithin(client, cut, this.settings.LogoutRevocationTimeoutMilliseconds);
   }
-}
-
-/** A short reason for logs and the audit message: never a stack, never SQL parameters. */
-function errorText(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`.slice(0, 200);
-  return 'unknown error';
 }

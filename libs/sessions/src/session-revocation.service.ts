@@ -116,7 +116,10 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
 
   /**
    * spec: Authentication endpoints, POST /api/UserRegistry/RevokeTokens/{id} — a user of the caller's OWN
-   * tenant (another tenant's user or none: the same 404), every session ended, UserLogout ReasonId 2.
+   * tenant (another tenant's user or none: the same 404), every session ended, UserLogout ReasonId 2. Once the
+   * revocation committed the sessions have ended, so the answer is a success (spec: Errors, Revoke Sessions
+   * succeeds: 204) whatever becomes of the UserLogout row: it is written within
+   * LogoutRevocationTimeoutMilliseconds, as logout writes its rows, and a failure is logged at ERROR.
    */
   async revokeByAdministrator(actor: Actor, userGuid: string, client: ClientContext): Promise<void> {
     const user = await this.actors.userInOwnTenant(actor, userGuid);
@@ -131,15 +134,19 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
       async (tx) => (await this.identity.revokeSessions(user.id, validFrom, tx), true),
     );
     this.revokedEverywhere({ userGuid: user.guid, validFrom });
-    await this.recorder.record(client, {
-      userName: user.name,
-      tenantId: actor.tenantId,
-      reason: LogoutReason.AdministratorRevoked,
-      outcome: LogoutOutcome.Revoked,
-      revokedByUser: actor.userName,
-      message: 'Sessions revoked by an administrator.',
-    });
     this.logger.log({ user: user.name, by: actor.userName }, 'Sessions revoked by an administrator');
+    await this.recorder.recordWithin(
+      client,
+      {
+        userName: user.name,
+        tenantId: actor.tenantId,
+        reason: LogoutReason.AdministratorRevoked,
+        outcome: LogoutOutcome.Revoked,
+        revokedByUser: actor.userName,
+        message: 'Sessions revoked by an administrator.',
+      },
+      this.settings.LogoutRevocationTimeoutMilliseconds,
+    );
   }
 
   /**
@@ -150,18 +157,18 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
   private async recordAdministratorCut(cut: SessionsCut): Promise<void> {
     this.revokedEverywhere({ userGuid: cut.userGuid, validFrom: cut.at });
     const { reason, message } = ADMINISTRATOR_CUTS[cut.cause];
-    try {
-      await this.recorder.record(cut.client, {
+    await this.recorder.recordWithin(
+      cut.client,
+      {
         userName: cut.userName,
         tenantId: cut.tenantId,
         reason,
         outcome: LogoutOutcome.Revoked,
         revokedByUser: cut.by,
         message,
-      });
-    } catch (err) {
-      this.logger.error({ err, cause: cut.cause }, 'Recording the logout of an administrator action failed');
-    }
+      },
+      this.settings.LogoutRevocationTimeoutMilliseconds,
+    );
   }
 
   /** Closes this node's streams of the user and tells the other nodes; never throws. */

@@ -1,5 +1,12 @@
 import { GRID } from '@app/declarations';
-import { AdminEventOutcome, AuthenticationType, FailureType, LogoutOutcome, LogoutReason } from '@app/audit';
+import {
+  AdminEventOutcome,
+  AuthenticationType,
+  FailureType,
+  LogoutOutcome,
+  LogoutReason,
+  SIGN_IN_CONTINUE_STEPS,
+} from '@app/audit';
 import { GridColumn, validateDefinition } from '../grid-definition';
 
 /** A column with the label the console shows and the CSV export's header holds. */
@@ -37,6 +44,14 @@ export const USER_LOGIN_GRID = validateDefinition({
       column: 'Failed',
       type: 'boolean',
       description: 'true: failed attempts only (FailureTypeId set); false: successful sign-ins only',
+    },
+    {
+      param: 'refused',
+      column: 'Failed',
+      type: 'flagExcept',
+      codeColumn: 'FailureTypeId',
+      except: SIGN_IN_CONTINUE_STEPS,
+      description: `true: refusals only, the failed attempts that were turned away (every FailureTypeId but ${SIGN_IN_CONTINUE_STEPS.map((c) => `${c} ${FailureType[c]}`).join(', ')}: steps of the sign-in that ask the user to continue); false: every other row (successes and those steps)`,
     },
   ],
   searchColumns: ['CreatedUser', 'RemoteIp', 'LocalIp', 'UserAgent', 'FailureMessage'],

@@ -4,6 +4,8 @@ import formStyles from '../../components/forms.module.css';
 import type { GridDeclaration } from './declarations';
 import styles from './grids.module.css';
 import {
+  attemptChanges,
+  attemptView,
   DEFAULT_RANGE,
   isoToLocalInput,
   localInputToIso,
@@ -116,7 +118,7 @@ export function Toolbar({
   const [from, setFrom] = useState(isoToLocalInput(params.get('from')));
   const [to, setTo] = useState(isoToLocalInput(params.get('to')));
   const [filter, setFilter] = useState(grid.filter ? (params.get(grid.filter.param) ?? '') : '');
-  const [failed, setFailed] = useState(params.get('failed') === 'true');
+  const [attempts, setAttempts] = useState(attemptView(grid, params));
   const [search, setSearch] = useState(params.get('search') ?? '');
   const [take, setTake] = useState(params.get('take') ?? '');
 
@@ -130,7 +132,7 @@ export function Toolbar({
     onApply({
       ...(choice === 'custom' ? { from: localInputToIso(from), to: localInputToIso(to), range: '' } : {}),
       ...(grid.filter ? { [grid.filter.param]: filter } : {}),
-      ...(grid.failedOnly ? { failed: failed ? 'true' : '' } : {}),
+      ...attemptChanges(grid, attempts),
       ...(grid.search ? { search: search.trim() } : {}),
       take: take.trim(),
     });
@@ -142,8 +144,8 @@ export function Toolbar({
       <FilterTool grid={grid} value={filter} onChange={setFilter} />
       <ViewTools
         grid={grid}
-        failed={failed}
-        onFailed={setFailed}
+        attempts={attempts}
+        onAttempts={setAttempts}
         search={search}
         onSearch={setSearch}
         take={take}
@@ -165,19 +167,19 @@ export function Toolbar({
   );
 }
 
-/** The failed-only view (the sign-in audit), search (where the grid has it) and Rows. */
+/** The views of the attempts (the sign-in audit), search (where the grid has it) and Rows. */
 function ViewTools({
   grid,
-  failed,
-  onFailed,
+  attempts,
+  onAttempts,
   search,
   onSearch,
   take,
   onTake,
 }: {
   grid: GridDeclaration;
-  failed: boolean;
-  onFailed: (v: boolean) => void;
+  attempts: string;
+  onAttempts: (v: string) => void;
   search: string;
   onSearch: (v: string) => void;
   take: string;
@@ -185,15 +187,17 @@ function ViewTools({
 }) {
   return (
     <>
-      {grid.failedOnly && (
-        <div className={`${styles.tool} ${styles.checkTool}`}>
-          <input
-            id="grid-failed"
-            type="checkbox"
-            checked={failed}
-            onChange={(e) => onFailed(e.target.checked)}
-          />
-          <label htmlFor="grid-failed">Failed attempts only</label>
+      {grid.attempts && (
+        <div className={styles.tool}>
+          <label htmlFor="grid-attempts">Attempts</label>
+          <select id="grid-attempts" value={attempts} onChange={(e) => onAttempts(e.target.value)}>
+            <option value="">Every attempt</option>
+            {grid.attempts.map((view) => (
+              <option key={view.param} value={view.param}>
+                {view.label}
+              </option>
+            ))}
+          </select>
         </div>
       )}
       {grid.search && (

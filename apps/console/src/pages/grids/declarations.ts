@@ -1,4 +1,5 @@
 import { ARCHIVER_STAGE_NAMES, CAPTURE_QUEUE_NAMES, CASE_CREATION_STAGE_NAMES } from '@app/declarations';
+import type { operations } from '../../api/schema.gen';
 import { PERMISSION, type Access } from '../../components/permissions';
 import type { GridName, GridRows } from './grid-types';
 
@@ -17,6 +18,20 @@ export interface FilterDeclaration {
   param: 'stageId' | 'queueId';
   label: string;
   options: { value: number; label: string }[];
+}
+
+/** The sign-in audit's parameters as the service's OpenAPI document declares them. */
+type SignInAuditQuery = NonNullable<operations['getUserLogins']['parameters']['query']>;
+
+/**
+ * A view of the sign-in audit's attempts: one of the service's boolean parameters sent as `true`. Which rows
+ * each holds is the service's to say (refused: the FailureTypes that are not steps asking the user to
+ * continue, declared once in libs/audit): the console holds no list of codes. A parameter the document no
+ * longer declares is a type error here.
+ */
+export interface AttemptViewDeclaration {
+  param: Extract<keyof SignInAuditQuery, 'failed' | 'refused'>;
+  label: string;
 }
 
 /**
@@ -53,8 +68,8 @@ export interface GridDeclaration {
   timeSeries?: TimeSeriesDeclaration;
   /** The row member holding the grid's time (from, to and "older rows" apply to it); default createdDate. */
   time?: 'occurredDate';
-  /** The sign-in audit's failed-only view (the service's `failed=true`). */
-  failedOnly?: boolean;
+  /** The sign-in audit's views of its attempts (the toolbar's Attempts; without one: every attempt). */
+  attempts?: readonly AttemptViewDeclaration[];
   /** One record's history: the service's `targetGuid`, from the link on the record's page. */
   targetHistory?: boolean;
   /**
@@ -244,7 +259,10 @@ export const GRIDS: readonly GridDeclaration[] = [
     search: 'the user name, addresses, user agent or message',
     sortable: false,
     statistics: [],
-    failedOnly: true,
+    attempts: [
+      { param: 'refused', label: 'Refusals only' },
+      { param: 'failed', label: 'Failed, with steps to continue' },
+    ],
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
     csv: true,
   },

@@ -34,7 +34,7 @@ export function fetchGrid(grid: GridDeclaration, view: URLSearchParams, signal: 
 }
 
 /** What the series of a view does not take: it is the whole window, whatever the rows shown. */
-const NOT_SERIES = ['take', 'sortField', 'sortDirection', 'failed', ...PAGING_PARAMS];
+const NOT_SERIES = ['take', 'sortField', 'sortDirection', 'failed', 'refused', ...PAGING_PARAMS];
 
 /** The part of a view its chart depends on (its query key: a new page of rows does not refetch it). */
 export function seriesView(view: string): string {

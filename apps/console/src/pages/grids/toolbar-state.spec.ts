@@ -1,7 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import type { GridDeclaration } from './declarations';
 import { formatCell, formatDuration, textOf } from './format';
-import { gridQuery, isoToLocalInput, localInputToIso, requestParams, windowChoice } from './toolbar-state';
+import { gridNamed } from './declarations';
+import {
+  attemptChanges,
+  attemptView,
+  gridQuery,
+  isoToLocalInput,
+  localInputToIso,
+  requestParams,
+  windowChoice,
+} from './toolbar-state';
 
 /** The console's grid logic, with no browser (npm run test:unit). */
 const grid = {
@@ -19,6 +28,20 @@ describe('the grid toolbar state', () => {
     expect(gridQuery(grid, custom).has('range')).toBe(false);
     expect(windowChoice(custom)).toBe('custom');
     expect(windowChoice(new URLSearchParams('range=nonsense'))).toBe('1h');
+  });
+
+  it('the sign-in audit keeps its views of the attempts (failed, refused); other grids drop them', () => {
+    const audit = gridNamed('UserLogin')!;
+    const url = new URLSearchParams('refused=true&failed=true&stageId=2&search=x');
+    expect(gridQuery(audit, url).toString()).toBe('failed=true&refused=true&search=x');
+    expect(gridQuery(grid, url).toString()).toBe('stageId=2&search=x');
+    // both true is what the service answers for refused=true: the narrower view is the one shown
+    expect(attemptView(audit, url)).toBe('refused');
+    expect(attemptView(audit, new URLSearchParams('failed=true'))).toBe('failed');
+    expect(attemptView(audit, new URLSearchParams('refused=false'))).toBe('');
+    expect(attemptChanges(audit, 'refused')).toEqual({ refused: 'true', failed: '' });
+    expect(attemptChanges(audit, '')).toEqual({ refused: '', failed: '' });
+    expect(attemptChanges(grid, 'refused')).toEqual({});
   });
 
   it('sends a preset as `from` at the instant asked, the default window as nothing, and never the page', () => {

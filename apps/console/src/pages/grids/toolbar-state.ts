@@ -23,6 +23,7 @@ export const URL_PARAMS = [
   'stageId',
   'queueId',
   'failed',
+  'refused',
   'targetGuid',
   'search',
   'take',
@@ -37,12 +38,13 @@ export type UrlParam = (typeof URL_PARAMS)[number];
 /** The "older rows" position: changed by the pager, cleared by any other change of the view. */
 export const PAGING_PARAMS = ['beforeTime', 'beforeId', 'page'] as const;
 
-/** Whether this grid takes the parameter (a filter it has, search, sort, the failed-only view). */
+/** Whether this grid takes the parameter (a filter it has, search, sort, a view of the attempts). */
 function takes(grid: GridDeclaration, name: UrlParam): boolean {
   if (name === 'stageId' || name === 'queueId') return grid.filter?.param === name;
   if (name === 'search') return grid.search !== undefined;
   if (name === 'sortField' || name === 'sortDirection') return grid.sortable;
-  if (name === 'failed') return grid.failedOnly === true;
+  if (name === 'failed' || name === 'refused')
+    return grid.attempts?.some((view) => view.param === name) === true;
   if (name === 'targetGuid') return grid.targetHistory === true;
   return true;
 }
@@ -56,6 +58,21 @@ export function gridQuery(grid: GridDeclaration, url: URLSearchParams): URLSearc
   }
   if (out.has('from') || out.has('to')) out.delete('range');
   return out;
+}
+
+/**
+ * The view of the attempts the URL holds: the first of the grid's views whose parameter is `true` (the
+ * narrowest first, so failed=true&refused=true reads as the refusals, which is what the service answers), or ''.
+ */
+export function attemptView(grid: GridDeclaration, url: URLSearchParams): string {
+  return grid.attempts?.find((view) => url.get(view.param) === 'true')?.param ?? '';
+}
+
+/** The URL's changes for a view of the attempts ('' : every attempt): its parameter true, the others removed. */
+export function attemptChanges(grid: GridDeclaration, chosen: string): Record<string, string> {
+  return Object.fromEntries(
+    (grid.attempts ?? []).map((view) => [view.param, view.param === chosen ? 'true' : '']),
+  );
 }
 
 /** The window the URL holds: a preset, or custom From/To. */

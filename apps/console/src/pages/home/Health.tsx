@@ -141,10 +141,14 @@ function WarningFigure({ grid, label, hour }: { grid: string; label: string; hou
   );
 }
 
-/** Failed sign-ins of the last hour (the tenant's own for a tenant administrator: the service scopes them). */
+/**
+ * Failed sign-ins of the last hour: the refusals (the service's refused=true), not the steps that ask the user
+ * to continue (an expired password to change, a passcode to give), which a sign-in passes through on its way
+ * in. The tenant's own for a tenant administrator: the service scopes them.
+ */
 export function SignInHealth({ hour }: { hour: HealthWindow }) {
-  const failed = useGridFigure('UserLogin', hour, { failed: 'true' });
-  const total = failed.answer.data?.total;
+  const refused = useGridFigure('UserLogin', hour, { refused: 'true' });
+  const total = refused.answer.data?.total;
   return (
     <section className={styles.card} aria-labelledby="sign-ins-title">
       <h2 id="sign-ins-title">Sign-ins in the last hour</h2>
@@ -153,10 +157,12 @@ export function SignInHealth({ hour }: { hour: HealthWindow }) {
           id="failed-sign-ins"
           label="Failed sign-ins"
           value={total}
-          href={failed.href}
-          error={failed.answer.error}
+          href={refused.href}
+          error={refused.answer.error}
           tone={total ? 'bad' : undefined}
-        />
+        >
+          <span className={styles.figureNote}>refusals only</span>
+        </Figure>
       </ul>
     </section>
   );
