@@ -393,15 +393,20 @@ export class SignInService {
       // Later than `now` when another session started meanwhile: this one starts after it (never before).
       now = startedAt;
       // spec: Session (JWT) — a password change ends the earlier sessions (their streams close too):
-      // UserLogout with ReasonId 3, through the one recorder of session cuts.
+      // UserLogout with ReasonId 3, through the one recorder of session cuts. The change is committed: the
+      // row is written within the logout limit, its failure logged, never turning the sign-in into a 5xx.
       this.sessionEvents.revoked({ userGuid: user.guid, validFrom: now });
-      await this.logouts.record(client, {
-        userName: user.name,
-        tenantId: user.tenantId,
-        reason: LogoutReason.PasswordChanged,
-        outcome: LogoutOutcome.Revoked,
-        sessionStartedAt: proven.currentSessionStartedAt ?? null,
-      });
+      await this.logouts.recordWithin(
+        client,
+        {
+          userName: user.name,
+          tenantId: user.tenantId,
+          reason: LogoutReason.PasswordChanged,
+          outcome: LogoutOutcome.Revoked,
+          sessionStartedAt: proven.currentSessionStartedAt ?? null,
+        },
+        this.settings.LogoutRevocationTimeoutMilliseconds,
+      );
     } else if (!(await this.identity.completeSignIn(user.id, proven.verifiedHash, now, proven.lastLoginAt))) {
       // Locked, deactivated, deleted or re-passworded while this attempt was verifying; or, for a passcode
       // token, another completion got there first (the LastLoginDate condition makes single use atomic).

@@ -107,6 +107,7 @@ export const SIGN_IN_SETTINGS = slice('SignIn', [
   'PasswordMinimumLength',
   'PasswordMaximumLength',
   'SignInRateLimitPerMinute',
+  'LogoutRevocationTimeoutMilliseconds',
 ]);
 export type SignInSettings = SliceOf<typeof SIGN_IN_SETTINGS>;
 
