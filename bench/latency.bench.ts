@@ -72,7 +72,7 @@ async function loopDelayWhile<T>(port: number, during: Promise<T>): Promise<[T, 
       await new Promise((r) => setTimeout(r, 2_000));
       const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text().catch(() => '');
       for (const s of samples(text)) {
-        const m = /^nodejs_eventloop_delay_(\w+?)_seconds$/.exec(s.name);
+        const m = /^nodejs_eventloop_delay_(\w+)$/.exec(s.name);
         if (m) worst[m[1]] = Math.max(worst[m[1]] ?? 0, s.value * 1000);
       }
     }

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiKeyService } from '@app/api-keys';
 import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { EventLoopDelay } from '@app/telemetry';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { launchChromium } from '../support/chromium';
@@ -84,7 +85,16 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
   }
 
   it('the landlord’s home: queues, warnings, failed sign-ins and throughput of the hour, each the same as its grid', async () => {
+    t.app.get(EventLoopDelay).closeWindow(); // a window has ended: the event loop card has figures
     await page.goto(`${t.url}/`);
+    // this node's event loop, as GET /api/Runtime has it: p99 and the longest delay of the last window
+    const loop = figure(page, 'event-loop').locator('dd[data-value]');
+    await loop.first().waitFor();
+    const [p99, longest] = (
+      await loop.evaluateAll((els) => els.map((e) => e.getAttribute('data-value')))
+    ).map(Number);
+    expect(p99).toBeGreaterThanOrEqual(0);
+    expect(p99).toBeLessThanOrEqual(longest);
     for (let q = 1; q <= 6; q++) {
       const depth = await figureValue(page, `queue-${q}`);
       const { answer } = await gridOf(page, `queue-${q}`);

@@ -20,7 +20,7 @@ const TAGS: [string, string][] = [
   ['Telemetry grids', 'Stage rollups, warnings and capture-queue health (landlord only)'],
   ['Audit grids', 'Sign-in and logout audit trails (CSV export)'],
   ['Stream', 'Server-sent events of this node'],
-  ['Operations', 'Readiness and liveness probes'],
+  ['Operations', "Readiness and liveness probes; this node's runtime (landlord only)"],
 ];
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'] as const;

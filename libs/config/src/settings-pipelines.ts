@@ -48,6 +48,13 @@ export const PIPELINE_SETTINGS = [
     86_400_000,
     'Standard OpenTelemetry variable: milliseconds between OTLP metric exports.',
   ),
+  int(
+    'EventLoopDelayWarnMilliseconds',
+    100,
+    1,
+    60_000,
+    'A warn line (a summary, at most one a minute) when the event loop was held longer than this: a callback that was due waited this long (nodejs.eventloop.delay.max).',
+  ),
   // --- decisioning pipelines (not named by the spec beyond the rollup interval)
   int(
     'StageRollupIntervalMilliseconds',

@@ -50,6 +50,7 @@ export const TELEMETRY_SETTINGS = slice('Telemetry', [
   'OpenTelemetryPrometheusPort',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
   'OTEL_METRIC_EXPORT_INTERVAL',
+  'EventLoopDelayWarnMilliseconds',
   'InstanceName',
 ]);
 export type TelemetrySettings = SliceOf<typeof TELEMETRY_SETTINGS>;

@@ -4,3 +4,5 @@ export * from './folded-histograms';
 export * from './warning-recorder';
 export * from './telemetry.module';
 export * from './http-server-metrics';
+export * from './event-loop-delay';
+export * from './runtime.controller';

@@ -7,8 +7,10 @@ import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from
 import { CaptureMetricReader, CaptureQueuesModule } from '@app/capture-queues';
 import { TELEMETRY_SETTINGS, type TelemetrySettings } from '@app/config';
 import { EngineMetrics, engineHistograms } from './engine-metrics';
+import { EventLoopDelay } from './event-loop-delay';
 import { FoldedHistograms } from './folded-histograms';
 import { HttpServerMetrics } from './http-server-metrics';
+import { RuntimeController } from './runtime.controller';
 import { WarningRecorder } from './warning-recorder';
 
 /** Name of the service's meter and resource. */
@@ -76,10 +78,13 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
 
   constructor(
     private readonly meters: ServiceMeterProvider,
+    private readonly eventLoop: EventLoopDelay,
     @Inject(TELEMETRY_SETTINGS.token) private readonly settings: TelemetrySettings,
   ) {}
 
   async onModuleInit(): Promise<void> {
+    this.eventLoop.observeOn(this.meters.provider.getMeter(SERVICE_NAME));
+    this.eventLoop.start();
     // So libraries measuring through @opentelemetry/api land in the same readers (first app of a process).
     this.global = metrics.setGlobalMeterProvider(this.meters.provider);
     if (this.meters.prometheus) {
@@ -96,6 +101,7 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.eventLoop.stop();
     // After the capture flush's last collection (beforeApplicationShutdown); sends a last OTLP export.
     try {
       await this.meters.provider.shutdown({ timeoutMillis: 5000 });
@@ -127,9 +133,23 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
       useFactory: (m: ServiceMeterProvider, folded: FoldedHistograms) =>
         new EngineMetrics(m.provider.getMeter(SERVICE_NAME), folded),
     },
+    {
+      provide: EventLoopDelay,
+      inject: [TELEMETRY_SETTINGS.token],
+      useFactory: (settings: TelemetrySettings) =>
+        new EventLoopDelay(settings.EventLoopDelayWarnMilliseconds),
+    },
     WarningRecorder,
     TelemetryLifecycle,
   ],
-  exports: [ServiceMeterProvider, EngineMetrics, WarningRecorder, HttpServerMetrics, CaptureQueuesModule],
+  controllers: [RuntimeController],
+  exports: [
+    ServiceMeterProvider,
+    EngineMetrics,
+    WarningRecorder,
+    HttpServerMetrics,
+    EventLoopDelay,
+    CaptureQueuesModule,
+  ],
 })
 export class TelemetryModule {}
