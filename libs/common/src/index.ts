@@ -29,3 +29,4 @@ export * from './forwarded-request';
 export * from './paging';
 export * from './load-shedding';
 export * from './admin-action';
+export * from './background-slices';

@@ -219,8 +219,9 @@ describe('Archiver warnings', () => {
     expect(telemetry.archiverWarnings.map((w) => [w.stage, w.entityAnalysisModelInstanceEntryGuid])).toEqual([
       [ArchiverStage.BuildArchiveJson, 'e1'],
       [ArchiverStage.RdbmsArchiveWrite, 'e1'],
-      [ArchiverStage.BulkCopyArchiveBuffer, null],
+      // dispatched once its slice was committed; the bulk copy's run ends (and is measured) after its last slice
       [ArchiverStage.CaseCreationDispatch, 'e1'],
+      [ArchiverStage.BulkCopyArchiveBuffer, null],
     ]);
     expect(telemetry.counters['service.engine.archiver.warn.count']).toBe(4);
     expect(telemetry.archiverWarnings.every((w) => w.entityAnalysisModelGuid === 'm')).toBe(true);

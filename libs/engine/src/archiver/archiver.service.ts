@@ -7,7 +7,14 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { SHUTDOWN_FLUSH_MS, ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock, isDatabaseUnavailable, TimeoutError, withTimeout } from '@app/common';
+import {
+  BACKGROUND_SLICE,
+  Clock,
+  isDatabaseUnavailable,
+  nextTurn,
+  TimeoutError,
+  withTimeout,
+} from '@app/common';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
@@ -147,7 +154,12 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
 
   private async consume(): Promise<void> {
     try {
-      while (this.depth > 0 && !this.paused) {
+      for (let handled = 0; this.depth > 0 && !this.paused; handled++) {
+        // BACKGROUND_SLICE invocations a turn: a backlog never holds the event loop for long.
+        if (handled > 0 && handled % BACKGROUND_SLICE === 0) {
+          await nextTurn();
+          if (this.depth === 0 || this.paused) break;
+        }
         // The buffer is full only while bulk copies fail (database away): wait, retrying once an interval.
         while (this.buffered >= this.settings.ArchiverQueueCapacity) {
           await this.bulkCopy();
@@ -393,32 +405,48 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     this.buffered = 0;
     for (const [modelGuid, entries] of batches) {
       const start = process.hrtime.bigint();
-      let committed: BufferedEntry[] = entries;
-      let failed = false;
-      try {
-        await this.archive.bulkInsert(entries.map((e) => e.row));
-        this.copiedRows += entries.length;
-      } catch (err) {
-        failed = true;
-        if (isDatabaseUnavailable(err)) {
-          // Kept for the next interval (the transaction wrote none of them); logged and counted.
-          this.failedCopies++;
-          this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
-          this.logger.error(
-            { err, rows: entries.length },
-            'Bulk copy of the archive buffer failed; rows kept for retry',
-          );
-          this.retain(modelGuid, entries);
-          committed = [];
-        } else committed = await this.copyRowByRow(modelGuid, entries);
+      const run = { failed: false, items: 0, batchSize: entries.length };
+      for (let from = 0; from < entries.length; from += BACKGROUND_SLICE) {
+        if (from > 0) await nextTurn();
+        const committed = await this.copySlice(modelGuid, entries.slice(from, from + BACKGROUND_SLICE), run);
+        if (committed === null) {
+          // The database is away: this slice and the rest are kept for the next interval.
+          this.retain(modelGuid, entries.slice(from));
+          break;
+        }
+        run.items += committed.length;
+        for (const entry of committed)
+          this.dispatch(modelGuid, entry.row.EntityAnalysisModelInstanceEntryGuid, entry.cases);
       }
-      this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, {
-        failed,
-        items: committed.length,
-        batchSize: entries.length,
-      });
-      for (const entry of committed)
-        this.dispatch(modelGuid, entry.row.EntityAnalysisModelInstanceEntryGuid, entry.cases);
+      this.measure(ArchiverStage.BulkCopyArchiveBuffer, modelGuid, null, start, run);
+    }
+  }
+
+  /**
+   * One slice of a model's buffered rows in one transaction (BACKGROUND_SLICE rows, so that no statement
+   * holds the event loop for long on SQLite, whose driver is synchronous): the entries committed, or null when
+   * the database did not answer (logged and counted; the transaction wrote none of them). A slice the
+   * database refused is written row by row.
+   */
+  private async copySlice(
+    modelGuid: string,
+    entries: BufferedEntry[],
+    run: { failed: boolean },
+  ): Promise<BufferedEntry[] | null> {
+    try {
+      await this.archive.bulkInsert(entries.map((e) => e.row));
+      this.copiedRows += entries.length;
+      return entries;
+    } catch (err) {
+      run.failed = true;
+      if (!isDatabaseUnavailable(err)) return this.copyRowByRow(modelGuid, entries);
+      this.failedCopies++;
+      this.telemetry.backgroundFailure('archiver', ArchiverStage.BulkCopyArchiveBuffer);
+      this.logger.error(
+        { err, rows: entries.length },
+        'Bulk copy of the archive buffer failed; rows kept for retry',
+      );
+      return null;
     }
   }
 }

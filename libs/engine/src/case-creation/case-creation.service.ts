@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock, isDatabaseUnavailable, timeOrderedGuid } from '@app/common';
+import { Clock, inSlices, isDatabaseUnavailable, timeOrderedGuid } from '@app/common';
 import type { LiveStatus } from '../model/configuration.repository';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { CaseCreationStage } from '../telemetry/stages';
 import { CaseNotifier } from './case-notifier';
-import { CaseIdentity, caseIdentityKey, CaseRepository, CaseUpsert, OpenCase } from './case.repository';
+import { CaseIdentity, caseIdentityKey, CaseRepository, CaseUpsert } from './case.repository';
 import { LiveStatusCache } from './live-status-cache';
 import { fillTemplate, singleLine } from './templates';
 
@@ -146,9 +146,11 @@ export class CaseCreationService implements OnModuleDestroy {
    * never passes silently: logged and counted.
    */
   private async processBatch(jobs: Job[]): Promise<void> {
+    const batch = jobs.map((j) => j.activation);
+    const keys = batch.map((a) => caseIdentityKey(identityOf(a)));
     let decided: Decided[];
     try {
-      decided = await this.decide(jobs.map((j) => j.activation));
+      decided = await this.decide(batch, keys);
     } catch (err) {
       if (jobs.length > 1 && !isDatabaseUnavailable(err)) {
         for (const job of jobs) await this.processBatch([job]);
@@ -161,63 +163,52 @@ export class CaseCreationService implements OnModuleDestroy {
       this.logger.error({ err, activations: jobs.length }, 'Case creation failed');
       return;
     }
-    await this.followUps(
-      jobs.map((j) => j.activation),
-      decided,
-    );
+    await this.followUps(batch, keys, decided);
     jobs.forEach((job, i) => job.done?.(decided[i].outcome));
   }
 
   /**
-   * Stages 1 and 2 for a batch. Stage 1 (ExistingCasePriorityLookup): the open cases of its identities, one
-   * look-up. Stage 2 (WorkflowStatusLookupAndPersist): the statuses, then each item decided in arrival order
-   * against its case as the items before it left it (a lower priority number wins, so only a strictly better
-   * one replaces the case's status), then one upsert of each identity's final row. Another node may open or
-   * raise a case between look-up and upsert: the upsert decides in the database, and its answer corrects the
-   * outcomes (a case it did not write was at least as good: unchanged; a case it raised that we thought new:
-   * upgraded).
+   * Stages 1 and 2 for a batch. Stage 1 (ExistingCasePriorityLookup): the open cases of its identities. Stage 2
+   * (WorkflowStatusLookupAndPersist): the statuses, then each item decided in arrival order against its case as
+   * the items before it left it (a lower priority number wins, so only a strictly better one replaces the
+   * case's status), then an upsert of each identity's final row. The look-up, the decisions and the upsert go
+   * BACKGROUND_SLICE at a time, giving the event loop back in between, so a batch of 2 000 never holds it for
+   * long (a statement per slice: each row's upsert decides on its own in the database, so slicing changes no
+   * outcome). Another node may open or raise a case between look-up and upsert: the upsert decides in the
+   * database, and its answer corrects the outcomes (a case it did not write was at least as good: unchanged; a
+   * case it raised that we thought new: upgraded).
    */
-  private async decide(batch: CaseActivation[]): Promise<Decided[]> {
+  private async decide(batch: CaseActivation[], keys: readonly string[]): Promise<Decided[]> {
     let start = process.hrtime.bigint();
     const slots = new Map<string, Slot>();
-    for (const a of batch) {
-      const identity = identityOf(a);
-      const key = caseIdentityKey(identity);
-      if (!slots.has(key)) slots.set(key, { identity, priority: null, changed: [] });
-    }
-    const open: OpenCase[] = await this.cases.findOpen([...slots.values()].map((s) => s.identity));
-    for (const c of open) {
-      const slot = slots.get(caseIdentityKey(c));
-      if (slot && (slot.priority === null || c.Priority < slot.priority)) slot.priority = c.Priority;
-    }
+    batch.forEach((a, i) => {
+      if (!slots.has(keys[i])) slots.set(keys[i], { identity: identityOf(a), priority: null, changed: [] });
+    });
+    const identities = [...slots.values()].map((s) => s.identity);
+    for (const open of await inSlices(identities, (slice) => this.cases.findOpen(slice)))
+      for (const c of open) {
+        const slot = slots.get(caseIdentityKey(c));
+        if (slot && (slot.priority === null || c.Priority < slot.priority)) slot.priority = c.Priority;
+      }
     const lookup = elapsedMicros(start);
 
     start = process.hrtime.bigint();
     const statuses = await this.statuses.get(batch.map((a) => a.caseWorkflowStatusId));
     const at = new Date(this.clock.now());
-    const decided = batch.map((a, i): Decided => {
-      const status = statuses.get(a.caseWorkflowStatusId) ?? null;
-      if (!status) return { outcome: 'skipped', status };
-      const slot = slots.get(caseIdentityKey(identityOf(a)))!;
-      if (slot.priority !== null && slot.priority <= status.Priority) return { outcome: 'unchanged', status };
-      const outcome = slot.priority === null ? 'inserted' : 'upgraded';
-      slot.priority = status.Priority;
-      slot.row = {
-        ...slot.identity,
-        Guid: slot.row?.Guid ?? timeOrderedGuid(at.getTime()),
-        CaseWorkflowStatusId: status.Id,
-        Priority: status.Priority,
-        EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
-        At: at,
-      };
-      slot.changed.push(i);
-      return { outcome, status };
-    });
+    const decided: Decided[] = new Array<Decided>(batch.length);
+    await inSlices(batch, (slice, offset) =>
+      slice.forEach((a, j) => {
+        const i = offset + j;
+        decided[i] = decideOne(a, i, slots.get(keys[i])!, statuses.get(a.caseWorkflowStatusId) ?? null, at);
+      }),
+    );
     const skipped = decided.filter((d) => d.outcome === 'skipped').length;
     if (skipped)
       this.logger.warn({ activations: skipped }, 'Activations name a status that no longer exists');
     const rows = [...slots.values()].flatMap((s) => (s.row ? [s.row] : []));
-    const written = new Map((await this.cases.upsert(rows)).map((w) => [caseIdentityKey(w), w.Guid]));
+    const written = new Map<string, string>();
+    for (const answer of await inSlices(rows, (slice) => this.cases.upsert(slice)))
+      for (const w of answer) written.set(caseIdentityKey(w), w.Guid);
     for (const [key, slot] of slots) {
       if (!slot.row) continue;
       const guid = written.get(key);
@@ -278,13 +269,18 @@ export class CaseCreationService implements OnModuleDestroy {
    * Stages 3 and 4 for the batch's inserted and upgraded cases only: each case key's in arrival order, up to
    * FOLLOW_UP_CONCURRENCY keys at once. A failure keeps the case (logged and counted).
    */
-  private async followUps(batch: CaseActivation[], decided: Decided[]): Promise<void> {
+  private async followUps(
+    batch: CaseActivation[],
+    keys: readonly string[],
+    decided: Decided[],
+  ): Promise<void> {
     const byKey = new Map<string, number[]>();
     decided.forEach((d, i) => {
       if ((d.outcome !== 'inserted' && d.outcome !== 'upgraded') || !d.status) return;
       if (!d.status.EnableNotification && !d.status.EnableHttpEndpoint) return;
-      const key = caseIdentityKey(identityOf(batch[i]));
-      byKey.set(key, [...(byKey.get(key) ?? []), i]);
+      const chain = byKey.get(keys[i]);
+      if (chain) chain.push(i);
+      else byKey.set(keys[i], [i]);
     });
     const chains = [...byKey.values()];
     const worker = async () => {
@@ -350,6 +346,30 @@ export class CaseCreationService implements OnModuleDestroy {
       EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
     };
   }
+}
+
+/**
+ * One activation against its case as the batch's earlier items left it (`slot`): skipped when its status is
+ * gone, unchanged unless its priority is strictly better, else inserted or upgraded, and the slot's row to
+ * write becomes this one.
+ */
+function decideOne(a: CaseActivation, i: number, slot: Slot, status: LiveStatus | null, at: Date): Decided {
+  if (!status) return { outcome: 'skipped', status };
+  if (slot.priority !== null && slot.priority <= status.Priority) return { outcome: 'unchanged', status };
+  const outcome = slot.priority === null ? 'inserted' : 'upgraded';
+  slot.priority = status.Priority;
+  slot.row = {
+    CaseWorkflowId: slot.identity.CaseWorkflowId,
+    CaseKey: slot.identity.CaseKey,
+    CaseKeyValue: slot.identity.CaseKeyValue,
+    Guid: slot.row?.Guid ?? timeOrderedGuid(at.getTime()),
+    CaseWorkflowStatusId: status.Id,
+    Priority: status.Priority,
+    EntityAnalysisModelInstanceEntryGuid: a.entityAnalysisModelInstanceEntryGuid,
+    At: at,
+  };
+  slot.changed.push(i);
+  return { outcome, status };
 }
 
 function elapsedMicros(start: bigint): number {

@@ -1,5 +1,5 @@
-import { Injectable } from '@nestjs/common';
-import { Clock } from '@app/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { Clock, shortReason } from '@app/common';
 import { FieldDataType } from '../entities';
 import { JsonPath, parseJsonPath } from './json-path';
 import { parseRuleCondition, RuleCondition } from './rule-condition';
@@ -41,13 +41,30 @@ export interface CompiledModel {
 /** How long another node's configuration change may take to reach this node's invocations (and case creation). */
 export const CONFIGURATION_TTL_MS = 10_000;
 
+/** After a failed refresh, the next one is tried no sooner than this. */
+const REFRESH_RETRY_MS = 1_000;
+
+interface CatalogEntry {
+  /** When the load that gave `model` began. */
+  at: number;
+  model: Promise<CompiledModel | null>;
+  refreshing?: boolean;
+  retryAt?: number;
+}
+
 /**
- * Compiled models by guid. A write on this node (through `changed`) forgets them once it has settled; writes
- * on other nodes are picked up within CONFIGURATION_TTL_MS. Invocations never wait for more than one load of the same model at a time.
+ * Compiled models by guid. A write on this node (through `changed`) forgets them once it has settled: the
+ * next invocation waits for the new one. A model older than CONFIGURATION_TTL_MS is read again in the
+ * background while invocations go on with the one held (stale while revalidating), so no invocation ever
+ * waits for a periodic reload: under load that wait, every 10 s, was the slowest of all answers. Writes on
+ * other nodes therefore arrive within CONFIGURATION_TTL_MS plus one reload; while the database cannot be read
+ * the model held stays in use (a refresh is tried again each second, its first failure logged). Invocations
+ * never wait for more than one load of the same model at a time.
  */
 @Injectable()
 export class ModelCatalog {
-  private readonly cache = new Map<string, { at: number; model: Promise<CompiledModel | null> }>();
+  private readonly logger = new Logger('ModelCatalog');
+  private readonly cache = new Map<string, CatalogEntry>();
   /** Moves on with every configuration write on this node: other caches of configuration compare it. */
   generation = 0;
 
@@ -72,12 +89,38 @@ export class ModelCatalog {
   get(guid: string): Promise<CompiledModel | null> {
     const now = this.clock.now();
     const hit = this.cache.get(guid);
-    if (hit && now - hit.at < CONFIGURATION_TTL_MS) return hit.model;
+    if (hit) {
+      if (now - hit.at >= CONFIGURATION_TTL_MS) this.revalidate(guid, hit, now);
+      return hit.model;
+    }
     if (this.cache.size > 10_000) this.cache.clear();
     const model = this.load(guid);
     this.cache.set(guid, { at: now, model });
     model.catch(() => this.cache.delete(guid));
     return model;
+  }
+
+  /** Reads a held model again in the background; it replaces the held one unless a write settled meanwhile. */
+  private revalidate(guid: string, hit: CatalogEntry, now: number): void {
+    if (hit.refreshing || (hit.retryAt ?? 0) > now) return;
+    hit.refreshing = true;
+    const generation = this.generation;
+    const model = this.load(guid);
+    model.then(
+      () => {
+        if (this.generation === generation && this.cache.get(guid) === hit)
+          this.cache.set(guid, { at: now, model });
+      },
+      (err: unknown) => {
+        if (hit.retryAt === undefined)
+          this.logger.warn(
+            { model: guid, err: shortReason(err) },
+            'Refreshing a compiled model failed; the one held stays in use',
+          );
+        hit.refreshing = false;
+        hit.retryAt = this.clock.now() + REFRESH_RETRY_MS;
+      },
+    );
   }
 
   private async load(guid: string): Promise<CompiledModel | null> {
