@@ -7,8 +7,12 @@
  * Every invocation is a new account (each raises a case). The load generator runs in its own process.
  *   BENCH_LATENCY_DATABASES   postgres,sqlite (default both); PostgreSQL is a throwaway cluster (fsync off)
  *                             unless DATABASE_URL names a server
- *   BENCH_LATENCY_SECONDS     length of the capacity run and of each step (default 30)
- *   BENCH_LATENCY_CAPACITY    a capacity measured before (skips the closed loop) */
+ *   BENCH_LATENCY_SECONDS     length of the capacity run, and of each step (default 30), run in ROUNDS
+ *                             alternating parts of Express and the service, so noise falls on both alike;
+ *                             each part is preceded by 2 s of the same load, not measured (new connections)
+ *   BENCH_LATENCY_CAPACITY    a capacity measured before (skips the closed loop)
+ *   BENCH_LATENCY_FRACTIONS   the steps as fractions of the capacity (default 0.3,0.6,0.8)
+ *   BENCH_LATENCY_SETTINGS    settings of the service to try, as JSON (e.g. {"ArchiveBulkCopyIntervalMilliseconds":"200"}) */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,7 +27,11 @@ import { createApiKey, runBench, spawnRung, type RungProcess } from './support';
 const DATABASES = (process.env.BENCH_LATENCY_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());
 const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
 const GIVEN_CAPACITY = Number(process.env.BENCH_LATENCY_CAPACITY ?? 0);
-const FRACTIONS = [0.3, 0.6, 0.8];
+const FRACTIONS = (process.env.BENCH_LATENCY_FRACTIONS ?? '0.3,0.6,0.8').split(',').map(Number);
+/** Each step's time is split into this many alternating parts per target. */
+const ROUNDS = 3;
+/** Sent before each part's measured seconds, not measured: the generator's new connections, warm caches. */
+const WARMUP_SECONDS = 2;
 
 interface Tail {
   p50: number;
@@ -42,17 +50,55 @@ interface Target {
 
 let nextIndex = 0;
 
-async function openLoop(target: Target, rate: number): Promise<Tail> {
-  const r = await soakLoad({ ...target, rate, seconds: SECONDS, firstIndex: nextIndex, latencies: true });
+/**
+ * One part of a step: WARMUP_SECONDS then `seconds` of open loop at `rate` (a new generator process opens its
+ * connections first); the latencies of the 200s after the warm-up.
+ */
+async function openLoop(target: Target, rate: number, seconds: number): Promise<number[]> {
+  const r = await soakLoad({
+    ...target,
+    rate,
+    seconds: seconds + WARMUP_SECONDS,
+    firstIndex: nextIndex,
+    latencies: true,
+    warmupSeconds: WARMUP_SECONDS,
+  });
   nextIndex += r.sent;
+  if (process.env.BENCH_LATENCY_SLOW && r.slow.length) {
+    const by = new Map<number, number[]>();
+    for (const [at, ms] of r.slow)
+      by.set(Math.floor(at * 10) / 10, [...(by.get(Math.floor(at * 10) / 10) ?? []), ms]);
+    console.log(
+      `  ${target.path === '/' ? 'express' : 'service'} answers over 100 ms (s into the part: count, max ms): ` +
+        [...by].map(([at, l]) => `${at.toFixed(1)}: ${l.length}, ${Math.max(...l)}`).join('; ') +
+        ` (the generator's own loop: longest delay ${r.generatorLoopMaxMs} ms)`,
+    );
+  }
+  return r.latencies;
+}
+
+function tail(latencies: number[], offered: number): Tail {
   return {
-    p50: percentile(r.latencies, 50),
-    p99: percentile(r.latencies, 99),
-    p999: percentile(r.latencies, 99.9),
-    max: r.latencies.reduce((m, v) => (v > m ? v : m), 0),
-    ok: r.latencies.length,
-    offered: Math.round(rate * SECONDS),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    p999: percentile(latencies, 99.9),
+    max: latencies.reduce((m, v) => (v > m ? v : m), 0),
+    ok: latencies.length,
+    offered,
   };
+}
+
+/** A step: ROUNDS parts of Express, then the service, alternating; the latencies of each merged. */
+async function step(invoke: Target, bare: Target, rate: number): Promise<[Tail, Tail]> {
+  const part = Math.max(5, Math.round(SECONDS / ROUNDS));
+  const svc: number[] = [];
+  const base: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    base.push(...(await openLoop(bare, rate, part)));
+    svc.push(...(await openLoop(invoke, rate, part)));
+  }
+  const offered = Math.round(rate * part) * ROUNDS;
+  return [tail(svc, offered), tail(base, offered)];
 }
 
 /** The closed loop's worst full 10-second window, in 200s a second. */
@@ -78,6 +124,8 @@ async function loopDelayWhile<T>(port: number, during: Promise<T>): Promise<[T, 
     }
   })();
   const value = await during;
+  // the window that was open when the load ended closes within 10 s: read it too
+  await new Promise((r) => setTimeout(r, 10_500));
   running = false;
   await scraping;
   return [value, worst];
@@ -93,6 +141,7 @@ async function oneDatabase(provider: string, settings: Record<string, string>): 
     EnableOpenTelemetry: 'True',
     OpenTelemetryPrometheusPort: String(promPort),
     ...settings,
+    ...(JSON.parse(process.env.BENCH_LATENCY_SETTINGS ?? '{}') as Record<string, string>),
   });
   const express: RungProcess = await spawnRung('express-json');
   try {
@@ -113,10 +162,10 @@ async function oneDatabase(provider: string, settings: Record<string, string>): 
     let loop: Record<string, number> = {};
     for (const fraction of FRACTIONS) {
       const rate = Math.round(cap * fraction);
-      const base = await openLoop(bare, rate);
       let svc: Tail;
-      if (fraction === 0.6) [svc, loop] = await loopDelayWhile(promPort, openLoop(invoke, rate));
-      else svc = await openLoop(invoke, rate);
+      let base: Tail;
+      if (fraction === 0.6) [[svc, base], loop] = await loopDelayWhile(promPort, step(invoke, bare, rate));
+      else [svc, base] = await step(invoke, bare, rate);
       console.log(
         `| ${rate}/s (${fraction * 100} %) | ${row(svc)} | ${row(base)} | ${(svc.p99 / base.p99).toFixed(2)}× | ` +
           `${(svc.p999 / base.p999).toFixed(2)}× | ${svc.ok} / ${svc.offered} |`,

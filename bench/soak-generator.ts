@@ -4,6 +4,7 @@
  * (200s, 503s, anything else) and the time of every 200, for the lags; with `latencies`, each 200's answer
  * time from its scheduled send (open loop). */
 import { Agent, request } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 export interface SoakLoadOptions {
   url: string;
@@ -17,6 +18,8 @@ export interface SoakLoadOptions {
   firstIndex: number;
   /** Open loop: keep every 200's answer time in ms from its SCHEDULED send (so a stall cannot hide). */
   latencies?: boolean;
+  /** With `latencies`: the first seconds are sent but not kept (new connections, the loop's first turns). */
+  warmupSeconds?: number;
 }
 
 export interface SoakWindow {
@@ -37,6 +40,10 @@ export interface SoakLoadResult {
   others: Record<string, number>;
   /** With `latencies`: each 200's ms from its scheduled send to the end of its answer, in answer order. */
   latencies: number[];
+  /** With `latencies`: [s from the start, ms] of answers slower than 100 ms (at most 1 000), to see when. */
+  slow: [number, number][];
+  /** The generator's own event loop: its longest delay in ms (a late generator reads answers late). */
+  generatorLoopMaxMs: number;
 }
 
 export const WINDOW_MS = 10_000;
@@ -78,7 +85,19 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
   // request may be written to a socket the service is closing (ECONNRESET, counted as a failure).
   const agent = new Agent({ keepAlive: true, maxSockets: o.connections ?? 256, timeout: 4_000 });
   const started = Date.now();
-  const result: SoakLoadResult = { started, windows: [], okTimes: [], sent: 0, others: {}, latencies: [] };
+  const result: SoakLoadResult = {
+    started,
+    windows: [],
+    okTimes: [],
+    sent: 0,
+    others: {},
+    latencies: [],
+    slow: [],
+    generatorLoopMaxMs: 0,
+  };
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  const keepFrom = performance.now() + (o.warmupSeconds ?? 0) * 1000;
   const windowOf = (t: number) => {
     const k = Math.floor((t - started) / WINDOW_MS);
     while (result.windows.length <= k) result.windows.push({ ok: 0, shed: 0, other: 0, notSent: 0 });
@@ -97,7 +116,12 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
         if (status === 200) {
           w.ok++;
           result.okTimes.push(now);
-          if (o.latencies) result.latencies.push(performance.now() - scheduled);
+          if (o.latencies && scheduled >= keepFrom) {
+            const ms = performance.now() - scheduled;
+            result.latencies.push(ms);
+            if (ms > 100 && result.slow.length < 1_000)
+              result.slow.push([(scheduled - keepFrom) / 1000, Math.round(ms)]);
+          }
         } else if (status === 503) w.shed++;
         else {
           w.other++;
@@ -143,6 +167,8 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
     while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   }
   agent.destroy();
+  loop.disable();
+  result.generatorLoopMaxMs = Math.round(loop.max / 1e6 - 5);
   return result;
 }
 
