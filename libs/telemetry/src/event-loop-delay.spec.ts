@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EventLoopDelay } from './event-loop-delay';
+import { RuntimeController } from './runtime.controller';
 
 /** Holds the event loop for `ms` once the sampler has ticked, then lets it tick again. */
 function holdLoop(ms: number): Promise<void> {
@@ -28,6 +29,22 @@ describe('EventLoopDelay: windows and the summary warn line', () => {
   it('reports nothing before the first window ends; an idle window reads about 0, not the 10 ms interval', async () => {
     expect(monitor.lastWindow()).toBeNull();
     expect(monitor.worstOfLastMinute()).toBeNull();
+    // GET /api/Runtime then: the window's members null, not a made-up 0
+    expect(new RuntimeController(monitor).runtime()).toEqual({
+      eventLoopDelay: {
+        endedAt: null,
+        windowSeconds: 10,
+        samples: null,
+        minMilliseconds: null,
+        meanMilliseconds: null,
+        p50Milliseconds: null,
+        p90Milliseconds: null,
+        p99Milliseconds: null,
+        maxMilliseconds: null,
+      },
+      eventLoopDelayWorstOfLastMinuteMilliseconds: null,
+      eventLoopDelayWarnMilliseconds: 50,
+    });
     await new Promise((r) => setTimeout(r, 120));
     monitor.closeWindow();
     const w = monitor.lastWindow()!;

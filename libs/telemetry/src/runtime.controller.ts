@@ -1,30 +1,35 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '@app/common';
-import { EVENT_LOOP_WINDOW_MS, EventLoopDelay } from './event-loop-delay';
+import { EVENT_LOOP_WINDOW_MS, EventLoopDelay, type EventLoopWindow } from './event-loop-delay';
 
-/** One window's event loop delay, in milliseconds beyond the sampling timer's interval. */
+const ms = (description: string) => ({ type: Number, nullable: true, description });
+
+/**
+ * The last completed window's event loop delay, in milliseconds beyond the sampling timer's interval; every
+ * member null in the first seconds after start, before a window has ended.
+ */
 export class EventLoopDelayDto {
-  @ApiProperty({ description: 'When the window ended (ISO 8601, UTC).' }) endedAt!: string;
-  @ApiProperty({ description: 'Length of the window in seconds.' }) windowSeconds!: number;
-  @ApiProperty({ description: 'Samples taken in the window (one per 10 ms while the loop is free).' })
-  samples!: number;
-  @ApiProperty() minMilliseconds!: number;
-  @ApiProperty() meanMilliseconds!: number;
-  @ApiProperty() p50Milliseconds!: number;
-  @ApiProperty() p90Milliseconds!: number;
-  @ApiProperty() p99Milliseconds!: number;
-  @ApiProperty({ description: 'The longest a due callback waited in the window.' }) maxMilliseconds!: number;
+  @ApiProperty({ type: String, nullable: true, description: 'When the window ended (ISO 8601, UTC).' })
+  endedAt!: string | null;
+  @ApiProperty({ description: 'Length of a window in seconds.' }) windowSeconds!: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Samples taken in the window (one per 10 ms while the loop is free).',
+  })
+  samples!: number | null;
+  @ApiProperty(ms('nodejs.eventloop.delay.min')) minMilliseconds!: number | null;
+  @ApiProperty(ms('nodejs.eventloop.delay.mean')) meanMilliseconds!: number | null;
+  @ApiProperty(ms('nodejs.eventloop.delay.p50')) p50Milliseconds!: number | null;
+  @ApiProperty(ms('nodejs.eventloop.delay.p90')) p90Milliseconds!: number | null;
+  @ApiProperty(ms('nodejs.eventloop.delay.p99')) p99Milliseconds!: number | null;
+  @ApiProperty(ms('nodejs.eventloop.delay.max: the longest a due callback waited in the window.'))
+  maxMilliseconds!: number | null;
 }
 
 export class RuntimeDto {
-  @ApiProperty({
-    type: EventLoopDelayDto,
-    nullable: true,
-    description:
-      'The last completed window (null in the first seconds after start): nodejs.eventloop.delay.*',
-  })
-  eventLoopDelay!: EventLoopDelayDto | null;
+  @ApiProperty({ type: EventLoopDelayDto }) eventLoopDelay!: EventLoopDelayDto;
 
   @ApiProperty({
     type: Number,
@@ -37,7 +42,22 @@ export class RuntimeDto {
   eventLoopDelayWarnMilliseconds!: number;
 }
 
-const round = (ms: number) => Math.round(ms * 100) / 100;
+const round = (v: number) => Math.round(v * 100) / 100;
+
+function windowDto(w: EventLoopWindow | null): EventLoopDelayDto {
+  const of = (v: number | undefined) => (v === undefined ? null : round(v));
+  return {
+    endedAt: w ? new Date(w.endedAt).toISOString() : null,
+    windowSeconds: EVENT_LOOP_WINDOW_MS / 1000,
+    samples: w?.samples ?? null,
+    minMilliseconds: of(w?.min),
+    meanMilliseconds: of(w?.mean),
+    p50Milliseconds: of(w?.p50),
+    p90Milliseconds: of(w?.p90),
+    p99Milliseconds: of(w?.p99),
+    maxMilliseconds: of(w?.max),
+  };
+}
 
 /** How this node's runtime is doing now (the console's home page); the same figures as the metric export. */
 @ApiTags('Operations')
@@ -53,20 +73,9 @@ export class RuntimeController {
     summary: "This node's event loop delay (the last window and the last minute)",
   })
   runtime(): RuntimeDto {
-    const w = this.eventLoop.lastWindow();
     const worst = this.eventLoop.worstOfLastMinute();
     return {
-      eventLoopDelay: w && {
-        endedAt: new Date(w.endedAt).toISOString(),
-        windowSeconds: EVENT_LOOP_WINDOW_MS / 1000,
-        samples: w.samples,
-        minMilliseconds: round(w.min),
-        meanMilliseconds: round(w.mean),
-        p50Milliseconds: round(w.p50),
-        p90Milliseconds: round(w.p90),
-        p99Milliseconds: round(w.p99),
-        maxMilliseconds: round(w.max),
-      },
+      eventLoopDelay: windowDto(this.eventLoop.lastWindow()),
       eventLoopDelayWorstOfLastMinuteMilliseconds: worst === null ? null : round(worst),
       eventLoopDelayWarnMilliseconds: this.eventLoop.warnMilliseconds,
     };

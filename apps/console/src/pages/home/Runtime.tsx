@@ -22,7 +22,7 @@ export function RuntimeHealth() {
     refetchInterval: REFRESH,
   });
   const r = answer.data;
-  const w = r?.eventLoopDelay;
+  const w = r?.eventLoopDelay.endedAt ? r.eventLoopDelay : undefined;
   const worst = r?.eventLoopDelayWorstOfLastMinuteMilliseconds ?? null;
   const held = r !== undefined && worst !== null && worst > r.eventLoopDelayWarnMilliseconds;
   return (
@@ -42,9 +42,9 @@ export function RuntimeHealth() {
       ) : (
         <dl className={styles.facts}>
           <dt>Delay p99</dt>
-          <dd data-value={w.p99Milliseconds}>{ms(w.p99Milliseconds)}</dd>
+          <dd data-value={w.p99Milliseconds ?? ''}>{ms(w.p99Milliseconds ?? 0)}</dd>
           <dt>Longest</dt>
-          <dd data-value={w.maxMilliseconds}>{ms(w.maxMilliseconds)}</dd>
+          <dd data-value={w.maxMilliseconds ?? ''}>{ms(w.maxMilliseconds ?? 0)}</dd>
           <dt>Longest, last minute</dt>
           <dd data-value={worst ?? ''} className={held ? styles.held : undefined}>
             {worst === null ? '—' : ms(worst)}
@@ -55,7 +55,7 @@ export function RuntimeHealth() {
       {w && (
         <p className={styles.figureNote}>
           How long a callback that was due waited, in the {w.windowSeconds}-second window to{' '}
-          {formatClock(Date.parse(w.endedAt))}.
+          {formatClock(Date.parse(w.endedAt ?? ''))}.
         </p>
       )}
     </section>
