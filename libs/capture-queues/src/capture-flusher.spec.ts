@@ -203,4 +203,38 @@ describe('CaptureFlusher', () => {
     expect(writer.rows(CaptureQueueHealth).length).toBeGreaterThanOrEqual(6 * 4);
     expect(messages()).toEqual(['x']);
   });
+
+  it('writes a queue 256 rows a transaction, giving the event loop back between two; a failure keeps the rest', async () => {
+    for (let i = 0; i < 600; i++) warn(`w${i}`);
+    const order: string[] = [];
+    writer.during = () => {
+      order.push(`write ${writer.calls}`);
+      // queued during a write: it may run only once the flush has given the loop back
+      setImmediate(() => order.push(`other work after write ${writer.calls}`));
+    };
+    await flusher.flush();
+    expect(messages()).toEqual(Array.from({ length: 600 }, (_, i) => `w${i}`));
+    // three slices (256, 256, 88) and the health rows; other work ran between the slices
+    expect(order.slice(0, 4)).toEqual([
+      'write 1',
+      'other work after write 1',
+      'write 2',
+      'other work after write 2',
+    ]);
+    expect(writer.calls).toBe(4);
+
+    // the second slice fails: the first is written once, the rest kept, in order, for the next flush
+    for (let i = 0; i < 600; i++) warn(`v${i}`);
+    writer.during = () => {
+      if (writer.calls === 6) writer.failure = unreachable;
+    };
+    const failed = await flusher.flush();
+    expect(failed.deferred).toBe(true);
+    expect(failed.written[CaptureQueueId.ModelInvokeWarning]).toBe(256);
+    expect(queues.modelInvokeWarning.depth).toBe(344);
+    writer.failure = null;
+    writer.during = null;
+    await flusher.flush();
+    expect(messages().slice(600)).toEqual(Array.from({ length: 600 }, (_, i) => `v${i}`));
+  });
 });

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import type { Clock } from '@app/common';
+import { BACKGROUND_SLICE, nextTurn, type Clock } from '@app/common';
 import { isRowRefused } from './bulk-insert';
 import { CAPTURE_QUEUE_IDS, CAPTURE_QUEUE_NAMES, CaptureQueueId } from './capture-queue-id';
 import type { CaptureMetricReader } from './capture-metric-reader';
@@ -60,9 +60,10 @@ interface Unresolved {
  * (spec: CaptureQueueHealth; Events, queue mechanics).
  *
  * - Flushes never overlap: each one is chained after the previous (timer and explicit calls alike).
- * - A failed write loses nothing: the drained rows go back in front of their queue (bounded by its
- *   capacity; beyond it the oldest are dropped and counted) and are written at the next flush. Each write
- *   is one transaction, so a retried batch is never half written before.
+ * - A failed write loses nothing: the drained rows not yet written go back in front of their queue (bounded
+ *   by its capacity; beyond it the oldest are dropped and counted) and are written at the next flush. A queue
+ *   is written BACKGROUND_SLICE rows a write, each write one transaction, so a retried slice is never half
+ *   written before.
  * - A write that fails without saying whether it committed (the connection lost around COMMIT) is settled
  *   before its rows are written again: its batch guid is looked up in the CaptureBatch ledger its
  *   transaction also wrote, and rows that did land are not written twice.
@@ -175,13 +176,19 @@ export class CaptureFlusher {
         this.logger.warn(`${drained.length} capture rows kept for the next flush: ${message(err)}`);
         continue;
       }
-      const result = await this.write(CAPTURE_QUEUE_TABLES[id], rows);
-      report.written[id] = result.written;
-      report.refused += result.refused;
-      queue.countDropped(result.refused);
-      if (result.kept.length) {
-        report.deferred = true;
-        queue.requeueFront(result.kept);
+      // BACKGROUND_SLICE rows a write (a transaction and its ledger row each), the event loop given back in
+      // between: a full queue of 20 000 rows in one statement held SQLite's synchronous driver for 165-239 ms.
+      for (let from = 0; from < rows.length; from += BACKGROUND_SLICE) {
+        if (from > 0) await nextTurn();
+        const result = await this.write(CAPTURE_QUEUE_TABLES[id], rows.slice(from, from + BACKGROUND_SLICE));
+        report.written[id] += result.written;
+        report.refused += result.refused;
+        queue.countDropped(result.refused);
+        if (result.kept.length) {
+          report.deferred = true;
+          queue.requeueFront([...result.kept, ...rows.slice(from + BACKGROUND_SLICE)]);
+          break;
+        }
       }
     }
     // One consistent moment: every depth and dropped count read in the same synchronous step.
