@@ -12,7 +12,8 @@
  *   BENCH_SOAK_DATABASES   postgres,sqlite (default both)
  *   BENCH_SOAK_START_RATE  the capacity search's first rate (default 250 a second)
  *   BENCH_SOAK_CAPACITY    a capacity measured before: no search, the overload and the soak run against it
- *   BENCH_SOAK_CASE_SIZE   0 skips the per-item time at 1 000 and 1 000 000 rows */
+ *   BENCH_SOAK_CASE_SIZE   0 skips the per-item time at 1 000 and 1 000 000 rows
+ *   BENCH_SOAK_SOAK        0 skips the 10-minute soak (capacity and overload only) */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -189,7 +190,7 @@ async function oneDatabase(db: SoakDatabase, settings: Record<string, string>): 
       }
       console.log(`\n## ${db.provider}: overload (closed loop, 16 connections, ${seconds(120)} s)`);
       await overload(ctx, cap);
-      if (db.provider === 'postgres') {
+      if (db.provider === 'postgres' && process.env.BENCH_SOAK_SOAK !== '0') {
         console.log(`\n## ${db.provider}: soak (open loop at ${cap}/s, ${seconds(600)} s)`);
         await soak(ctx, cap);
       }
