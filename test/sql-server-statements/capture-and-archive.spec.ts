@@ -12,6 +12,7 @@ import {
 import { loadSettings } from '@app/config';
 import { rowsPerStatement } from '@app/database';
 import { ArchiveRepository, type ArchiveRow } from '../../libs/engine/src/archiver/archive.repository';
+import { PURGE_BATCH } from '../../libs/engine/src/archiver/archive-purge.service';
 import { StageRollupRepository } from '../../libs/engine/src/rollups/stage-rollup.repository';
 import { SqlServerRecorder, valuesRowCounts, sqlSkeleton } from '../support/sql-server-recorder';
 import { boundColumns, expectSqlServerAccepts, ids, NOW, recordedSqlServer, sampleRow } from './recorded';
@@ -120,6 +121,22 @@ describe('SQL Server statements, recorded without a server: capture, archive and
       expect(statements).toHaveLength(inserts);
       expectSqlServerAccepts(statements);
     }
+  });
+
+  it('archive purge: the walk by model and time in TOP (n), a batch of ids deleted within the limit', async () => {
+    const repo = get(ArchiveRepository);
+    const statements = await recording(async () => {
+      await repo.purgeCandidates(1, new Date(NOW), null, PURGE_BATCH);
+      await repo.purgeCandidates(1, new Date(NOW), { createdDate: new Date(NOW - 5), id: 7 }, PURGE_BATCH);
+      await repo.purge(ids(PURGE_BATCH));
+      await repo.oldest(1);
+    });
+    expect(statements).toHaveLength(4);
+    expectSqlServerAccepts(statements);
+    expect(statements[0].sql).toMatch(/^SELECT TOP \(@2\) a\."Id"/);
+    expect(statements[1].sql).toMatch(/^SELECT TOP \(@5\) a\."Id"/);
+    expect(statements[2].sql).toMatch(/^DELETE FROM "EntityAnalysisModelArchive" WHERE "Id" IN \(@0, @1,/);
+    expect(statements[2].parameters).toHaveLength(PURGE_BATCH);
   });
 
   it('stage rollups: 60 models × 4 stages in statements within the limit', async () => {

@@ -42,6 +42,12 @@ export function timeOrderedGuid(now: number = Date.now()): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/** The Unix milliseconds a version 7 GUID was made at (timeOrderedGuid); null for any other GUID. */
+export function instantOfTimeOrderedGuid(guid: string): number | null {
+  if (!GUID_PATTERN.test(guid) || guid[14] !== '7') return null;
+  return parseInt(guid.slice(0, 8) + guid.slice(9, 13), 16);
+}
+
 /**
  * THE GUID pipe of path (and query) parameters: anything but a GUID is a 400 problem naming the parameter;
  * the GUID is answered in lower case, the form the service stores. Use it through GuidParam / GuidQuery.

@@ -1,4 +1,4 @@
-import { bool, int, text, textWithDefault } from './setting-kinds';
+import { bool, choice, int, optionalInt, text, textWithDefault, UNITS } from './setting-kinds';
 
 /** Capture queues and metric export (spec: Events, Limits), then the decisioning pipelines. */
 export const PIPELINE_SETTINGS = [
@@ -83,6 +83,25 @@ export const PIPELINE_SETTINGS = [
     1,
     100_000,
     'Buffered archive rows that trigger a bulk insert before the interval elapses.',
+  ),
+  choice(
+    'ArchiveRetentionInterval',
+    UNITS,
+    'd',
+    'Unit of the archive retention (ArchiveRetentionIntervalValue): s, n (minutes), h, d.',
+  ),
+  optionalInt(
+    'ArchiveRetentionIntervalValue',
+    1,
+    1_000_000,
+    'Archived invocations older than this many ArchiveRetentionInterval units are purged, except those an open case names (a Model\'s archiveRetentionDays overrides it). Unset: kept for ever.',
+  ),
+  int(
+    'ArchivePurgeIntervalMilliseconds',
+    60_000,
+    1_000,
+    86_400_000,
+    'How often the archive purge runs (in paced batches of 1 000 rows, each its own transaction).',
   ),
   int(
     'CaseCreationQueueCapacity',

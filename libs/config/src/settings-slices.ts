@@ -170,6 +170,9 @@ export const ENGINE_SETTINGS = slice('Engine', [
   'CaseCreationBatchSize',
   'CaseCreationWarnThresholdMilliseconds',
   'StageRollupIntervalMilliseconds',
+  'ArchiveRetentionInterval',
+  'ArchiveRetentionIntervalValue',
+  'ArchivePurgeIntervalMilliseconds',
   'CreateDemoModel',
   'InstanceName',
 ]);

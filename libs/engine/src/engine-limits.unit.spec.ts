@@ -205,6 +205,7 @@ describe("ModelInvokeWarning only strictly above the Model's Logs: Warn Threshol
       {} as ArchiveRepository,
       telemetry,
       clock,
+      loadSettings({ InstanceName: 'node-1' }),
     );
     // ExtractFields reads $.amount: reading it is the stage's work.
     const body = {

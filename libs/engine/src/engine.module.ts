@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '@app/audit';
 import { IdentityModule } from '@app/identity';
 import { ArchiveRepository } from './archiver/archive.repository';
+import { ArchivePurgeService } from './archiver/archive-purge.service';
 import { ArchiverService } from './archiver/archiver.service';
 import { CaseCreationService } from './case-creation/case-creation.service';
 import { LiveStatusCache } from './case-creation/live-status-cache';
@@ -62,6 +63,7 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
     LiveStatusCache,
     CaseCreationService,
     ArchiverService,
+    ArchivePurgeService,
     InvokeService,
     InvokeAdmission,
     DemoSeedService,
@@ -72,6 +74,7 @@ import { PipelineTelemetry } from './telemetry/pipeline-telemetry';
     WorkflowService,
     InvokeService,
     ArchiverService,
+    ArchivePurgeService,
     CaseCreationService,
     StageRollupService,
     PipelineTelemetry,

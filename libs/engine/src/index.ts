@@ -13,3 +13,4 @@ export * from './rollups/stage-rollup.service';
 export * from './demo/demo-model';
 export * from './demo/demo-seed.service';
 export * from './telemetry/capture-pipeline-telemetry';
+export * from './archiver/archive-purge.service';

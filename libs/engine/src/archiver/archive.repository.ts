@@ -6,6 +6,16 @@ import { EntityAnalysisModelArchive } from '../entities';
 
 export type ArchiveRow = Omit<EntityAnalysisModelArchive, 'Id'>;
 
+/** Where the purge's walk of a model's rows has reached: the last row it read (the database's own values). */
+export interface PurgePosition {
+  createdDate: unknown;
+  id: number;
+}
+export interface PurgeCandidate extends PurgePosition {
+  /** An open case names it: kept. */
+  kept: boolean;
+}
+
 /** The archive row's columns in INSERT order: a fixed allow-list, never from input. */
 const COLUMNS = [
   'EntityAnalysisModelInstanceEntryGuid',
@@ -86,6 +96,81 @@ export class ArchiveRepository {
         }
       }
     });
+  }
+
+  /**
+   * The purge's next candidates of a model: up to `limit` rows created before `before`, oldest first, after the
+   * position `after` (the last candidate of the previous page: the purge walks past the rows it keeps), each
+   * with whether an open case names it (such a row is kept). Through IX_EntityAnalysisModelArchive_Model_CreatedDate
+   * and IX_Case_Open_EntryGuid.
+   */
+  async purgeCandidates(
+    modelId: number,
+    before: Date,
+    after: PurgePosition | null,
+    limit: number,
+  ): Promise<PurgeCandidate[]> {
+    const p = this.placeholders();
+    const created = this.dataSource
+      .getMetadata(EntityAnalysisModelArchive)
+      .findColumnWithPropertyName('CreatedDate')!;
+    const params: unknown[] = [modelId, this.dataSource.driver.preparePersistentValue(before, created)];
+    let from = '';
+    if (after) {
+      from = ` AND (a."CreatedDate" > ${p(2)} OR (a."CreatedDate" = ${p(3)} AND a."Id" > ${p(4)}))`;
+      params.push(after.createdDate, after.createdDate, after.id);
+    }
+    params.push(limit);
+    const top = this.provider === 'mssql' ? `TOP (${p(params.length - 1)}) ` : '';
+    const tail = this.provider === 'mssql' ? '' : ` LIMIT ${p(params.length - 1)}`;
+    const rows = await this.dataSource.query<
+      { Id: string | number; CreatedDate: unknown; Kept: number | string }[]
+    >(
+      `SELECT ${top}a."Id", a."CreatedDate", CASE WHEN EXISTS (SELECT 1 FROM "Case" c
+  WHERE c."EntityAnalysisModelInstanceEntryGuid" = a."EntityAnalysisModelInstanceEntryGuid" AND c."ClosedDate" IS NULL)
+  THEN 1 ELSE 0 END AS "Kept"
+FROM "EntityAnalysisModelArchive" a
+WHERE a."EntityAnalysisModelId" = ${p(0)} AND a."CreatedDate" < ${p(1)}${from}
+ORDER BY a."CreatedDate", a."Id"${tail}`,
+      params,
+    );
+    return rows.map((r) => ({ id: Number(r.Id), createdDate: r.CreatedDate, kept: Number(r.Kept) === 1 }));
+  }
+
+  /**
+   * Deletes these rows, except any an open case names by now (a reprocessing may have raised one since the
+   * candidates were read), in one statement and its own transaction. Answers the rows deleted.
+   */
+  async purge(ids: readonly number[]): Promise<number> {
+    if (!ids.length) return 0;
+    const p = this.placeholders();
+    const qr = this.dataSource.createQueryRunner();
+    try {
+      const result = await qr.query(
+        `DELETE FROM "EntityAnalysisModelArchive" WHERE "Id" IN (${ids.map((_, i) => p(i)).join(', ')})
+  AND NOT EXISTS (SELECT 1 FROM "Case" c WHERE c."EntityAnalysisModelInstanceEntryGuid" =
+    "EntityAnalysisModelArchive"."EntityAnalysisModelInstanceEntryGuid" AND c."ClosedDate" IS NULL)`,
+        [...ids],
+        true,
+      );
+      return result.affected ?? 0;
+    } finally {
+      await qr.release();
+    }
+  }
+
+  /** The creation time of a model's oldest archived row (null: none). */
+  async oldest(modelId: number): Promise<Date | null> {
+    const row = await this.dataSource.getRepository(EntityAnalysisModelArchive).findOne({
+      select: { CreatedDate: true, Id: true },
+      where: { EntityAnalysisModelId: modelId },
+      order: { CreatedDate: 'ASC', Id: 'ASC' },
+    });
+    return row?.CreatedDate ?? null;
+  }
+
+  private placeholders(): (n: number) => string {
+    return (n) => (this.provider === 'postgres' ? `$${n + 1}` : this.provider === 'mssql' ? `@${n}` : '?');
   }
 
   findByEntryGuid(modelId: number, entryGuid: string): Promise<EntityAnalysisModelArchive | null> {

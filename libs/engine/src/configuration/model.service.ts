@@ -54,6 +54,7 @@ function toModelDto(m: EntityAnalysisModel): ModelDto {
     enableRdbmsArchive: m.EnableRdbmsArchive,
     entryXPath: m.EntryXPath,
     referenceDateXPath: m.ReferenceDateXPath,
+    archiveRetentionDays: m.ArchiveRetentionDays,
     createdDate: m.CreatedDate.toISOString(),
     updatedDate: m.UpdatedDate ? m.UpdatedDate.toISOString() : null,
     version: m.Version,
@@ -119,6 +120,7 @@ export class ModelService {
             EnableRdbmsArchive: dto.enableRdbmsArchive ?? true,
             EntryXPath: dto.entryXPath ?? null,
             ReferenceDateXPath: dto.referenceDateXPath ?? null,
+            ArchiveRetentionDays: dto.archiveRetentionDays ?? null,
             ...auditFields(actor, this.now()),
           }),
         ),
@@ -140,6 +142,7 @@ export class ModelService {
         if (dto.enableRdbmsArchive !== undefined) m.EnableRdbmsArchive = dto.enableRdbmsArchive;
         if (dto.entryXPath !== undefined) m.EntryXPath = dto.entryXPath;
         if (dto.referenceDateXPath !== undefined) m.ReferenceDateXPath = dto.referenceDateXPath;
+        if (dto.archiveRetentionDays !== undefined) m.ArchiveRetentionDays = dto.archiveRetentionDays;
         this.touched(actor, m);
         return this.catalog.changed(
           this.events.recordChange(actor, before, m, (tx) => this.repo.in(tx).writeModel(before, m, version)),

@@ -91,6 +91,17 @@ export class CreateModelDto {
   @Optional({ nullable: true })
   @IsJsonPath('referenceDateXPath')
   referenceDateXPath?: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Days its archived invocations are kept (those an open case names are kept longer); null = the ArchiveRetentionInterval settings; 0 = for ever',
+  })
+  @Optional({ nullable: true })
+  @IsInt()
+  @Min(0)
+  @Max(36_500)
+  archiveRetentionDays?: number | null;
 }
 
 export class UpdateModelDto extends PartialType(CreateModelDto, { skipNullProperties: false }) {}
@@ -103,6 +114,7 @@ export class ModelDto {
   @ApiProperty() enableRdbmsArchive!: boolean;
   @ApiPropertyOptional({ type: String, nullable: true }) entryXPath!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) referenceDateXPath!: string | null;
+  @ApiPropertyOptional({ type: Number, nullable: true }) archiveRetentionDays!: number | null;
   @ApiProperty() createdDate!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) updatedDate!: string | null;
   @VersionProperty() version!: number;

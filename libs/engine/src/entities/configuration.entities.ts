@@ -48,6 +48,10 @@ export class EntityAnalysisModel extends VersionedRecord {
   /** JSON path of the reference date in the request body. */
   @PortableColumn('string', { name: 'ReferenceDateXPath', length: 512, nullable: true })
   ReferenceDateXPath!: string | null;
+
+  /** Days its archived invocations are kept: null = the ArchiveRetentionInterval settings; 0 = for ever. */
+  @PortableColumn('integer', { name: 'ArchiveRetentionDays', nullable: true })
+  ArchiveRetentionDays!: number | null;
 }
 
 @Entity('EntityAnalysisModelRequestXPath')

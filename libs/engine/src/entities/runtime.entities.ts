@@ -9,6 +9,8 @@ import { PortableColumn, PortableIdentityColumn } from '@app/database';
   unique: true,
   where: '"ClosedDate" IS NULL',
 })
+// The archive purge keeps every entry an open case names: it asks this index.
+@Index('IX_Case_Open_EntryGuid', ['EntityAnalysisModelInstanceEntryGuid'], { where: '"ClosedDate" IS NULL' })
 export class CaseRecord {
   /** 64-bit (Engine64BitIds1763800008000): never trimmed. */
   @PortableIdentityColumn('Case')
@@ -52,6 +54,8 @@ export class CaseRecord {
 /** One archived invocation (the Archiver's RdbmsArchiveWrite and BulkCopyArchiveBuffer). */
 @Entity('EntityAnalysisModelArchive')
 @Index('IX_EntityAnalysisModelArchive_Model_ReferenceDate', ['EntityAnalysisModelId', 'ReferenceDate'])
+// The purge walks a model's rows oldest first.
+@Index('IX_EntityAnalysisModelArchive_Model_CreatedDate', ['EntityAnalysisModelId', 'CreatedDate', 'Id'])
 export class EntityAnalysisModelArchive {
   /** 64-bit (Engine64BitIds1763800008000): never trimmed. */
   @PortableIdentityColumn('EntityAnalysisModelArchive')

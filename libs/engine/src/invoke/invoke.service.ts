@@ -1,5 +1,15 @@
-import { Injectable } from '@nestjs/common';
-import { Actor, Clock, Problems, timeOrderedGuid } from '@app/common';
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
+import {
+  Actor,
+  Clock,
+  instantOfTimeOrderedGuid,
+  ProblemException,
+  Problems,
+  ProblemType,
+  timeOrderedGuid,
+} from '@app/common';
+import { archiveRetentionMs } from '../archiver/archive-retention';
 import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
 import { ArchiveRepository } from '../archiver/archive.repository';
 import { CaseActivation, CaseOutcome } from '../case-creation/case-creation.service';
@@ -204,6 +214,7 @@ export class InvokeService {
     private readonly archive: ArchiveRepository,
     private readonly telemetry: PipelineTelemetry,
     private readonly clock: Clock,
+    @Inject(ENGINE_SETTINGS.token) private readonly settings: EngineSettings,
   ) {}
 
   private async model(actor: Actor, guid: string): Promise<CompiledModel> {
@@ -251,7 +262,7 @@ export class InvokeService {
     const model = await this.model(actor, modelGuid);
     if (this.archiver.isBuffered(model.guid, entryGuid)) await this.archiver.bulkCopy();
     const row = await this.archive.findByEntryGuid(model.id, entryGuid);
-    if (!row) throw Problems.notFound('archived entry');
+    if (!row) throw this.missingEntry(model, entryGuid);
     const archived = JSON.parse(row.Json) as Partial<ArchivePayload>;
     // An error row of a payload that could not be serialised keeps no request (ArchiverService.buildJson).
     if (archived.request === undefined)
@@ -262,6 +273,23 @@ export class InvokeService {
     (item.payload as ArchivePayload).reprocessedDate = new Date(this.clock.now()).toISOString();
     const caseOutcomes = await this.archiver.reprocess(item, row.Id);
     return { ...response, caseOutcomes };
+  }
+
+  /**
+   * The 404 of an entry that is not archived: "past retention" when the entry (its guid says when it was made)
+   * is older than the model's retention, so it was purged (or will be); plainly not found otherwise.
+   */
+  private missingEntry(model: CompiledModel, entryGuid: string): ProblemException {
+    const madeAt = instantOfTimeOrderedGuid(entryGuid);
+    const retention = archiveRetentionMs(model.archiveRetentionDays, this.settings);
+    if (madeAt === null || retention === null || madeAt >= this.clock.now() - retention)
+      return Problems.notFound('archived entry');
+    return new ProblemException(
+      HttpStatus.NOT_FOUND,
+      'Not Found',
+      `The entry is past the archive's retention (${formatRetention(retention)}): it was purged and cannot be reprocessed.`,
+      ProblemType.notFound,
+    );
   }
 
   /** The five stages, synchronous. Throws a 400 problem for a body the model cannot read. */
@@ -314,4 +342,15 @@ export class InvokeService {
       },
     };
   }
+}
+
+/** A retention as people say it: whole days, else hours, minutes or seconds. */
+function formatRetention(ms: number): string {
+  for (const [unit, size] of [
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ] as const)
+    if (ms % size === 0) return `${ms / size} ${unit}${ms / size === 1 ? '' : 's'}`;
+  return `${Math.round(ms / 1000)} seconds`;
 }

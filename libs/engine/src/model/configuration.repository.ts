@@ -108,6 +108,13 @@ export class ConfigurationRepository implements TransactionBound {
   findModelByName(tenantId: number, name: string): Promise<EntityAnalysisModel | null> {
     return this.models.findOne({ where: { Name: name, TenantRegistryId: tenantId, DeletedDate: IsNull() } });
   }
+  /** Every model, deleted ones too (their archive is purged like any other), with its retention. */
+  listModelRetentions(): Promise<Pick<EntityAnalysisModel, 'Id' | 'Guid' | 'ArchiveRetentionDays'>[]> {
+    return this.models.find({
+      select: { Id: true, Guid: true, ArchiveRetentionDays: true },
+      order: { Id: 'ASC' },
+    });
+  }
   /** Including soft-deleted models: a guid is never reused. */
   async modelGuidExists(guid: string): Promise<boolean> {
     return (await this.models.count({ where: { Guid: guid } })) > 0;

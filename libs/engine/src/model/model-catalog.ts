@@ -32,6 +32,8 @@ export interface CompiledModel {
   /** null = off. */
   logsWarnThresholdNanoseconds: bigint | null;
   enableRdbmsArchive: boolean;
+  /** EntityAnalysisModel.ArchiveRetentionDays (null: the settings; 0: for ever). */
+  archiveRetentionDays: number | null;
   entryPath: JsonPath | null;
   referenceDatePath: JsonPath | null;
   fields: CompiledField[];
@@ -162,6 +164,7 @@ export class ModelCatalog {
           ? null
           : BigInt(m.LogsWarnThresholdMilliseconds) * 1_000_000n,
       enableRdbmsArchive: m.EnableRdbmsArchive,
+      archiveRetentionDays: m.ArchiveRetentionDays,
       entryPath: path(m.EntryXPath),
       referenceDatePath: path(m.ReferenceDateXPath),
       fields: xpaths.flatMap((x) => {
