@@ -12,3 +12,4 @@ export * from './pages';
 export * from './sql-server-retry';
 export * from './transactions';
 export * from './sqlite-gate';
+export * from './database-sizes';

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { EventLoopDelay } from './event-loop-delay';
+import type { DatabaseSizeGauges } from './database-size-gauges';
 import { RuntimeController } from './runtime.controller';
 
 /** Holds the event loop for `ms` once the sampler has ticked, then lets it tick again. */
@@ -30,7 +31,8 @@ describe('EventLoopDelay: windows and the summary warn line', () => {
     expect(monitor.lastWindow()).toBeNull();
     expect(monitor.worstOfLastMinute()).toBeNull();
     // GET /api/Runtime then: the window's members null, not a made-up 0
-    expect(new RuntimeController(monitor).runtime()).toEqual({
+    const noSizes = { lastReading: () => null } as unknown as DatabaseSizeGauges;
+    expect(new RuntimeController(monitor, noSizes).runtime()).toEqual({
       eventLoopDelay: {
         endedAt: null,
         windowSeconds: 10,
@@ -44,6 +46,7 @@ describe('EventLoopDelay: windows and the summary warn line', () => {
       },
       eventLoopDelayWorstOfLastMinuteMilliseconds: null,
       eventLoopDelayWarnMilliseconds: 50,
+      database: { readAt: null, bytes: null, tables: [] },
     });
     await new Promise((r) => setTimeout(r, 120));
     monitor.closeWindow();

@@ -6,3 +6,4 @@ export * from './telemetry.module';
 export * from './http-server-metrics';
 export * from './event-loop-delay';
 export * from './runtime.controller';
+export * from './database-size-gauges';

@@ -1,6 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '@app/common';
+import { DatabaseSizeGauges } from './database-size-gauges';
 import { EVENT_LOOP_WINDOW_MS, EventLoopDelay, type EventLoopWindow } from './event-loop-delay';
 
 const ms = (description: string) => ({ type: Number, nullable: true, description });
@@ -28,6 +29,26 @@ export class EventLoopDelayDto {
   maxMilliseconds!: number | null;
 }
 
+export class TableSizeDto {
+  @ApiProperty() table!: string;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: "The database's estimate (its statistics), not a count.",
+  })
+  rows!: number | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'With its indexes; null on SQLite.' })
+  bytes!: number | null;
+}
+
+export class DatabaseSizeDto {
+  @ApiProperty({ type: String, nullable: true, description: 'When the sizes were read (once a minute).' })
+  readAt!: string | null;
+  @ApiProperty({ type: Number, nullable: true, description: 'The whole database, in bytes.' })
+  bytes!: number | null;
+  @ApiProperty({ type: [TableSizeDto] }) tables!: TableSizeDto[];
+}
+
 export class RuntimeDto {
   @ApiProperty({ type: EventLoopDelayDto }) eventLoopDelay!: EventLoopDelayDto;
 
@@ -40,6 +61,12 @@ export class RuntimeDto {
 
   @ApiProperty({ description: 'EventLoopDelayWarnMilliseconds: a longer delay is said at warn.' })
   eventLoopDelayWarnMilliseconds!: number;
+
+  @ApiProperty({
+    type: DatabaseSizeDto,
+    description: 'service.database.* (no tables before the first reading)',
+  })
+  database!: DatabaseSizeDto;
 }
 
 const round = (v: number) => Math.round(v * 100) / 100;
@@ -59,18 +86,27 @@ function windowDto(w: EventLoopWindow | null): EventLoopDelayDto {
   };
 }
 
+function databaseDto(r: ReturnType<DatabaseSizeGauges['lastReading']>): DatabaseSizeDto {
+  return r
+    ? { readAt: new Date(r.readAt).toISOString(), bytes: r.bytes, tables: r.tables.map((t) => ({ ...t })) }
+    : { readAt: null, bytes: null, tables: [] };
+}
+
 /** How this node's runtime is doing now (the console's home page); the same figures as the metric export. */
 @ApiTags('Operations')
 @Controller('api/Runtime')
 export class RuntimeController {
-  constructor(private readonly eventLoop: EventLoopDelay) {}
+  constructor(
+    private readonly eventLoop: EventLoopDelay,
+    private readonly sizes: DatabaseSizeGauges,
+  ) {}
 
   @Get()
   @Authenticated({ landlordOnly: true })
   @ApiOkResponse({ type: RuntimeDto })
   @ApiOperation({
     operationId: 'getRuntime',
-    summary: "This node's event loop delay (the last window and the last minute)",
+    summary: "This node's event loop delay, and the database's sizes",
   })
   runtime(): RuntimeDto {
     const worst = this.eventLoop.worstOfLastMinute();
@@ -78,6 +114,7 @@ export class RuntimeController {
       eventLoopDelay: windowDto(this.eventLoop.lastWindow()),
       eventLoopDelayWorstOfLastMinuteMilliseconds: worst === null ? null : round(worst),
       eventLoopDelayWarnMilliseconds: this.eventLoop.warnMilliseconds,
+      database: databaseDto(this.sizes.lastReading()),
     };
   }
 }

@@ -1,4 +1,12 @@
-import { Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  OnApplicationBootstrap,
+  OnApplicationShutdown,
+  OnModuleInit,
+} from '@nestjs/common';
 import { metrics } from '@opentelemetry/api';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
@@ -7,6 +15,8 @@ import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from
 import { CaptureMetricReader, CaptureQueuesModule } from '@app/capture-queues';
 import { TELEMETRY_SETTINGS, type TelemetrySettings } from '@app/config';
 import { EngineMetrics, engineHistograms } from './engine-metrics';
+import { DatabaseSizeRepository } from '@app/database';
+import { DatabaseSizeGauges } from './database-size-gauges';
 import { EventLoopDelay } from './event-loop-delay';
 import { FoldedHistograms } from './folded-histograms';
 import { HttpServerMetrics } from './http-server-metrics';
@@ -72,19 +82,22 @@ const message = (err: unknown) => (err instanceof Error ? err.message : String(e
 
 /** Opens the Prometheus endpoint, makes the provider the process's global one, and shuts it down last. */
 @Injectable()
-class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
+class TelemetryLifecycle implements OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Telemetry');
   private global = false;
 
   constructor(
     private readonly meters: ServiceMeterProvider,
     private readonly eventLoop: EventLoopDelay,
+    private readonly sizes: DatabaseSizeGauges,
     @Inject(TELEMETRY_SETTINGS.token) private readonly settings: TelemetrySettings,
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.eventLoop.observeOn(this.meters.provider.getMeter(SERVICE_NAME));
+    const meter = this.meters.provider.getMeter(SERVICE_NAME);
+    this.eventLoop.observeOn(meter);
     this.eventLoop.start();
+    this.sizes.observeOn(meter);
     // So libraries measuring through @opentelemetry/api land in the same readers (first app of a process).
     this.global = metrics.setGlobalMeterProvider(this.meters.provider);
     if (this.meters.prometheus) {
@@ -100,8 +113,14 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  onApplicationBootstrap(): void {
+    // after the migrations (the database module's start-up) have made the tables
+    this.sizes.start();
+  }
+
   async onApplicationShutdown(): Promise<void> {
     this.eventLoop.stop();
+    this.sizes.stop();
     // After the capture flush's last collection (beforeApplicationShutdown); sends a last OTLP export.
     try {
       await this.meters.provider.shutdown({ timeoutMillis: 5000 });
@@ -133,6 +152,12 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
       useFactory: (m: ServiceMeterProvider, folded: FoldedHistograms) =>
         new EngineMetrics(m.provider.getMeter(SERVICE_NAME), folded),
     },
+    DatabaseSizeRepository,
+    {
+      provide: DatabaseSizeGauges,
+      inject: [DatabaseSizeRepository],
+      useFactory: (repository: DatabaseSizeRepository) => new DatabaseSizeGauges(repository),
+    },
     {
       provide: EventLoopDelay,
       inject: [TELEMETRY_SETTINGS.token],
@@ -149,6 +174,7 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationShutdown {
     WarningRecorder,
     HttpServerMetrics,
     EventLoopDelay,
+    DatabaseSizeGauges,
     CaptureQueuesModule,
   ],
 })

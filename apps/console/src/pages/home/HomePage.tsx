@@ -5,7 +5,7 @@ import { usePageTitle } from '../../components/page-title';
 import { allows, PERMISSION } from '../../components/permissions';
 import { formatDateTime, formatInstant } from '../../components/time';
 import { SignInHealth, TelemetryHealth } from './Health';
-import { RuntimeHealth } from './Runtime';
+import { DatabaseHealth, RuntimeHealth } from './Runtime';
 import { useHealthWindow } from './health';
 import styles from './home.module.css';
 
@@ -41,6 +41,7 @@ export function HomePage() {
       {session.landlord && <TelemetryHealth hour={hour} />}
       <div className={styles.cards}>
         {session.landlord && <RuntimeHealth />}
+        {session.landlord && <DatabaseHealth />}
         {audit && <SignInHealth hour={hour} />}
         <SessionCard session={session} />
       </div>

@@ -15,12 +15,16 @@ const ms = (v: number) => `${v < 10 ? v.toFixed(1) : Math.round(v).toLocaleStrin
  * the last minute, as the metric export has it (nodejs.eventloop.delay.*). Amber past
  * EventLoopDelayWarnMilliseconds, when the service also says so in its log.
  */
-export function RuntimeHealth() {
-  const answer = useQuery({
+function useRuntime() {
+  return useQuery({
     queryKey: ['runtime'],
     queryFn: async ({ signal }): Promise<Runtime> => (await unwrap(api.GET('/api/Runtime', { signal }))).data,
     refetchInterval: REFRESH,
   });
+}
+
+export function RuntimeHealth() {
+  const answer = useRuntime();
   const r = answer.data;
   const w = r?.eventLoopDelay.endedAt ? r.eventLoopDelay : undefined;
   const worst = r?.eventLoopDelayWorstOfLastMinuteMilliseconds ?? null;
@@ -59,5 +63,62 @@ export function RuntimeHealth() {
         </p>
       )}
     </section>
+  );
+}
+
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
+/** Bytes in the largest unit that keeps the number at least 1 (powers of 1 000, as disks are sold). */
+export function formatBytes(bytes: number): string {
+  let v = bytes;
+  let u = 0;
+  for (; v >= 1000 && u < UNITS.length - 1; u++) v /= 1000;
+  return `${u === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${UNITS[u]}`;
+}
+
+/** The tables shown first: what grows with the load, then the permanent trails. */
+const WATCHED = ['EntityAnalysisModelArchive', 'Case', 'AdminEvent', 'UserLogin', 'UserLogout'];
+
+/**
+ * How much the database holds (the landlord's): the whole database and the tables that grow, as the database's
+ * statistics estimate them once a minute (service.database.*); the telemetry tables keep their last 100 000 rows.
+ */
+export function DatabaseHealth() {
+  const answer = useRuntime();
+  const d = answer.data?.database;
+  const tables = (d?.tables ?? []).filter((t) => WATCHED.includes(t.table));
+  return (
+    <section className={styles.card} aria-labelledby="database-title" data-figure="database">
+      <h2 id="database-title">Database</h2>
+      {answer.error ? (
+        <p role="alert">{describeError(answer.error)}</p>
+      ) : !d?.readAt ? (
+        <p>…</p>
+      ) : (
+        <>
+          <dl className={styles.facts}>
+            <dt>Whole database</dt>
+            <dd data-value={d.bytes ?? ''}>{d.bytes === null ? '—' : formatBytes(d.bytes)}</dd>
+            {tables.map((t) => (
+              <FragmentRow key={t.table} name={t.table} rows={t.rows} bytes={t.bytes} />
+            ))}
+          </dl>
+          <p className={styles.figureNote}>
+            Rows as the database estimates them, read at {formatClock(Date.parse(d.readAt))}.
+          </p>
+        </>
+      )}
+    </section>
+  );
+}
+
+function FragmentRow({ name, rows, bytes }: { name: string; rows: number | null; bytes: number | null }) {
+  return (
+    <>
+      <dt className={styles.tableName}>{name}</dt>
+      <dd data-table={name} data-rows={rows ?? ''}>
+        {rows === null ? '—' : `${rows.toLocaleString()} rows`}
+        {bytes === null ? '' : ` · ${formatBytes(bytes)}`}
+      </dd>
+    </>
   );
 }
