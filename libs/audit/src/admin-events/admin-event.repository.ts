@@ -30,7 +30,7 @@ export class AdminEventRepository {
   /** Inserts a refusal row and answers its Id (its count is raised later by raiseCount). */
   async insertCounted(row: Omit<AdminEvent, 'Id'>): Promise<number> {
     const result = await this.events.insert(row);
-    return Number((result.identifiers[0] as { Id: unknown }).Id);
+    return Number((result.identifiers[0] as { Id?: unknown } | undefined)?.Id);
   }
 
   /**
