@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DataSource } from 'typeorm';
+import { AdminEvents } from '@app/audit';
 import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/common';
-import { RoleService } from '@app/identity';
+import { RoleService, TenantRegistry, TenantService } from '@app/identity';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { launchChromium } from '../support/chromium';
 import {
@@ -12,12 +15,14 @@ import {
   sidewaysScroll,
   watchPage,
 } from '../support/console-browser';
+import { signIn } from '../support/auth';
 import { signInThroughPage } from '../support/console-telemetry';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * The administrators' trail in the console (issue 39): a role's permissions changed on the Roles page are found,
- * old → new, on the role's own history page and in its CSV.
+ * The administrators' trail in the console: a role's permissions changed on the Roles page are found, old → new,
+ * on the role's own history page and in its CSV; a user's refused deletions are one row with their count, first
+ * and last target, and the refusing user's tenant by name.
  */
 describe("the console in Chromium: Administrators' actions", () => {
   let t: TestApp;
@@ -27,6 +32,7 @@ describe("the console in Chromium: Administrators' actions", () => {
   let problems: string[];
   let admin: CreatedUser;
   let role: { guid: string; name: string };
+  let landlordTenantName: string;
 
   beforeAll(async () => {
     t = await startTestApp('sqlite');
@@ -35,6 +41,9 @@ describe("the console in Chromium: Administrators' actions", () => {
     role = await t.app
       .get(RoleService)
       .create(landlord, { name: 'Night auditors', permissions: [Permission.Invoke] });
+    landlordTenantName = (
+      await t.app.get(DataSource).getRepository(TenantRegistry).findOneByOrFail({ Guid: landlord.tenantGuid })
+    ).Name;
     browser = await launchChromium();
     context = await browser.newContext({ viewport: LAPTOP, acceptDownloads: true });
     page = await signInThroughPage(context, t.url, admin.name, admin.password);
@@ -69,6 +78,7 @@ describe("the console in Chromium: Administrators' actions", () => {
     const text = await row.innerText();
     expect(text).toContain(expected);
     expect(text).toContain(admin.name);
+    expect(text).toContain(landlordTenantName);
     expect(text).toContain('Applied');
     // Only this role's history: the creation by the service (no administrator) is not there, nothing else is.
     expect(await page.locator('tbody tr[data-row-id]').count()).toBe(1);
@@ -84,7 +94,57 @@ describe("the console in Chromium: Administrators' actions", () => {
     expect(problems).toEqual([]);
   });
 
+  it("a user's refused deletions: one row with the count, the first and last target and the user's tenant", async () => {
+    const landlord = await landlordActor(t.app);
+    const tenantName = 'Probing partners';
+    const tenant = await t.app.get(TenantService).create(landlord, { name: tenantName });
+    const prober = await createUser(t.app, {
+      tenantGuid: tenant.guid,
+      permissions: [Permission.ReadSecurityAudit],
+    });
+    const { token } = await signIn(t.url, prober.name, prober.password);
+    const targets = [randomUUID(), randomUUID(), randomUUID()];
+    for (const target of targets) {
+      const res = await fetch(`${t.url}/api/UserRegistry/${target}`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      await res.arrayBuffer();
+      expect(res.status).toBe(403);
+    }
+    await t.app.get(AdminEvents).flushRefusals();
+
+    await page.goto(`${t.url}/Administration/AdminEvent?search=${encodeURIComponent(prober.name)}`);
+    const row = page.locator('tbody tr[data-row-id]').filter({ hasText: 'UserRegistry.Delete' });
+    await row.first().waitFor();
+    expect(await row.count()).toBe(1);
+    // The headings without the sort arrow.
+    const headers = (await page.locator('thead th').allInnerTexts()).map((h) =>
+      h.replace(/[▲▼↕]/g, '').trim(),
+    );
+    const cell = async (label: string) =>
+      (await row.locator('td').nth(headers.indexOf(label)).innerText()).trim();
+    expect({
+      actor: await cell('Actor'),
+      tenant: await cell("Actor's tenant"),
+      count: await cell('Count'),
+      outcome: await cell('Outcome'),
+      first: await row.locator(`span[title="${targets[0]}"]`).innerText(),
+      last: await row.locator(`span[title="${targets[2]}"]`).innerText(),
+    }).toEqual({
+      actor: prober.name,
+      tenant: tenantName,
+      count: '3',
+      outcome: 'Refused',
+      first: targets[0].slice(0, 8),
+      last: targets[2].slice(0, 8),
+    });
+    expect(problems).toEqual([]);
+  });
+
   it('the page at 1366 and 390 px: axe finds nothing serious, no sideways scroll; screenshots', async () => {
+    await page.goto(`${t.url}/Administration/AdminEvent`);
+    await page.locator('tbody tr[data-row-id]').filter({ hasText: 'UserRegistry.Delete' }).first().waitFor();
     for (const size of [LAPTOP, PHONE]) {
       await screenshotAt(page, '60-admin-events', size);
       expect([size.width, await axeViolations(page)]).toEqual([size.width, []]);

@@ -185,6 +185,14 @@ describe('SQL Server statements, recorded without a server: the repositories', (
       await get(ApiKeyRepository).revoke('11111111-1111-4111-8111-111111111111', new Date(NOW), 'admin');
       await get(AuditRepository).insertLogin(sampleRow(ds, UserLogin, 1) as never);
       await get(AuditRepository).insertLogout(sampleRow(ds, UserLogout, 1) as never);
+      // A refusal row counting several: opened, its count raised (forward only); the actor's tenant's name.
+      await get(AdminEventRepository).insertCounted(sampleRow(ds, AdminEvent, 1) as never);
+      await get(AdminEventRepository).raiseCount(7, {
+        count: 12,
+        lastTargetGuid: '11111111-1111-4111-8111-111111111111',
+        lastDate: new Date(NOW),
+      });
+      await get(AdminEventRepository).tenantName(3);
       await get(ArchiveRepository).updateInPlace(1, '{}', new Date('1600-01-01T00:00:00Z'), new Date(NOW));
       await get(ArchiveRepository).findByEntryGuid(1, '11111111-1111-4111-8111-111111111111');
     });

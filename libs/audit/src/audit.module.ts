@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { TelemetryModule } from '@app/telemetry';
 import { AdminEventRepository } from './admin-events/admin-event.repository';
 import { AdminEvents } from './admin-events/admin-events.service';
 import { AnsweredWrites } from './admin-events/admin-request.middleware';
@@ -11,7 +12,7 @@ import { LoginRecorder } from './login-recorder';
 import { LogoutRecorder } from './logout-recorder';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(AUDIT_ENTITIES), DiscoveryModule],
+  imports: [TypeOrmModule.forFeature(AUDIT_ENTITIES), DiscoveryModule, TelemetryModule],
   providers: [
     AuditRepository,
     LoginRecorder,

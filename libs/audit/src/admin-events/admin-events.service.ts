@@ -1,11 +1,19 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnModuleDestroy,
+  OnModuleInit,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { createHash } from 'node:crypto';
+import type { Counter } from '@opentelemetry/api';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
 import { type Actor, clientContextOf, Clock, inertText } from '@app/common';
 import type { Transaction } from '@app/database';
 import { REDIS } from '@app/redis';
+import { SERVICE_NAME, ServiceMeterProvider } from '@app/telemetry';
 import { AdminEvent } from '../entities/admin-event.entity';
 import {
   ADMIN_EVENT_LIMITS,
@@ -22,7 +30,17 @@ import {
   type AdminRequestState,
   AnsweredWrites,
 } from './admin-request.middleware';
-import { SharedWindow } from '../shared-window';
+import {
+  type Refusal,
+  RefusalAggregates,
+  type RefusalSummary,
+  REFUSAL_FLUSH_MS,
+  REFUSAL_ROWS_PER_ACTOR,
+  REFUSAL_WINDOW_MS,
+  UNWRITTEN_REASONS,
+  type UnwrittenReason,
+} from './refusal-aggregates';
+import { SharedRowBudget } from './shared-row-budget';
 
 /** What an accepted administrative write did: its target as it was, and the fields it changed. */
 export interface AdminWrite {
@@ -30,12 +48,12 @@ export interface AdminWrite {
   changes?: FieldChange[];
 }
 
-/** Identical refusals (same actor, address, action, target and answer) are recorded at most once a minute. */
-export const REFUSAL_WINDOW_MS = 60_000;
-/** Refusal keys remembered by one node; the memory cannot grow past it whatever callers send. */
-export const REFUSAL_CAPACITY = 10_000;
-/** Redis key prefix of the refusal window shared by every node. */
-export const REFUSAL_KEY_PREFIX = 'decisioning:admin-refusal:';
+/** Redis key prefix of the refusal rows each actor opened per minute, shared by every node. */
+export const REFUSAL_ROWS_KEY_PREFIX = 'decisioning:admin-refusal-rows:';
+/** The counter of refused administrative writes not written as a row of their own, by `reason`. */
+export const UNWRITTEN_REFUSALS = 'service.audit.admin.refusals.unwritten';
+/** Tenants' names kept for the refusal rows, each for a minute. */
+const TENANT_NAMES_KEPT = 1_000;
 
 /** A write's result that says it changed nothing (the conditional statement matched no row). */
 function changedNothing(result: unknown): boolean {
@@ -43,17 +61,33 @@ function changedNothing(result: unknown): boolean {
 }
 
 /**
- * THE writer of AdminEvent rows (issue 39). An accepted administrative write is recorded by `applied`, in the
- * same transaction as its statement; a refused one (any 4xx answer but 401) when its answer is finished, at
- * most once a minute per identical refusal across every node (SharedWindow). Only writes made through a route
- * marked @AdminAction, by an authenticated caller, are recorded: the service's own writes (bootstrap, the demo
- * seed) have no administrator.
+ * THE writer of AdminEvent rows. An accepted administrative write is recorded by `applied`, in the same
+ * transaction as its statement, always. A refused one (any 4xx answer but 401) is counted when its answer is
+ * finished (RefusalAggregates): one row per actor, action and status a minute on each node, carrying the count
+ * and the first and last target; an actor opens at most REFUSAL_ROWS_PER_ACTOR such rows a minute across the
+ * nodes (SharedRowBudget). Refusals not written as a row of their own are counted (UNWRITTEN_REFUSALS) and
+ * summed up in one warning line a minute. Only writes made through a route marked @AdminAction, by an
+ * authenticated caller, are recorded: the service's own writes (bootstrap, the demo seed) have no administrator.
  */
 @Injectable()
-export class AdminEvents extends AnsweredWrites {
+export class AdminEvents
+  extends AnsweredWrites
+  implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown
+{
   private readonly logger = new Logger('AdminEvents');
-  private readonly refusals: SharedWindow;
-  private readonly pending = new Set<Promise<void>>();
+  private readonly refusals: RefusalAggregates;
+  private readonly unwritten: Counter;
+  private readonly unwrittenAttributes = Object.fromEntries(
+    UNWRITTEN_REASONS.map((reason) => [reason, Object.freeze({ reason })]),
+  ) as Record<UnwrittenReason, { reason: UnwrittenReason }>;
+  private readonly tenantNames = new Map<number, { name: string | null; at: number }>();
+  /** Refusals this node did not write as rows of their own since it started, by reason. */
+  readonly unwrittenSinceStart: Record<UnwrittenReason, number> = {
+    aggregated: 0,
+    'actor-bound': 0,
+    'write-failed': 0,
+  };
+  private timer?: NodeJS.Timeout;
 
   constructor(
     private readonly repo: AdminEventRepository,
@@ -61,9 +95,49 @@ export class AdminEvents extends AnsweredWrites {
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) redis: Redis | null,
+    meters: ServiceMeterProvider,
   ) {
     super();
-    this.refusals = new SharedWindow(redis, REFUSAL_KEY_PREFIX, REFUSAL_WINDOW_MS, REFUSAL_CAPACITY);
+    this.unwritten = meters.provider.getMeter(SERVICE_NAME).createCounter(UNWRITTEN_REFUSALS, {
+      description:
+        'Refused administrative writes not written as an AdminEvent row of their own: counted in an open row (aggregated), past their actor\'s rows for the minute (actor-bound), or their row could not be written (write-failed).',
+    });
+    // Every series from the start, so increase() sees the first flood after a restart.
+    for (const attributes of Object.values(this.unwrittenAttributes)) this.unwritten.add(0, attributes);
+    const budget = new SharedRowBudget(
+      redis,
+      REFUSAL_ROWS_KEY_PREFIX,
+      REFUSAL_WINDOW_MS,
+      REFUSAL_ROWS_PER_ACTOR,
+    );
+    this.refusals = new RefusalAggregates(
+      {
+        open: async (row) => this.repo.insertCounted({ ...row, ActorTenantName: await this.tenantName(row) }),
+        raise: (id, to) => this.repo.raiseCount(id, to),
+      },
+      {
+        take: (actorGuid, window) => budget.take(actorGuid, window),
+        unwritten: (reason, n) => this.countUnwritten(reason, n),
+        summary: (summary) => this.summarise(summary),
+        failed: (err, what) => this.logger.error({ err }, what),
+      },
+      clock.now(),
+    );
+  }
+
+  onModuleInit(): void {
+    this.timer = setInterval(() => void this.refusals.flush(this.clock.now()), REFUSAL_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
+  }
+
+  /** The refusal rows' last counts, before the database closes (a draining node has stopped answering). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.refusals.close();
+    await this.refusals.settled();
   }
 
   /**
@@ -82,15 +156,20 @@ export class AdminEvents extends AnsweredWrites {
     const route = state ? this.routes.of(state.req) : undefined;
     if (!state || !route || !state.req.actor || state.recorded) return write();
     const result = await this.dataSource.transaction(async (tx) => {
+      // The actor's tenant as it was before the change (a tenant may rename itself).
+      const tenantName = await this.repo.tenantName(actor.tenantId, tx);
       const written = await write(tx);
       if (changedNothing(written)) return written;
       const { target, changes } = typeof describe === 'function' ? describe(written) : describe;
       await this.repo.insert(
-        this.row(state.req, route, target, {
-          outcome: AdminEventOutcome.Applied,
-          status: route.successStatus,
-          changes: changes ?? [],
-        }),
+        {
+          ...this.row(state.req, route, target, {
+            outcome: AdminEventOutcome.Applied,
+            status: route.successStatus,
+            changes: changes ?? [],
+          }),
+          ActorTenantName: tenantName,
+        },
         tx,
       );
       return written;
@@ -116,50 +195,71 @@ export class AdminEvents extends AnsweredWrites {
     );
   }
 
-  /** A write request was answered: a refusal of an administrative route is recorded (rate-limited). */
+  /** A write request was answered: a refusal of an administrative route is counted (RefusalAggregates). */
   answered(state: AdminRequestState, status: number): void {
     if (state.recorded || status < 400 || status >= 500 || status === 401) return;
     const route = this.routes.of(state.req);
     if (!route || !state.req.actor) return;
-    const work = this.recordRefusal(state.req, route, status).catch((err: unknown) =>
-      this.logger.error({ err, action: route.action }, 'Recording a refused administrative write failed'),
-    );
-    this.pending.add(work);
-    void work.finally(() => this.pending.delete(work));
+    this.refusals.add(this.refusalOf(state.req, route, status));
   }
 
-  /** Resolves when every refusal this node is recording has been written (tests read the trail after it). */
-  async settled(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending]);
+  /** Resolves when every refusal row this node is opening or writing has been written. */
+  settled(): Promise<void> {
+    return this.refusals.settled();
   }
 
-  private async recordRefusal(req: AdminRequest, route: AdminRoute, status: number): Promise<void> {
+  /** Writes the open refusal rows' counts now (as every REFUSAL_FLUSH_MS), closing the minute when it is over. */
+  async flushRefusals(): Promise<void> {
+    await this.refusals.flush(this.clock.now());
+    await this.refusals.settled();
+  }
+
+  private refusalOf(req: AdminRequest, route: AdminRoute, status: number): Refusal {
     const actor = req.actor!;
     const params = (req.params ?? {}) as Record<string, string | undefined>;
     const targetGuid = route.targetParam === null ? null : (params[route.targetParam ?? 'guid'] ?? null);
-    const problem = req.answeredProblem;
-    const identical = createHash('sha256')
-      .update(
-        JSON.stringify([
-          actor.userGuid,
-          clientContextOf(req).clientIp,
-          route.action,
-          targetGuid,
-          status,
-          problem?.type ?? null,
-          problem?.detail ?? null,
-        ]),
-      )
-      .digest('base64url');
-    if (!(await this.refusals.admit(identical, this.clock.now()))) return;
-    await this.repo.insert(
-      this.row(
-        req,
-        route,
-        { guid: targetGuid, name: null, tenantId: actor.tenantId },
-        { outcome: AdminEventOutcome.Refused, status, changes: [], message: problem?.detail ?? null },
-      ),
+    return {
+      actorGuid: actor.userGuid,
+      action: route.action,
+      status,
+      targetGuid: inertText(targetGuid, ADMIN_EVENT_LIMITS.guid),
+      at: this.clock.now(),
+      row: () =>
+        this.row(
+          req,
+          route,
+          { guid: targetGuid, name: null, tenantId: actor.tenantId },
+          {
+            outcome: AdminEventOutcome.Refused,
+            status,
+            changes: [],
+            message: req.answeredProblem?.detail ?? null,
+          },
+        ),
+    };
+  }
+
+  private countUnwritten(reason: UnwrittenReason, n: number): void {
+    this.unwrittenSinceStart[reason] += n;
+    this.unwritten.add(n, this.unwrittenAttributes[reason]);
+  }
+
+  private summarise(summary: RefusalSummary): void {
+    this.logger.warn(
+      summary,
+      `Refused administrative writes in the minute from ${summary.window}: ${summary.refusals}, in ${summary.rows} rows; not rows of their own: ${summary.aggregated} counted in a row, ${summary.actorBound} past their actor's ${REFUSAL_ROWS_PER_ACTOR} rows, ${summary.writeFailed} whose row failed`,
     );
+  }
+
+  /** The refusing actor's tenant's name, read once a minute per tenant. */
+  private async tenantName(row: Omit<AdminEvent, 'Id'>): Promise<string | null> {
+    const now = this.clock.now();
+    const kept = this.tenantNames.get(row.ActorTenantRegistryId);
+    if (kept && now - kept.at < REFUSAL_WINDOW_MS && now >= kept.at) return kept.name;
+    const name = await this.repo.tenantName(row.ActorTenantRegistryId);
+    if (this.tenantNames.size >= TENANT_NAMES_KEPT) this.tenantNames.clear();
+    this.tenantNames.set(row.ActorTenantRegistryId, { name, at: now });
+    return name;
   }
 
   private row(
@@ -177,6 +277,7 @@ export class AdminEvents extends AnsweredWrites {
       ActorUserGuid: actor.userGuid,
       ActorUser: inertText(actor.userName, L.userName) ?? '',
       ActorTenantRegistryId: actor.tenantId,
+      ActorTenantName: null,
       CredentialKind: actor.credential,
       // spec: API key record — the first eight characters are the display-safe identifier for auditing.
       ApiKeyIdentifier:
@@ -187,6 +288,9 @@ export class AdminEvents extends AnsweredWrites {
       TargetName: inertText(target.name, L.name),
       TenantRegistryId: target.tenantId,
       Changes: answer.changes.length ? JSON.stringify(answer.changes) : null,
+      EventCount: 1,
+      LastTargetGuid: null,
+      LastDate: null,
       OutcomeId: answer.outcome,
       StatusCode: answer.status,
       Message: inertText(answer.message ?? null, L.message),

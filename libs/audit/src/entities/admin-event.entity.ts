@@ -3,7 +3,8 @@ import { PortableColumn, PortableIdentityColumn } from '@app/database';
 
 /**
  * One administrative write through the API (issue 39): applied, in the same transaction as the change, or
- * refused. Never purged, like UserLogin. Never holds a secret: a password or key hash is only "changed".
+ * refused (refusals of one actor, action and status counted together, a row a minute per node). Never purged, like
+ * UserLogin. Never holds a secret: a password or key hash is only "changed".
  */
 @Entity('AdminEvent')
 export class AdminEvent {
@@ -24,6 +25,10 @@ export class AdminEvent {
   @PortableColumn('integer', { name: 'ActorTenantRegistryId' })
   ActorTenantRegistryId!: number;
 
+  /** The actor's tenant's name at that moment (null on rows written before it was recorded). */
+  @PortableColumn('string', { name: 'ActorTenantName', length: 256, nullable: true })
+  ActorTenantName!: string | null;
+
   /** bearer, cookie or api-key. */
   @PortableColumn('string', { name: 'CredentialKind', length: 16 })
   CredentialKind!: string;
@@ -39,7 +44,7 @@ export class AdminEvent {
   @PortableColumn('string', { name: 'TargetType', length: 64 })
   TargetType!: string;
 
-  /** Null when the write named no record yet (a refused creation). */
+  /** Null when the write named no record yet (a refused creation). For refusals counted together: the first's. */
   @Index('IX_AdminEvent_TargetGuid')
   @PortableColumn('string', { name: 'TargetGuid', length: 36, nullable: true })
   TargetGuid!: string | null;
@@ -65,7 +70,23 @@ export class AdminEvent {
   @PortableColumn('integer', { name: 'StatusCode' })
   StatusCode!: number;
 
-  /** For a refusal: the problem's detail. */
+  /**
+   * How many writes the row stands for: 1 for an accepted change; for refusals, every refusal of the same actor,
+   * action and status on this node within one minute (its first's target and instant are TargetGuid and
+   * CreatedDate, its last's LastTargetGuid and LastDate). Only ever raised while the minute is open.
+   */
+  @PortableColumn('integer', { name: 'EventCount', default: 1 })
+  EventCount!: number;
+
+  /** The last counted refusal's target (null for an accepted change). */
+  @PortableColumn('string', { name: 'LastTargetGuid', length: 36, nullable: true })
+  LastTargetGuid!: string | null;
+
+  /** The last counted refusal's instant (null for an accepted change). */
+  @PortableColumn('timestamp', { name: 'LastDate', nullable: true })
+  LastDate!: Date | null;
+
+  /** For a refusal: the problem's detail (the first's, when the row counts several). */
   @PortableColumn('string', { name: 'Message', length: 512, nullable: true })
   Message!: string | null;
 

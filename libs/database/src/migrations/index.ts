@@ -10,6 +10,7 @@ import { Engine64BitIds1763800008000 } from './1763800008000-engine-64-bit-ids';
 import { RowVersions1763800009000 } from './1763800009000-row-versions';
 import { AdminEvents1763800010000 } from './1763800010000-admin-events';
 import { WarningBatchSize1763800011000 } from './1763800011000-warning-batch-size';
+import { AdminEventAggregates1763800012000 } from './1763800012000-admin-event-aggregates';
 import { ArchiveRetention1763800016000 } from './1763800016000-archive-retention';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
@@ -26,5 +27,6 @@ export const MIGRATIONS = [
   RowVersions1763800009000,
   AdminEvents1763800010000,
   WarningBatchSize1763800011000,
+  AdminEventAggregates1763800012000,
   ArchiveRetention1763800016000,
 ];

@@ -141,8 +141,10 @@ export function changeSummary(changes: unknown): string | null {
 }
 
 /**
- * Administrators' writes (issue 39: AdminEvent). Scoped by the target's tenant by the controller; `changes` is
- * the JSON list of changed fields ([{ field, old, new }], a secret as { field, changed: true }).
+ * Administrators' writes (AdminEvent). Scoped by the target's tenant by the controller; `changes` is the JSON
+ * list of changed fields ([{ field, old, new }], a secret as { field, changed: true }). A refusal row counts
+ * `eventCount` refusals of one actor, action and status in a minute: the first's target and instant are
+ * targetGuid and createdDate, the last's lastTargetGuid and lastDate.
  */
 export const ADMIN_EVENT_GRID = validateDefinition({
   name: GRID.AdminEvent,
@@ -154,6 +156,7 @@ export const ADMIN_EVENT_GRID = validateDefinition({
     col('createdDate', 'CreatedDate', 'date', 'When'),
     col('actorUser', 'ActorUser', 'string', 'Actor'),
     col('actorUserGuid', 'ActorUserGuid', 'string', 'Actor GUID'),
+    col('actorTenantName', 'ActorTenantName', 'string', "Actor's tenant", true),
     col('credentialKind', 'CredentialKind', 'string', 'Credential'),
     col('apiKeyIdentifier', 'ApiKeyIdentifier', 'string', 'API key', true),
     col('action', 'Action', 'string', 'Action'),
@@ -161,6 +164,9 @@ export const ADMIN_EVENT_GRID = validateDefinition({
     col('targetGuid', 'TargetGuid', 'string', 'Target GUID', true),
     col('targetName', 'TargetName', 'string', 'Target', true),
     col('changes', 'Changes', 'string', 'Changes', true),
+    col('eventCount', 'EventCount', 'number', 'Count'),
+    col('lastTargetGuid', 'LastTargetGuid', 'string', 'Last target GUID', true),
+    col('lastDate', 'LastDate', 'date', 'Last', true),
     col('outcomeId', 'OutcomeId', 'number', 'Outcome id'),
     col('statusCode', 'StatusCode', 'number', 'Status'),
     col('message', 'Message', 'string', 'Message', true),
@@ -169,7 +175,16 @@ export const ADMIN_EVENT_GRID = validateDefinition({
     col('userAgent', 'UserAgent', 'string', 'User agent', true),
   ],
   filters: [{ param: 'targetGuid', column: 'TargetGuid', type: 'guid' }],
-  searchColumns: ['ActorUser', 'ActorUserGuid', 'Action', 'TargetType', 'TargetGuid', 'TargetName'],
+  searchColumns: [
+    'ActorUser',
+    'ActorUserGuid',
+    'ActorTenantName',
+    'Action',
+    'TargetType',
+    'TargetGuid',
+    'TargetName',
+    'LastTargetGuid',
+  ],
   statistics: [],
   sortable: true,
   decorate: (r) => ({

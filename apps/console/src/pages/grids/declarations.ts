@@ -293,13 +293,17 @@ export const GRIDS: readonly GridDeclaration[] = [
     title: "Administrators' actions",
     group: 'Audit',
     summary:
-      'Every administrative change with its fields old → new, and the refused ones (AdminEvent). Never purged.',
+      "Every administrative change with its fields old → new, and the refused ones (AdminEvent): an actor's refusals of one action and status are counted together, a row a minute, with their first and last target. Never purged.",
     access: AUDIT,
     columns: columns('AdminEvent', [
       { key: 'createdDate', label: 'When', format: 'instant' },
       { key: 'actorUser', label: 'Actor', format: 'text' },
+      { key: 'actorTenantName', label: "Actor's tenant", format: 'text' },
       { key: 'action', label: 'Action', format: 'text' },
+      { key: 'eventCount', label: 'Count', format: 'number' },
       { key: 'targetName', label: 'Target', format: 'text' },
+      { key: 'targetGuid', label: 'First target', format: 'guid' },
+      { key: 'lastTargetGuid', label: 'Last target', format: 'guid' },
       { key: 'changeSummary', label: 'Changed fields', format: 'text' },
       { key: 'outcome', label: 'Outcome', format: 'text' },
       { key: 'statusCode', label: 'Status', format: 'number' },
