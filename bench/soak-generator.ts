@@ -79,6 +79,33 @@ function schedule(
   });
 }
 
+/** One Invoke request; `done` gets the answer's status, or 0 and the socket's error code. */
+function send(
+  target: URL,
+  agent: Agent,
+  o: SoakLoadOptions,
+  body: string,
+  done: (status: number, error?: string) => void,
+): void {
+  const req = request(
+    {
+      host: target.hostname,
+      port: target.port,
+      path: o.path,
+      method: 'POST',
+      agent,
+      headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-api-key': o.apiKey },
+    },
+    (res) => {
+      res.resume();
+      res.on('end', () => done(res.statusCode ?? 0));
+      res.on('error', (err: NodeJS.ErrnoException) => done(0, err.code ?? 'response error'));
+    },
+  );
+  req.on('error', (err: NodeJS.ErrnoException) => done(0, err.code ?? 'request error'));
+  req.end(body);
+}
+
 async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
   const target = new URL(o.url);
   // A free socket is closed after 4 s, before the service's keep-alive time-out (Node's 5 s) closes it: else a
@@ -130,27 +157,7 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
         }
         resolve();
       };
-      const req = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: o.path,
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': body.length,
-            'x-api-key': o.apiKey,
-          },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => done(res.statusCode ?? 0));
-          res.on('error', (err: NodeJS.ErrnoException) => done(0, err.code ?? 'response error'));
-        },
-      );
-      req.on('error', (err: NodeJS.ErrnoException) => done(0, err.code ?? 'request error'));
-      req.end(body);
+      send(target, agent, o, body, done);
     });
   const end = started + o.seconds * 1000;
   if (o.connections) {

@@ -135,9 +135,13 @@ describe('a refusal flood on PostgreSQL, two nodes sharing Redis', () => {
     expect(countOf(await rowsOf(quiet))).toBe(quietKeys.length);
     const loudRows = await rowsOf(loud);
     expect(loudRows.length).toBeGreaterThan(0);
-    expect(loudRows.length).toBeLessThanOrEqual(REFUSAL_ROWS_PER_ACTOR);
+    // The bound is shared through Redis; a node whose Redis counter did not answer within its time limit (a
+    // loaded machine) bounds the actor alone for the minute, and says so: then 20 a node.
+    const alone = warn.mock.calls.filter(([m]) => /this node bounds .* alone/.test(String(m))).length;
+    const bound = REFUSAL_ROWS_PER_ACTOR * (alone ? 2 : 1);
+    expect(loudRows.length).toBeLessThanOrEqual(bound);
     // The table grew by the loud actor's bounded rows and the quiet actor's few (a row per node and action).
-    expect((await refusalRows(a.app, before)).length).toBeLessThanOrEqual(REFUSAL_ROWS_PER_ACTOR + 4);
+    expect((await refusalRows(a.app, before)).length).toBeLessThanOrEqual(bound + 4);
     // Every refusal is a row, counted in one, or counted past the bound.
     expect(countOf(loudRows) + unwritten('actor-bound')).toBe(FLOOD);
     expect(unwritten('actor-bound')).toBeGreaterThan(0);
