@@ -16,12 +16,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { freePort } from '../test/support/free-port';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { samples } from '../test/support/prometheus';
-import { percentile, soakLoad } from './soak-measure';
+import { capacity, newPostgresDatabase, openLoop, row, tail, ms, type Tail, type Target } from './open-loop';
 import { createApiKey, runBench, spawnRung, type RungProcess } from './support';
 
 const DATABASES = (process.env.BENCH_LATENCY_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());
@@ -30,64 +29,6 @@ const GIVEN_CAPACITY = Number(process.env.BENCH_LATENCY_CAPACITY ?? 0);
 const FRACTIONS = (process.env.BENCH_LATENCY_FRACTIONS ?? '0.3,0.6,0.8').split(',').map(Number);
 /** Each step's time is split into this many alternating parts per target. */
 const ROUNDS = 3;
-/** Sent before each part's measured seconds, not measured: the generator's new connections, warm caches. */
-const WARMUP_SECONDS = 2;
-
-interface Tail {
-  p50: number;
-  p99: number;
-  p999: number;
-  max: number;
-  ok: number;
-  offered: number;
-}
-
-interface Target {
-  url: string;
-  path: string;
-  apiKey: string;
-}
-
-let nextIndex = 0;
-
-/**
- * One part of a step: WARMUP_SECONDS then `seconds` of open loop at `rate` (a new generator process opens its
- * connections first); the latencies of the 200s after the warm-up.
- */
-async function openLoop(target: Target, rate: number, seconds: number): Promise<number[]> {
-  const r = await soakLoad({
-    ...target,
-    rate,
-    seconds: seconds + WARMUP_SECONDS,
-    firstIndex: nextIndex,
-    latencies: true,
-    warmupSeconds: WARMUP_SECONDS,
-  });
-  nextIndex += r.sent;
-  if (process.env.BENCH_LATENCY_SLOW && r.slow.length) {
-    const by = new Map<number, number[]>();
-    for (const [at, ms] of r.slow)
-      by.set(Math.floor(at * 10) / 10, [...(by.get(Math.floor(at * 10) / 10) ?? []), ms]);
-    console.log(
-      `  ${target.path === '/' ? 'express' : 'service'} answers over 100 ms (s into the part: count, max ms): ` +
-        [...by].map(([at, l]) => `${at.toFixed(1)}: ${l.length}, ${Math.max(...l)}`).join('; ') +
-        ` (the generator's own loop: longest delay ${r.generatorLoopMaxMs} ms)`,
-    );
-  }
-  return r.latencies;
-}
-
-function tail(latencies: number[], offered: number): Tail {
-  return {
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    p999: percentile(latencies, 99.9),
-    max: latencies.reduce((m, v) => (v > m ? v : m), 0),
-    ok: latencies.length,
-    offered,
-  };
-}
-
 /** A step: ROUNDS parts of Express, then the service, alternating; the latencies of each merged. */
 async function step(invoke: Target, bare: Target, rate: number): Promise<[Tail, Tail]> {
   const part = Math.max(5, Math.round(SECONDS / ROUNDS));
@@ -99,14 +40,6 @@ async function step(invoke: Target, bare: Target, rate: number): Promise<[Tail, 
   }
   const offered = Math.round(rate * part) * ROUNDS;
   return [tail(svc, offered), tail(base, offered)];
-}
-
-/** The closed loop's worst full 10-second window, in 200s a second. */
-async function capacity(target: Target): Promise<number> {
-  const r = await soakLoad({ ...target, connections: 16, seconds: SECONDS, firstIndex: nextIndex });
-  nextIndex += r.sent;
-  const full = r.windows.slice(0, -1);
-  return Math.floor(Math.min(...full.map((w) => w.ok)) / 10);
 }
 
 /** The highest nodejs.eventloop.delay gauges the service exported while `during` ran (scraped every 2 s). */
@@ -131,9 +64,6 @@ async function loopDelayWhile<T>(port: number, during: Promise<T>): Promise<[T, 
   return [value, worst];
 }
 
-const ms = (v: number) => (v < 10 ? v.toFixed(1) : v.toFixed(0));
-const row = (t: Tail) => `${ms(t.p50)} / ${ms(t.p99)} / ${ms(t.p999)} / ${ms(t.max)}`;
-
 async function oneDatabase(provider: string, settings: Record<string, string>): Promise<void> {
   const promPort = await freePort();
   const service = await spawnRung('service', {
@@ -151,7 +81,7 @@ async function oneDatabase(provider: string, settings: Record<string, string>): 
       apiKey: await createApiKey(service.url, service.token, 'latency'),
     };
     const bare: Target = { url: express.url, path: '/', apiKey: 'unused' };
-    const cap = GIVEN_CAPACITY || (await capacity(invoke));
+    const cap = GIVEN_CAPACITY || (await capacity(invoke, SECONDS));
     console.log(
       `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
     );
@@ -199,13 +129,6 @@ async function main(): Promise<void> {
         continue;
       }
       const serverUrl = process.env.DATABASE_URL ?? pg!.url;
-      const admin = new Client({ connectionString: serverUrl });
-      await admin.connect();
-      const name = `latency_${Date.now().toString(36)}`;
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
       console.log(
         process.env.DATABASE_URL
           ? '\nPostgreSQL: the server DATABASE_URL names'
@@ -213,7 +136,7 @@ async function main(): Promise<void> {
       );
       await oneDatabase(provider, {
         DatabaseProvider: 'postgres',
-        ConnectionString: url.toString(),
+        ConnectionString: await newPostgresDatabase(serverUrl, 'latency'),
         DataDirectory: dir,
       });
     }

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiKeyService } from '@app/api-keys';
 import { ALL_PERMISSIONS, Permission } from '@app/common';
-import { EventLoopDelay } from '@app/telemetry';
+import { DatabaseSizeGauges, EventLoopDelay } from '@app/telemetry';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { launchChromium } from '../support/chromium';
@@ -95,6 +95,20 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
     ).map(Number);
     expect(p99).toBeGreaterThanOrEqual(0);
     expect(p99).toBeLessThanOrEqual(longest);
+    // how much the database holds, as GET /api/Runtime has it (the sizes read at most once a minute)
+    await t.app.get(DatabaseSizeGauges).refresh();
+    await page.reload();
+    const archiveRows = figure(page, 'database').locator('[data-table="EntityAnalysisModelArchive"]');
+    await archiveRows.waitFor();
+    const runtime = await api<{ database: { tables: { table: string; rows: number | null }[] } }>(
+      page,
+      '/api/Runtime',
+    );
+    const archived = runtime.database.tables.find((x) => x.table === 'EntityAnalysisModelArchive')!;
+    expect(archived.rows).toBeGreaterThan(0);
+    expect(Number(await archiveRows.getAttribute('data-rows'))).toBe(archived.rows);
+    for (const table of ['Case', 'AdminEvent', 'UserLogin', 'UserLogout'])
+      expect([table, await figure(page, 'database').locator(`[data-table="${table}"]`).count()]).toEqual([table, 1]);
     for (let q = 1; q <= 6; q++) {
       const depth = await figureValue(page, `queue-${q}`);
       const { answer } = await gridOf(page, `queue-${q}`);
