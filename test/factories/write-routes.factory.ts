@@ -149,6 +149,7 @@ export const WRITE_REQUESTS: Record<string, (fx: WriteRouteFixtures) => WriteReq
       enableRdbmsArchive: true,
       entryXPath: '$.transactionId',
       referenceDateXPath: '$.occurred',
+      archiveRetentionDays: 30,
     },
   }),
   'PUT /api/EntityAnalysisModel/:guid': (fx) => ({
@@ -160,6 +161,7 @@ export const WRITE_REQUESTS: Record<string, (fx: WriteRouteFixtures) => WriteReq
       enableRdbmsArchive: true,
       entryXPath: '$.transactionId',
       referenceDateXPath: '$.occurred',
+      archiveRetentionDays: 30,
     },
   }),
   'DELETE /api/EntityAnalysisModel/:guid': (fx) => ({ params: { guid: fx.modelGuid } }),
