@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource, MoreThan } from 'typeorm';
@@ -62,16 +63,35 @@ export async function concurrently(
   return statuses;
 }
 
-/** A refused write sent with a bearer token, answered with its status (the body read and dropped). */
-export async function sendRefused(url: string, token: string, key: string): Promise<number> {
+/**
+ * A refused write sent with a bearer token, answered with its status (the body read and dropped). A connection
+ * of its own: a reused keep-alive socket the service is closing would lose the request (ECONNRESET) on a loaded
+ * machine, and the flood's counts must add up.
+ */
+export function sendRefused(url: string, token: string, key: string): Promise<number> {
   const { method, path } = randomPath(key);
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: method === 'DELETE' ? undefined : '{}',
+  const body = method === 'DELETE' ? undefined : '{}';
+  return new Promise<number>((resolve, reject) => {
+    const req = httpRequest(
+      `${url}${path}`,
+      {
+        method,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          ...(body ? { 'content-length': Buffer.byteLength(body) } : {}),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
   });
-  await res.arrayBuffer();
-  return res.status;
 }
 
 /** The refusal rows written after row `afterId`. */
