@@ -20,6 +20,7 @@ export class SqliteDialect implements SqlDialect {
   readonly provider = 'sqlite' as const;
   /** One writer at a time, each transaction whole: ids are never committed out of order. */
   readonly quietSnapshot = '1 = 1';
+  readonly nullsSortLow = true;
   quote(id: string): string {
     return `"${id}"`;
   }
