@@ -9,7 +9,15 @@ import { seriesAnswer, seriesOrigin, seriesStatement, seriesWidth, type SeriesRe
 import { providerOf } from '@app/database';
 import { Problems } from '@app/common';
 import { cacheKey, CacheEntry as CachedAnswer, changeCheck } from './grid-cache';
-import { indexedSort, KEY_ID, KEY_VALUE, keysetAfter, keysetOrder, sortKeyOf } from './keyset';
+import {
+  indexedSort,
+  KEY_ID,
+  KEY_VALUE,
+  keysetAfter,
+  keysetOrder,
+  remainingWindow,
+  sortKeyOf,
+} from './keyset';
 
 /** Statistics are computed over the filtered set capped at its newest rows (spec: Limits). */
 export const STATISTICS_CAP = 100_000;
@@ -375,7 +383,7 @@ export class GridEngine {
     let after: { value: unknown; id: unknown } | null = null;
     for (let sent = 0; sent < limit;) {
       const p = d.params();
-      const where = [this.build(def, q, scope, seed).where(p)];
+      const where = [this.build(def, remainingWindow(d, def, q, key, after), scope, seed).where(p)];
       if (q.before) where.push(this.olderThan(def, p, q.before));
       if (after) where.push(keysetAfter(d, p, key, def.idColumn, after));
       const n = Math.min(batch, limit - sent);
@@ -451,7 +459,8 @@ export class GridEngine {
                 ? Boolean(Number(v)) || v === true
                 : textOf(v);
     }
-    return def.decorate ? { ...row, ...def.decorate(row) } : row;
+    // the derived members after the row's own, added in place (no copy of each row)
+    return def.decorate ? Object.assign(row, def.decorate(row)) : row;
   }
 
   /** Drops every cached answer (tests; and callers that know they changed rows in place). */

@@ -4,6 +4,13 @@ import type { GridEngine, GridHead, GridResponse, GridScope, GridSession } from 
 import type { GridQuery } from './grid-query';
 import type { Release } from './large-reads';
 
+/**
+ * Characters a chunk of a streamed answer holds at most (about): a string above V8's regular object size
+ * (128 kB) is allocated among the large objects, freed only by a full collection, and a batch's whole JSON
+ * (about 180 kB for AdminEvent) made the heap and RSS grow with every batch until one ran.
+ */
+export const CHUNK_CHARS = 32_768;
+
 /** A large grid answer, produced chunk by chunk as it is sent: the JSON text `{ rows, total, statistics }`. */
 export interface GridStream {
   /**
@@ -86,8 +93,12 @@ export async function streamedAnswer(
         for (const row of rows) {
           chunk += first ? JSON.stringify(row) : `,${JSON.stringify(row)}`;
           first = false;
+          if (chunk.length >= CHUNK_CHARS) {
+            yield chunk;
+            chunk = '';
+          }
         }
-        yield chunk;
+        if (chunk) yield chunk;
         await nextTurn();
       }
       yield prefix + tailOf(head);

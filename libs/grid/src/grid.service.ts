@@ -8,7 +8,7 @@ import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type C
 import type { GridDefinition } from './grid-definition';
 import { GridEngine, GridResponse, GridScope, STATISTICS_CAP } from './grid-engine';
 import { GridQuery, MAX_TAKE, parseGridQuery } from './grid-query';
-import { GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
+import { CHUNK_CHARS, GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
 import { LARGE_READ_ROWS, LargeReadLimit, type Release } from './large-reads';
 import { parseBuckets, type SeriesResponse } from './grid-series';
 import { SAMPLE_SEED_MAX } from './sampling';
@@ -144,8 +144,14 @@ export class GridService {
           )) {
             let chunk = header;
             header = '';
-            for (const row of rows) chunk += csvRecord(columns, row);
-            yield chunk;
+            for (const row of rows) {
+              chunk += csvRecord(columns, row);
+              if (chunk.length >= CHUNK_CHARS) {
+                yield chunk;
+                chunk = '';
+              }
+            }
+            if (chunk) yield chunk;
             await nextTurn();
           }
           if (header) yield header;
