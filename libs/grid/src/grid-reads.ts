@@ -1,4 +1,5 @@
-import { nextTurn, Problems } from '@app/common';
+import { performance } from 'node:perf_hooks';
+import { Problems } from '@app/common';
 import type { GridDefinition } from './grid-definition';
 import type { GridEngine, GridHead, GridResponse, GridScope, GridSession } from './grid-engine';
 import type { GridQuery } from './grid-query';
@@ -54,8 +55,8 @@ function tailOf(head: GridHead): string {
 
 /**
  * A large read streamed: its head (total, statistics; a sort refused) read now, through `session`; its rows
- * by keyset batches as the chunks are asked for, each batch's JSON written from its rows, the loop given back
- * between two. `release` and the session are given back when the chunks end, fail or are closed; and now,
+ * by keyset batches as the chunks are asked for, each batch's JSON written from its rows, then `pace`d by the
+ * time the batch took to read and write (the node's share of the loop: LargeReadLimit.pause). `release` and the session are given back when the chunks end, fail or are closed; and now,
  * should the head fail.
  */
 export async function streamedAnswer(
@@ -64,6 +65,7 @@ export async function streamedAnswer(
   session: GridSession,
   release: Release,
   timeoutMs: number,
+  pace: (spentMs: number) => Promise<void>,
 ): Promise<GridStream> {
   let closed = false;
   const close = async () => {
@@ -87,19 +89,26 @@ export async function streamedAnswer(
     try {
       let prefix = '{"rows":[';
       let first = true;
-      for await (const rows of engine.rowBatches(def, q, scope, seed, q.take, session.query)) {
+      const batches = engine.rowBatches(def, q, scope, seed, q.take, session.query);
+      for (;;) {
+        const started = performance.now();
+        const batch = await batches.next();
+        if (batch.done) break;
+        const out: string[] = [];
         let chunk = prefix;
         prefix = '';
-        for (const row of rows) {
+        for (const row of batch.value) {
           chunk += first ? JSON.stringify(row) : `,${JSON.stringify(row)}`;
           first = false;
           if (chunk.length >= CHUNK_CHARS) {
-            yield chunk;
+            out.push(chunk);
             chunk = '';
           }
         }
-        if (chunk) yield chunk;
-        await nextTurn();
+        if (chunk) out.push(chunk);
+        const spent = performance.now() - started;
+        yield* out;
+        await pace(spent);
       }
       yield prefix + tailOf(head);
     } catch (err) {

@@ -2,7 +2,8 @@ import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Clock, nextTurn } from '@app/common';
+import { performance } from 'node:perf_hooks';
+import { Clock } from '@app/common';
 import { GRID_SETTINGS, type GridSettings } from '@app/config';
 import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type CsvColumn } from './csv';
 import type { GridDefinition } from './grid-definition';
@@ -64,6 +65,7 @@ export class GridService {
         session,
         release,
         timeout,
+        (spent) => this.largeReads.pause(spent),
       ),
     };
   }
@@ -123,6 +125,7 @@ export class GridService {
     const exported = Math.min(limit, total);
     const columns = exportColumns(def);
     const engine = this.engine;
+    const largeReads = this.largeReads;
     // The export's order is always newest first, over the whole window (no sort, no paging).
     const rowsOf = { ...q, sort: null, before: null };
     return {
@@ -134,25 +137,25 @@ export class GridService {
       async *chunks() {
         try {
           let header = CSV_BYTE_ORDER_MARK + csvLine(columns.map((c) => c.heading));
-          for await (const rows of engine.rowBatches(
-            def,
-            rowsOf,
-            scope,
-            q.sampleSeed,
-            limit,
-            session.query,
-          )) {
+          const batches = engine.rowBatches(def, rowsOf, scope, q.sampleSeed, limit, session.query);
+          for (;;) {
+            const started = performance.now();
+            const batch = await batches.next();
+            if (batch.done) break;
+            const out: string[] = [];
             let chunk = header;
             header = '';
-            for (const row of rows) {
+            for (const row of batch.value) {
               chunk += csvRecord(columns, row);
               if (chunk.length >= CHUNK_CHARS) {
-                yield chunk;
+                out.push(chunk);
                 chunk = '';
               }
             }
-            if (chunk) yield chunk;
-            await nextTurn();
+            if (chunk) out.push(chunk);
+            const spent = performance.now() - started;
+            yield* out;
+            await largeReads.pause(spent);
           }
           if (header) yield header;
         } catch (err) {

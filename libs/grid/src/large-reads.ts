@@ -1,4 +1,4 @@
-import { Problems } from '@app/common';
+import { nextTurn, Problems } from '@app/common';
 
 /**
  * A read is large when it may answer more rows than this (a grid answer's `take`, a CSV export's rows): it is
@@ -12,6 +12,12 @@ export const LARGE_READ_QUEUE = 64;
 
 /** Retry-After of a large read refused for want of a turn: about one large read's time. */
 export const LARGE_READ_RETRY_SECONDS = 5;
+
+/** The share of the event loop the running large reads take together, at most (about): the rest is the node's. */
+export const LARGE_READ_SHARE = 0.5;
+
+/** The longest pause between two batches of a large read. */
+const MAX_PAUSE_MS = 250;
 
 /** Given back exactly once, however often it is called. */
 export type Release = () => void;
@@ -35,6 +41,16 @@ export class LargeReadLimit {
   /** How many large reads run now, and how many wait. */
   get state(): { running: number; waiting: number } {
     return { running: this.running, waiting: this.waiting.length };
+  }
+
+  /**
+   * The pause after a batch that took `spentMs` to read and write out: long enough that the running large reads
+   * together use about LARGE_READ_SHARE of the time, whatever their number (each read's share is divided
+   * among them), so cheap requests always find the loop free half of the time.
+   */
+  pause(spentMs: number): Promise<void> {
+    const ms = Math.min(MAX_PAUSE_MS, spentMs * (Math.max(1, this.running) / LARGE_READ_SHARE - 1));
+    return ms >= 1 ? new Promise((resolve) => setTimeout(resolve, ms)) : nextTurn();
   }
 
   /** A turn, once one is free; a 503 problem when none came within the wait. */
