@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { UserLogin } from '@app/audit';
 import { Permission } from '@app/common';
-import { EXPORT_BATCH } from '@app/grid';
+import { READ_BATCH } from '@app/grid';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { formulaCells } from '../support/csv-readings';
@@ -17,7 +17,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 describe.each(TEST_PROVIDERS)('CSV export of UserLogin (%s)', (provider) => {
   let t: TestApp;
   let token: string;
-  const ROWS = EXPORT_BATCH * 2 + 500;
+  const ROWS = READ_BATCH * 2 + 500;
   beforeAll(async () => {
     t = await startTestApp(provider);
     const auditor = await createUser(t.app, {

@@ -130,12 +130,14 @@ describe('SQL Server statements, recorded without a server', () => {
       ]);
     });
 
-    it('exports an audit grid in keyset batches of TOP (n), the next batch below the last row', async () => {
+    it('reads a large answer in keyset batches of TOP (n), the next batch below the last row', async () => {
       const def = USER_LOGIN_GRID;
-      const last = { export_key_time: new Date('2026-11-22T09:59:59.123Z'), export_key_id: 42 };
-      recorder.answer(/export_key_time/, [{ ...last }, { ...last }]);
+      const last = { grid_key_value: new Date('2026-11-22T09:59:59.123Z'), grid_key_id: 42 };
+      recorder.answer(/grid_key_value/, [{ ...last }, { ...last }], 2);
+      const engine = new GridEngine(ds);
+      const q = parseGridQuery(def, {}, NOW);
       const statements = await recording(async () => {
-        const batches = new GridEngine(ds).exportRows(def, parseGridQuery(def, {}, NOW), scopeOf(def), 4, 2);
+        const batches = engine.rowBatches(def, q, scopeOf(def), null, 4, (sql, p) => ds.query(sql, p), 2);
         for await (const _rows of batches) {
           /* read them all */
         }
@@ -144,11 +146,52 @@ describe('SQL Server statements, recorded without a server', () => {
       expect(statements.map((s) => s.sql)).toEqual([
         expect.stringMatching(/^SELECT TOP \(2\) .* ORDER BY \[CreatedDate\] DESC, \[Id\] DESC$/),
         expect.stringMatching(
-          /AND \(\[CreatedDate\] < @\d+ OR \(\[CreatedDate\] = @\d+ AND \[Id\] < @\d+\)\) ORDER BY/,
+          /AND \[CreatedDate\] <= @\d+ AND \(\[CreatedDate\] < @\d+ OR \[Id\] < @\d+\) ORDER BY/,
         ),
       ]);
       const keyset = statements[1].parameters.slice(-3);
       expect(keyset.map((p) => p.type)).toEqual(['datetime2', 'datetime2', 'int']);
+    });
+
+    it('reads a large answer sorted by a nullable column in keyset batches, NULLs first as SQL Server sorts them', async () => {
+      const def = ADMIN_EVENT_GRID;
+      // the newest answer first: two rows without a user agent, then two with one, then none
+      recorder.answer(/grid_key_value/, [], 1);
+      recorder.answer(
+        /grid_key_value/,
+        [
+          { grid_key_value: 'Mozilla', grid_key_id: 3 },
+          { grid_key_value: 'Mozilla', grid_key_id: 5 },
+        ],
+        1,
+      );
+      recorder.answer(
+        /grid_key_value/,
+        [
+          { grid_key_value: null, grid_key_id: 7 },
+          { grid_key_value: null, grid_key_id: 9 },
+        ],
+        1,
+      );
+      const engine = new GridEngine(ds);
+      const q = parseGridQuery(def, { sortField: 'userAgent', sortDirection: 'asc' }, NOW);
+      const statements = await recording(async () => {
+        const batches = engine.rowBatches(def, q, scopeOf(def), null, 6, (sql, p) => ds.query(sql, p), 2);
+        for await (const _rows of batches) {
+          /* read them all */
+        }
+      });
+      expectSqlServerAccepts(statements);
+      expect(statements.map((s) => s.sql)).toEqual([
+        expect.stringMatching(/ORDER BY \[UserAgent\] ASC, \[Id\] ASC$/),
+        expect.stringMatching(
+          /AND \(\(\[UserAgent\] IS NULL AND \[Id\] > @\d+\) OR \[UserAgent\] IS NOT NULL\) ORDER BY/,
+        ),
+        expect.stringMatching(
+          /AND \(\[UserAgent\] > @\d+ OR \(\[UserAgent\] = @\d+ AND \[Id\] > @\d+\)\) ORDER BY/,
+        ),
+      ]);
+      expect(statements[2].parameters.slice(-3).map((p) => p.value)).toEqual(['Mozilla', 'Mozilla', 5]);
     });
 
     it('UserLogin refused: the flag and the codes of the steps to continue are parameters; false is the exact complement', async () => {

@@ -190,6 +190,15 @@ export const CASE_NOTIFICATION_SETTINGS = slice('CaseNotification', [
 ]);
 export type CaseNotificationSettings = SliceOf<typeof CASE_NOTIFICATION_SETTINGS>;
 
+/** The grids' protection of the node against heavy reads (docs/grids.md, Heavy reads). */
+export const GRID_SETTINGS = slice('Grid', [
+  'GridLargeReadConcurrency',
+  'GridLargeReadWaitMilliseconds',
+  'GridStatementTimeoutMilliseconds',
+  'GridUnindexedSortMaxRows',
+]);
+export type GridSettings = SliceOf<typeof GRID_SETTINGS>;
+
 export const CONSOLE_SETTINGS = slice('Console', ['OAuthAuthentication']);
 export type ConsoleSettings = SliceOf<typeof CONSOLE_SETTINGS>;
 
@@ -212,6 +221,7 @@ export const SETTINGS_SLICES: readonly SettingsSlice<SettingKey>[] = [
   ENGINE_SETTINGS,
   CASE_NOTIFICATION_SETTINGS,
   CONSOLE_SETTINGS,
+  GRID_SETTINGS,
 ];
 
 /** The frozen object a slice provides: only its names, taken from the validated settings. */

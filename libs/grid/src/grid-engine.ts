@@ -7,15 +7,28 @@ import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
 import { ColumnStatistics, typedStatistics } from './statistics';
 import { seriesAnswer, seriesOrigin, seriesStatement, seriesWidth, type SeriesResponse } from './grid-series';
 import { providerOf } from '@app/database';
+import { Problems } from '@app/common';
+import { cacheKey, CacheEntry as CachedAnswer, changeCheck } from './grid-cache';
+import {
+  indexedSort,
+  KEY_ID,
+  KEY_VALUE,
+  keysetAfter,
+  keysetOrder,
+  remainingWindow,
+  sortKeyOf,
+} from './keyset';
 
 /** Statistics are computed over the filtered set capped at its newest rows (spec: Limits). */
 export const STATISTICS_CAP = 100_000;
 const CACHE_ENTRIES = 256;
-/** Rows an export reads per statement. */
-export const EXPORT_BATCH = 1_000;
-/** Aliases of the keyset columns an export reads beside the row's own (never a grid column name). */
-const KEY_TIME = 'export_key_time';
-const KEY_ID = 'export_key_id';
+/**
+ * Rows a large read (a streamed answer, a CSV export) reads per statement: each is a short indexed query, and
+ * the loop is given back between two (BACKGROUND_SLICE: a few milliseconds of work a turn).
+ */
+export const READ_BATCH = 256;
+/** GridUnindexedSortMaxRows' default: the rows a window may hold to be sorted by a column without an index. */
+export const UNINDEXED_SORT_ROWS = 10_000;
 
 export interface GridResponse {
   rows: Record<string, unknown>[];
@@ -28,13 +41,18 @@ export interface GridResponse {
 /** Extra equality conditions a caller's visibility adds (audit grids: the caller's tenant). */
 export type GridScope = { column: string; value: number | string; orNull?: false }[];
 
-interface CacheEntry {
-  from: Date;
-  to: Date;
-  maxId: number | null;
-  minId: number | null;
-  windowCount: number;
-  response: GridResponse;
+type CacheEntry = CachedAnswer<GridResponse>;
+
+/** What a streamed answer sends after its rows: the window's total, statistics and sample. */
+export type GridHead = Omit<GridResponse, 'rows'>;
+
+/**
+ * The statements of one read on one connection: on PostgreSQL with its statement_timeout set (and reset
+ * when released); elsewhere the data source's own.
+ */
+export interface GridSession {
+  query: ValueQuery;
+  release(): Promise<void>;
 }
 
 /**
@@ -58,10 +76,14 @@ export class GridEngine {
   private readonly cache = new Map<string, CacheEntry>();
   private prepared: Promise<void> | null = null;
 
-  /** `statisticsCap`: the newest rows of a window the statistics cover (STATISTICS_CAP; smaller in tests). */
+  /**
+   * `statisticsCap`: the newest rows of a window the statistics cover (STATISTICS_CAP; smaller in tests).
+   * `unindexedSortRows`: the rows a window may hold to be sorted by a column without an index (a setting).
+   */
   constructor(
     private readonly dataSource: DataSource,
     private readonly statisticsCap = STATISTICS_CAP,
+    private readonly unindexedSortRows = UNINDEXED_SORT_ROWS,
   ) {
     this.dialect = dialectFor(providerOf(dataSource.options.type));
   }
@@ -85,10 +107,10 @@ export class GridEngine {
   async query(def: GridDefinition, q: GridQuery, scope: GridScope = []): Promise<GridResponse> {
     await this.prepare();
     const seed = q.samplePercentage === null ? null : (q.sampleSeed ?? randomInt(0, SAMPLE_SEED_MAX));
-    const key = q.samplePercentage !== null && q.sampleSeed === null ? null : this.cacheKey(def, q, scope);
+    const key = q.samplePercentage !== null && q.sampleSeed === null ? null : cacheKey(def, q, scope);
     const cached = key ? this.cache.get(key) : undefined;
     if (cached && key) {
-      const check = await this.changeCheck(def, q, cached);
+      const check = await changeCheck(this.dataSource, this.dialect, def, q, cached);
       if (check.unchanged) {
         // refresh LRU position and the window it now stands for
         this.cache.delete(key);
@@ -203,11 +225,16 @@ export class GridEngine {
     cacheable: boolean;
   }> {
     const sql = this.build(def, q, scope, seed);
-    const compact = sql.statisticsCount > 0 && this.dialect.readValues !== undefined;
-    const [rows, { summary, statistics }] = await Promise.all([
-      this.dataSource.query<Record<string, unknown>[]>(sql.rows.sql, sql.rows.params),
-      compact ? this.compactSummary(sql.pieces, sql.statisticsCount) : this.sqlSummary(sql.summary, def),
-    ]);
+    const query: ValueQuery = (text, params) => this.dataSource.query(text, params);
+    const summarize = () => this.summarize(def, sql, query);
+    const readRows = () => query(sql.rows.sql, sql.rows.params);
+    // A sort without an index is refused on a large window before its rows are read (the summary counts it).
+    const [rows, { summary, statistics }] = indexedSort(def, q)
+      ? await Promise.all([readRows(), summarize()])
+      : await summarize().then(async (s) => {
+          this.assertSortable(def, q, Number(s.summary.total ?? 0));
+          return [await readRows(), s] as const;
+        });
     const total = Number(summary.total ?? 0);
     const parsed = statistics;
     return {
@@ -229,15 +256,37 @@ export class GridEngine {
     };
   }
 
+  /** The summary statement of `sql` (statistics, total, cache markers), by the compact path where there is one. */
+  private summarize(
+    def: GridDefinition,
+    sql: ReturnType<GridEngine['build']>,
+    query: ValueQuery,
+  ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
+    return sql.statisticsCount > 0 && this.dialect.readValues !== undefined
+      ? this.compactSummary(sql.pieces, sql.statisticsCount, query)
+      : this.sqlSummary(sql.summary, def, query);
+  }
+
+  /**
+   * A 400 naming sortField when the sort has no index and the window holds more rows than may be sorted so
+   * (GridUnindexedSortMaxRows): such a sort reads and orders the whole window, in every statement.
+   */
+  assertSortable(def: GridDefinition, q: GridQuery, total: number): void {
+    if (indexedSort(def, q) || total <= this.unindexedSortRows) return;
+    const name = def.columns.find((c) => c.column === q.sort?.column)?.name ?? 'this column';
+    throw Problems.badParameter(
+      'sortField',
+      `sortField ${name} has no index: it sorts a window of at most ${this.unindexedSortRows} rows, and this one holds ${total}. Narrow from and to or filter, or sort by ${def.columns.find((c) => c.column === def.timeColumn)?.name ?? 'time'}.`,
+    );
+  }
+
   /** Statistics computed by the database, with total and the cache markers: one statement. */
   private async sqlSummary(
     statement: { sql: string; params: unknown[] },
     def: GridDefinition,
+    query: ValueQuery,
   ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
-    const [summary = {}] = await this.dataSource.query<Record<string, unknown>[]>(
-      statement.sql,
-      statement.params,
-    );
+    const [summary = {}] = await query(statement.sql, statement.params);
     const statistics = def.statistics.length
       ? this.dialect.parseStatistics(summary, def.statistics.length)
       : [];
@@ -248,46 +297,103 @@ export class GridEngine {
   private async compactSummary(
     pieces: ValuePieces,
     count: number,
+    query: ValueQuery,
   ): Promise<{ summary: Record<string, unknown>; statistics: ColumnStatistics[] }> {
-    const query: ValueQuery = (sql, params) => this.dataSource.query<Record<string, unknown>[]>(sql, params);
     const { columns, extras } = await this.dialect.readValues!(query, pieces, count);
     return { summary: extras, statistics: columns.map(typedStatistics) };
   }
 
   /**
-   * Every row of the filtered window, newest first, at most `limit`, in batches read one after another by
-   * keyset (time, then id, below the last row of the previous batch): memory stays one batch, whatever the
-   * window holds. No total, no statistics. For exports (CSV); the order is always the default one.
+   * A session for the statements of one large read: one connection, with the statement timeout set where
+   * the database takes one per statement (PostgreSQL); elsewhere the data source itself.
    */
-  async *exportRows(
+  async session(timeoutMs: number): Promise<GridSession> {
+    const timeout = this.dialect.statementTimeout?.(timeoutMs);
+    if (!timeout)
+      return { query: (sql, params) => this.dataSource.query(sql, params), release: () => Promise.resolve() };
+    const runner = this.dataSource.createQueryRunner('slave');
+    try {
+      await runner.connect();
+      await runner.query(timeout.set);
+    } catch (err) {
+      await runner.release();
+      throw err;
+    }
+    return {
+      query: (sql, params) => runner.query(sql, params) as Promise<Record<string, unknown>[]>,
+      release: async () => {
+        try {
+          await runner.query(timeout.reset);
+        } finally {
+          await runner.release();
+        }
+      },
+    };
+  }
+
+  /**
+   * What a streamed answer sends after its rows (total, statistics, sample), through `query`; a sort without
+   * an index on a window too large for it is refused here, before any row is read.
+   */
+  async head(
     def: GridDefinition,
     q: GridQuery,
     scope: GridScope,
+    seed: number | null,
+    query: ValueQuery,
+  ): Promise<GridHead> {
+    await this.prepare();
+    const { summary, statistics } = await this.summarize(def, this.build(def, q, scope, seed), query);
+    const total = Number(summary.total ?? 0);
+    this.assertSortable(def, q, total);
+    return {
+      total,
+      statistics: Object.fromEntries(def.statistics.map((name, i) => [name, statistics[i]])),
+      ...(q.samplePercentage !== null && seed !== null
+        ? { sample: { percentage: q.samplePercentage, seed } }
+        : {}),
+    };
+  }
+
+  /**
+   * The rows of the filtered window in the query's order (its sort, else newest first; `before` applies), at
+   * most `limit`, in batches of READ_BATCH read one after another by keyset (the sort's value, then the id,
+   * after the last row of the previous batch): each batch is a short statement, memory stays one batch
+   * whatever the window holds, and the rows are those one statement with the same ORDER BY and LIMIT reads.
+   * No total, no statistics. For streamed answers and CSV exports.
+   */
+  async *rowBatches(
+    def: GridDefinition,
+    q: GridQuery,
+    scope: GridScope,
+    seed: number | null,
     limit: number,
-    batch = EXPORT_BATCH,
+    query: ValueQuery,
+    batch = READ_BATCH,
   ): AsyncGenerator<Record<string, unknown>[]> {
     await this.prepare();
     const d = this.dialect;
-    const t = d.quote(def.table);
-    const time = d.quote(def.timeColumn);
-    const id = d.quote(def.idColumn);
+    const key = sortKeyOf(def, q);
     const columns = [
       ...def.columns.map((c) => `${d.quote(c.column)} AS ${d.quote(c.name)}`),
-      `${time} AS ${d.quote(KEY_TIME)}`,
-      `${id} AS ${d.quote(KEY_ID)}`,
+      `${d.quote(key.column)} AS ${d.quote(KEY_VALUE)}`,
+      `${d.quote(def.idColumn)} AS ${d.quote(KEY_ID)}`,
     ].join(', ');
-    const seed = q.samplePercentage === null ? null : (q.sampleSeed ?? randomInt(0, SAMPLE_SEED_MAX));
-    let after: { time: Date; id: number } | null = null;
+    const order = keysetOrder(d, key, def.idColumn);
+    let after: { value: unknown; id: unknown } | null = null;
     for (let sent = 0; sent < limit;) {
       const p = d.params();
-      const where = [this.build(def, q, scope, seed).where(p)];
-      if (after) where.push(this.olderThan(def, p, after));
+      const where = [this.build(def, remainingWindow(d, def, q, key, after), scope, seed).where(p)];
+      if (q.before) where.push(this.olderThan(def, p, q.before));
+      if (after) where.push(keysetAfter(d, p, key, def.idColumn, after));
       const n = Math.min(batch, limit - sent);
-      const sql = d.selectLimited(columns, t, where.join(' AND '), `${time} DESC, ${id} DESC`, n);
-      const raw = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
+      const raw = await query(
+        d.selectLimited(columns, d.quote(def.table), where.join(' AND '), order, n),
+        p.values,
+      );
       if (!raw.length) return;
       const last = raw[raw.length - 1];
-      after = { time: new Date(d.readDate(last[KEY_TIME]) ?? 0), id: Number(last[KEY_ID]) };
+      after = { value: last[KEY_VALUE], id: last[KEY_ID] };
       sent += raw.length;
       yield raw.map((r) => this.readRow(def, r));
       if (raw.length < n) return;
@@ -296,7 +402,7 @@ export class GridEngine {
 
   /**
    * The keyset bound "before this row in the newest-first order": earlier than `time`, or at `time` with a
-   * lower id (without an id: earlier than `time`). Times are written at millisecond precision by the
+   * lower id (without an id: earlier than `time`); joined with AND, it needs no parentheses of its own. Times are written at millisecond precision by the
    * service, so the row's time as answered (milliseconds) is its stored time.
    */
   private olderThan(def: GridDefinition, p: Params, before: { time: Date; id: number | null }): string {
@@ -304,7 +410,8 @@ export class GridEngine {
     const time = d.quote(def.timeColumn);
     if (before.id === null) return `${time} < ${p.add(d.instant(before.time))}`;
     const id = d.quote(def.idColumn);
-    return `(${time} < ${p.add(d.instant(before.time))} OR (${time} = ${p.add(d.instant(before.time))} AND ${id} < ${p.add(before.id)}))`;
+    // `time <= t` first: it bounds an index scan on every database (an OR alone does not on PostgreSQL)
+    return `${time} <= ${p.add(d.instant(before.time))} AND (${time} < ${p.add(d.instant(before.time))} OR ${id} < ${p.add(before.id)})`;
   }
 
   /**
@@ -323,12 +430,17 @@ export class GridEngine {
   }
 
   /** How many rows the filtered window holds (the CSV export's file name says when it holds more). */
-  async count(def: GridDefinition, q: GridQuery, scope: GridScope): Promise<number> {
+  async count(
+    def: GridDefinition,
+    q: GridQuery,
+    scope: GridScope,
+    query: ValueQuery = (sql, params) => this.dataSource.query(sql, params),
+  ): Promise<number> {
     await this.prepare();
     const p = this.dialect.params();
     const where = this.build(def, q, scope, q.sampleSeed).where(p);
     const sql = `SELECT COUNT(*) AS n FROM ${this.dialect.quote(def.table)} WHERE ${where}`;
-    const [row] = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
+    const [row] = await query(sql, p.values);
     return Number(row?.n ?? 0);
   }
 
@@ -347,68 +459,8 @@ export class GridEngine {
                 ? Boolean(Number(v)) || v === true
                 : textOf(v);
     }
-    return def.decorate ? { ...row, ...def.decorate(row) } : row;
-  }
-
-  private cacheKey(def: GridDefinition, q: GridQuery, scope: GridScope): string {
-    return JSON.stringify([
-      def.name,
-      q.fromDefaulted ? 'default' : q.from.getTime(),
-      q.toDefaulted ? 'default' : q.to.getTime(),
-      q.filters,
-      q.search,
-      q.take,
-      q.samplePercentage,
-      q.sampleSeed,
-      q.sort,
-      q.before && [q.before.time.getTime(), q.before.id],
-      scope,
-    ]);
-  }
-
-  /**
-   * Whether the rows a cached answer stands for are still exactly the rows of the window. Rows are never
-   * updated, and an answer is only cached when no writer was in flight at its snapshot (so no lower id can
-   * commit later; where the dialect cannot tell, the count of rows in the window is compared too). Then the
-   * same newest and oldest id and, when the default window moved with the clock, nothing in the slices it
-   * left or entered, mean the same set. One round trip, answered from indexes.
-   */
-  private async changeCheck(
-    def: GridDefinition,
-    q: GridQuery,
-    previous: CacheEntry,
-  ): Promise<{ unchanged: boolean }> {
-    const d = this.dialect;
-    const p: Params = d.params();
-    const t = d.quote(def.table);
-    const time = d.quote(def.timeColumn);
-    const id = d.quote(def.idColumn);
-    const parts = [
-      `(SELECT MAX(${id}) FROM ${t}) AS mx`,
-      `(SELECT MIN(${id}) FROM ${t}) AS mn`,
-      ...(d.quietSnapshot
-        ? []
-        : [
-            `(SELECT COUNT(*) FROM ${t} WHERE ${time} >= ${p.add(d.instant(q.from))} AND ${time} <= ${p.add(d.instant(q.to))}) AS wc`,
-          ]),
-    ];
-    const moved = previous.from.getTime() !== q.from.getTime() || previous.to.getTime() !== q.to.getTime();
-    if (moved) {
-      parts.push(
-        `(SELECT COUNT(*) FROM ${t} WHERE (${time} >= ${p.add(d.instant(previous.from))} AND ${time} < ${p.add(d.instant(q.from))}) OR (${time} > ${p.add(d.instant(previous.to))} AND ${time} <= ${p.add(d.instant(q.to))})) AS shifted`,
-      );
-    }
-    const sql = `SELECT ${parts.join(', ')}`;
-    const [row] = await this.dataSource.query<Record<string, unknown>[]>(sql, p.values);
-    const maxId = row.mx === null ? null : Number(row.mx);
-    const minId = row.mn === null ? null : Number(row.mn);
-    const windowCount = d.quietSnapshot ? 0 : Number(row.wc);
-    const unchanged =
-      previous.maxId === maxId &&
-      previous.minId === minId &&
-      previous.windowCount === windowCount &&
-      (!moved || Number(row.shifted) === 0);
-    return { unchanged };
+    // the derived members after the row's own, added in place (no copy of each row)
+    return def.decorate ? Object.assign(row, def.decorate(row)) : row;
   }
 
   /** Drops every cached answer (tests; and callers that know they changed rows in place). */

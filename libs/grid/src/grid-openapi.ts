@@ -1,3 +1,4 @@
+import { LARGE_READ_ROWS } from './large-reads';
 import { applyDecorators, type Type } from '@nestjs/common';
 import {
   ApiExtraModels,
@@ -208,7 +209,7 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
       name: 'take',
       required: false,
       schema: { type: 'integer', default: DEFAULT_TAKE },
-      description: `Rows to answer: any whole number, clamped to 1..${MAX_TAKE} (spec: clamped to at most ${MAX_TAKE})`,
+      description: `Rows to answer: any whole number, clamped to 1..${MAX_TAKE} (spec: clamped to at most ${MAX_TAKE}). More than ${LARGE_READ_ROWS}: a large read, streamed (no Content-Length), which waits for one of the node's GridLargeReadConcurrency turns and is answered 503 with Retry-After when none comes in time`,
     }),
     ...pagingQueries(timeName(def)),
     ApiQuery({
@@ -230,7 +231,7 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
             name: 'sortField',
             required: false,
             schema: { type: 'string', example: def.columns[0]?.name },
-            description: `A column of the grid, any letter case: ${[...def.columns.map((c) => c.name), ...Object.keys(def.sortDerived ?? {})].join(', ')}. Anything else or omitted: most recent first (spec)`,
+            description: `A column of the grid, any letter case: ${[...def.columns.map((c) => c.name), ...Object.keys(def.sortDerived ?? {})].join(', ')}. Anything else or omitted: most recent first (spec). A column other than ${def.columns.find((c) => c.column === def.timeColumn)?.name ?? 'the time column'} sorts a window of at most GridUnindexedSortMaxRows rows (10 000 by default): a larger one is a 400 naming sortField`,
           }),
           ApiQuery({
             name: 'sortDirection',

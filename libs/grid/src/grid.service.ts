@@ -1,29 +1,87 @@
 import { randomInt } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { performance } from 'node:perf_hooks';
 import { Clock } from '@app/common';
+import { GRID_SETTINGS, type GridSettings } from '@app/config';
 import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type CsvColumn } from './csv';
 import type { GridDefinition } from './grid-definition';
-import { GridEngine, GridResponse, GridScope } from './grid-engine';
-import { MAX_TAKE, parseGridQuery } from './grid-query';
+import { GridEngine, GridResponse, GridScope, STATISTICS_CAP } from './grid-engine';
+import { GridQuery, MAX_TAKE, parseGridQuery } from './grid-query';
+import { CHUNK_CHARS, GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
+import { LARGE_READ_ROWS, LargeReadLimit, type Release } from './large-reads';
 import { parseBuckets, type SeriesResponse } from './grid-series';
 import { SAMPLE_SEED_MAX } from './sampling';
 
-/** The engine bound to the application's database and clock. */
+/** The sample a request draws: its seed, or one drawn now, so that every statement of a read sees one sample. */
+function seeded(q: GridQuery): GridQuery {
+  return q.samplePercentage === null || q.sampleSeed !== null
+    ? q
+    : { ...q, sampleSeed: randomInt(0, SAMPLE_SEED_MAX) };
+}
+
+/**
+ * The engine bound to the application's database and clock, and the node's turns of large reads
+ * (docs/grids.md, Heavy reads).
+ */
 @Injectable()
 export class GridService {
   readonly engine: GridEngine;
+  readonly largeReads: LargeReadLimit;
 
   constructor(
     @InjectDataSource() dataSource: DataSource,
     private readonly clock: Clock,
+    @Inject(GRID_SETTINGS.token) private readonly settings: GridSettings,
   ) {
-    this.engine = new GridEngine(dataSource);
+    this.engine = new GridEngine(dataSource, STATISTICS_CAP, settings.GridUnindexedSortMaxRows);
+    this.largeReads = new LargeReadLimit(
+      settings.GridLargeReadConcurrency,
+      settings.GridLargeReadWaitMilliseconds,
+    );
   }
 
+  /** The whole answer in one piece, whatever its size (the unstreamed reference; the routes use `read`). */
   query(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<GridResponse> {
     return this.engine.query(def, parseGridQuery(def, raw, this.clock.now()), scope);
+  }
+
+  /**
+   * A grid answer: up to LARGE_READ_ROWS rows whole (one statement, cached); more streamed in keyset batches
+   * once the node gives the read a turn (GridLargeReadConcurrency; a 503 problem with Retry-After when none
+   * comes within GridLargeReadWaitMilliseconds), its statements limited by GridStatementTimeoutMilliseconds.
+   */
+  async read(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<GridAnswer> {
+    const parsed = parseGridQuery(def, raw, this.clock.now());
+    if (parsed.take <= LARGE_READ_ROWS) return { response: await this.engine.query(def, parsed, scope) };
+    const q = seeded(parsed);
+    const { session, release } = await this.largeRead();
+    const timeout = this.settings.GridStatementTimeoutMilliseconds;
+    return {
+      stream: await streamedAnswer(
+        this.engine,
+        { def, q, scope, seed: q.sampleSeed },
+        session,
+        release,
+        timeout,
+        (spent) => this.largeReads.pause(spent),
+      ),
+    };
+  }
+
+  /** A turn of the node's large reads and a session for its statements (the turn given back should that fail). */
+  private async largeRead(): Promise<{
+    session: Awaited<ReturnType<GridEngine['session']>>;
+    release: Release;
+  }> {
+    const release = await this.largeReads.acquire();
+    try {
+      return { session: await this.engine.session(this.settings.GridStatementTimeoutMilliseconds), release };
+    } catch (err) {
+      release();
+      throw timeoutProblem(err, this.settings.GridStatementTimeoutMilliseconds);
+    }
   }
 
   /** The grid's time series over the filtered window (`buckets`, and the grid's from, to, filters, search). */
@@ -39,31 +97,72 @@ export class GridService {
    * spreadsheets read them, in UTC; its name says when the window held more rows than it.
    */
   async csv(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<CsvExport> {
-    const parsed = parseGridQuery(def, raw, this.clock.now());
     // One sample for the count and the rows, when the request samples without a seed.
-    const q =
-      parsed.samplePercentage === null || parsed.sampleSeed !== null
-        ? parsed
-        : { ...parsed, sampleSeed: randomInt(0, SAMPLE_SEED_MAX) };
+    const q = seeded(parseGridQuery(def, raw, this.clock.now()));
     const limit = raw.take === undefined ? MAX_TAKE : q.take;
-    const total = await this.engine.count(def, q, scope);
+    const timeout = this.settings.GridStatementTimeoutMilliseconds;
+    const { session, release } =
+      limit > LARGE_READ_ROWS
+        ? await this.largeRead()
+        : { session: await this.engine.session(timeout), release: () => undefined };
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      try {
+        await session.release();
+      } finally {
+        release();
+      }
+    };
+    let total: number;
+    try {
+      total = await this.engine.count(def, q, scope, session.query);
+    } catch (err) {
+      await close();
+      throw timeoutProblem(err, timeout);
+    }
     const exported = Math.min(limit, total);
     const columns = exportColumns(def);
     const engine = this.engine;
+    const largeReads = this.largeReads;
+    // The export's order is always newest first, over the whole window (no sort, no paging).
+    const rowsOf = { ...q, sort: null, before: null };
     return {
       filename: csvFileName(def.name, exported, total),
       total,
       exported,
+      close,
       // The header goes out with the first batch, so a database that cannot answer is still a 503 problem.
       async *chunks() {
-        let header = CSV_BYTE_ORDER_MARK + csvLine(columns.map((c) => c.heading));
-        for await (const rows of engine.exportRows(def, q, scope, limit)) {
-          let chunk = header;
-          header = '';
-          for (const row of rows) chunk += csvRecord(columns, row);
-          yield chunk;
+        try {
+          let header = CSV_BYTE_ORDER_MARK + csvLine(columns.map((c) => c.heading));
+          const batches = engine.rowBatches(def, rowsOf, scope, q.sampleSeed, limit, session.query);
+          for (;;) {
+            const started = performance.now();
+            const batch = await batches.next();
+            if (batch.done) break;
+            const out: string[] = [];
+            let chunk = header;
+            header = '';
+            for (const row of batch.value) {
+              chunk += csvRecord(columns, row);
+              if (chunk.length >= CHUNK_CHARS) {
+                out.push(chunk);
+                chunk = '';
+              }
+            }
+            if (chunk) out.push(chunk);
+            const spent = performance.now() - started;
+            yield* out;
+            await largeReads.pause(spent);
+          }
+          if (header) yield header;
+        } catch (err) {
+          throw timeoutProblem(err, timeout);
+        } finally {
+          await close();
         }
-        if (header) yield header;
       },
     };
   }
@@ -84,6 +183,8 @@ export interface CsvExport {
   total: number;
   exported: number;
   chunks(): AsyncGenerator<string>;
+  /** Gives the export's turn and connection back (idempotent; the chunks' end does it too). */
+  close(): Promise<void>;
 }
 
 /** CSV when asked by `format=csv` or an Accept header that prefers text/csv. */

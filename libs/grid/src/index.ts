@@ -12,3 +12,6 @@ export * from './grids/audit-grids';
 export * from './grid-openapi';
 export * from './grid-series';
 export * from './grid-series-openapi';
+export * from './large-reads';
+export * from './grid-reads';
+export * from './keyset';

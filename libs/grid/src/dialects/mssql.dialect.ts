@@ -19,6 +19,7 @@ import { numberList, parseAggregateRow } from './statistics-parsing';
 export class MssqlDialect implements SqlDialect {
   readonly provider = 'mssql' as const;
   readonly quietSnapshot = null;
+  readonly nullsSortLow = true;
   quote(id: string): string {
     return `[${id}]`;
   }

@@ -7,6 +7,10 @@ export class PostgresDialect implements SqlDialect {
   readonly provider = 'postgres' as const;
   readonly quietSnapshot =
     'pg_snapshot_xmin(pg_current_snapshot()) = pg_snapshot_xmax(pg_current_snapshot())';
+  readonly nullsSortLow = false;
+  statementTimeout(ms: number): { set: string; reset: string } {
+    return { set: `SET statement_timeout = ${Math.trunc(ms)}`, reset: 'RESET statement_timeout' };
+  }
   quote(id: string): string {
     return `"${id}"`;
   }

@@ -52,6 +52,14 @@ export interface WindowValues {
 
 export interface SqlDialect {
   readonly provider: DatabaseProvider;
+  /** NULL sorts below every value (first when ascending): SQLite and SQL Server; PostgreSQL puts it above. */
+  readonly nullsSortLow: boolean;
+  /**
+   * The statements that set and reset a per-statement time limit on one connection (PostgreSQL's
+   * statement_timeout), or undefined where the limit is the connection's own (SQL Server's request timeout) or
+   * none can apply (SQLite runs in the service's thread).
+   */
+  statementTimeout?(ms: number): { set: string; reset: string };
   quote(identifier: string): string;
   params(): Params;
   /** How an instant is bound for comparison with a timestamp column. */

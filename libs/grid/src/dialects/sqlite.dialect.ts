@@ -12,6 +12,9 @@ import {
 } from './sql-dialect';
 import { assembleStatistics, numberList } from './statistics-parsing';
 
+/** An instant as TypeORM stores it in SQLite: `YYYY-MM-DD HH:MM:SS.SSS`, UTC. */
+const STORED_INSTANT = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}$/;
+
 /**
  * SQLite has no percentile or deviation aggregates: the median comes from the ordered middle rows and the
  * deviation from a second pass over the differences to the mean (sum of squares), in the same statement.
@@ -20,6 +23,7 @@ export class SqliteDialect implements SqlDialect {
   readonly provider = 'sqlite' as const;
   /** One writer at a time, each transaction whole: ids are never committed out of order. */
   readonly quietSnapshot = '1 = 1';
+  readonly nullsSortLow = true;
   quote(id: string): string {
     return `"${id}"`;
   }
@@ -112,6 +116,8 @@ export class SqliteDialect implements SqlDialect {
     if (value === null || value === undefined) return null;
     if (value instanceof Date) return value.toISOString();
     const s = textOf(value);
+    // what TypeORM writes (UTC, milliseconds) reads as ISO 8601 by moving two characters, no Date made
+    if (STORED_INSTANT.test(s)) return `${s.slice(0, 10)}T${s.slice(11)}Z`;
     return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(s) ? s : `${s.replace(' ', 'T')}Z`).toISOString();
   }
 }

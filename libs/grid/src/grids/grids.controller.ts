@@ -6,6 +6,8 @@ import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
 import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
 import { GridService, wantsCsv } from '../grid.service';
+import type { GridAnswer } from '../grid-reads';
+import { sendChunked } from './chunked-answer';
 import { ApiGrid } from '../grid-openapi';
 import { ADMIN_EVENT_GRID, USER_LOGIN_GRID, USER_LOGOUT_GRID } from './audit-grids';
 import {
@@ -18,6 +20,14 @@ import {
 } from './telemetry-grids';
 
 type RawQuery = Record<string, unknown>;
+
+/** A grid answer: returned whole (Nest writes it), or streamed here (a large read). */
+async function answer(res: Response, pending: Promise<GridAnswer>): Promise<GridResponse | undefined> {
+  const a = await pending;
+  if ('response' in a) return a.response;
+  await sendChunked(res, a.stream, () => res.status(200).type('application/json; charset=utf-8'));
+  return undefined;
+}
 
 /** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403). */
 @ApiTags('Telemetry grids')
@@ -32,8 +42,11 @@ export class TelemetryGridsController {
     summary: 'Archiver stage rollups (one row per stage per Model per minute)',
   })
   @ApiGrid(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID)
-  archiverStagePerformanceCounter(@Query() q: RawQuery): Promise<GridResponse> {
-    return this.grids.query(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q);
+  archiverStagePerformanceCounter(
+    @Query() q: RawQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GridResponse | undefined> {
+    return answer(res, this.grids.read(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q));
   }
 
   @Get(GRID.ArchiverWarning)
@@ -43,8 +56,11 @@ export class TelemetryGridsController {
     summary: 'Archiver stages slower than ArchiverWarnThresholdMilliseconds',
   })
   @ApiGrid(ARCHIVER_WARNING_GRID)
-  archiverWarning(@Query() q: RawQuery): Promise<GridResponse> {
-    return this.grids.query(ARCHIVER_WARNING_GRID, q);
+  archiverWarning(
+    @Query() q: RawQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GridResponse | undefined> {
+    return answer(res, this.grids.read(ARCHIVER_WARNING_GRID, q));
   }
 
   @Get(GRID.CaseCreationStagePerformanceCounter)
@@ -54,8 +70,11 @@ export class TelemetryGridsController {
     summary: 'Case creation stage rollups (one row per stage per minute)',
   })
   @ApiGrid(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID)
-  caseCreationStagePerformanceCounter(@Query() q: RawQuery): Promise<GridResponse> {
-    return this.grids.query(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q);
+  caseCreationStagePerformanceCounter(
+    @Query() q: RawQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GridResponse | undefined> {
+    return answer(res, this.grids.read(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q));
   }
 
   @Get(GRID.CaseCreationWarning)
@@ -65,8 +84,11 @@ export class TelemetryGridsController {
     summary: 'Case creation stages slower than CaseCreationWarnThresholdMilliseconds',
   })
   @ApiGrid(CASE_CREATION_WARNING_GRID)
-  caseCreationWarning(@Query() q: RawQuery): Promise<GridResponse> {
-    return this.grids.query(CASE_CREATION_WARNING_GRID, q);
+  caseCreationWarning(
+    @Query() q: RawQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GridResponse | undefined> {
+    return answer(res, this.grids.read(CASE_CREATION_WARNING_GRID, q));
   }
 
   @Get(GRID.ModelInvokeWarning)
@@ -76,8 +98,11 @@ export class TelemetryGridsController {
     summary: 'Invoke trace points over the warn threshold of their Model',
   })
   @ApiGrid(MODEL_INVOKE_WARNING_GRID)
-  modelInvokeWarning(@Query() q: RawQuery): Promise<GridResponse> {
-    return this.grids.query(MODEL_INVOKE_WARNING_GRID, q);
+  modelInvokeWarning(
+    @Query() q: RawQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GridResponse | undefined> {
+    return answer(res, this.grids.read(MODEL_INVOKE_WARNING_GRID, q));
   }
 
   @Get(GRID.CaptureQueueHealth)
@@ -87,8 +112,11 @@ export class TelemetryGridsController {
     summary: 'Depth and drops of the six capture queues, per minute',
   })
   @ApiGrid(CAPTURE_QUEUE_HEALTH_GRID)
-  captureQueueHealth(@Query() q: RawQuery): Promise<GridResponse> {
-    return this.grids.query(CAPTURE_QUEUE_HEALTH_GRID, q);
+  captureQueueHealth(
+    @Query() q: RawQuery,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<GridResponse | undefined> {
+    return answer(res, this.grids.read(CAPTURE_QUEUE_HEALTH_GRID, q));
   }
 }
 
@@ -155,29 +183,12 @@ export class AuditGridsController {
     const { format: _format, ...query } = q;
     if (wantsCsv(q, req.headers.accept)) {
       const csv = await this.grids.csv(def, query, scope);
-      const chunks = csv.chunks();
-      // Nothing is sent before the first batch was read: a refusal until then is still a problem answer.
-      const first = await chunks.next();
-      res.status(200).type('text/csv; charset=utf-8');
-      res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
-      if (!first.done) res.write(first.value);
-      for await (const chunk of chunks) {
-        // a client that left never drains: stop reading batches then (the generator is closed by the break)
-        if (res.destroyed) break;
-        if (!res.write(chunk))
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              res.off('drain', done);
-              res.off('close', done);
-              resolve();
-            };
-            res.once('drain', done);
-            res.once('close', done);
-          });
-      }
-      if (!res.destroyed) res.end();
+      await sendChunked(res, csv, () => {
+        res.status(200).type('text/csv; charset=utf-8');
+        res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
+      });
       return undefined;
     }
-    return this.grids.query(def, query, scope);
+    return answer(res, this.grids.read(def, query, scope));
   }
 }

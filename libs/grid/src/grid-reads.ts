@@ -1,0 +1,121 @@
+import { performance } from 'node:perf_hooks';
+import { Problems } from '@app/common';
+import type { GridDefinition } from './grid-definition';
+import type { GridEngine, GridHead, GridResponse, GridScope, GridSession } from './grid-engine';
+import type { GridQuery } from './grid-query';
+import type { Release } from './large-reads';
+
+/**
+ * Characters a chunk of a streamed answer holds at most (about): a string above V8's regular object size
+ * (128 kB) is allocated among the large objects, freed only by a full collection, and a batch's whole JSON
+ * (about 180 kB for AdminEvent) made the heap and RSS grow with every batch until one ran.
+ */
+export const CHUNK_CHARS = 32_768;
+
+/** A large grid answer, produced chunk by chunk as it is sent: the JSON text `{ rows, total, statistics }`. */
+export interface GridStream {
+  /**
+   * The answer's text in order: the first chunk holds `{"rows":[` and the first batch (read before anything
+   * is sent, so a refusal is still a problem answer), the last one the total, statistics and sample.
+   */
+  chunks(): AsyncGenerator<string>;
+  /** Gives the read's turn and connection back (idempotent; the chunks' end does it too). */
+  close(): Promise<void>;
+}
+
+/** A grid answer: whole (small reads, cached), or streamed (large reads). */
+export type GridAnswer = { response: GridResponse } | { stream: GridStream };
+
+/**
+ * True when a statement was cancelled by its time limit: PostgreSQL's statement_timeout (57014,
+ * query_canceled) or SQL Server's request timeout (node-mssql ETIMEOUT).
+ */
+export function isStatementTimeout(error: unknown): boolean {
+  const e = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  return [e?.code, e?.driverError?.code].some((c) => c === '57014' || c === 'ETIMEOUT');
+}
+
+/** A read that ran out of time as a 503 problem with Retry-After; any other error as it is. */
+export function timeoutProblem(error: unknown, timeoutMs: number): unknown {
+  if (!isStatementTimeout(error)) return error;
+  return Problems.unavailable(
+    `The read took longer than ${timeoutMs} ms (GridStatementTimeoutMilliseconds) and was cancelled; try again, or narrow from and to or filter.`,
+  );
+}
+
+/** The text after the rows: `],"total":…,"statistics":…[,"sample":…]}`, as JSON.stringify writes the whole. */
+function tailOf(head: GridHead): string {
+  const rest = JSON.stringify({
+    total: head.total,
+    statistics: head.statistics,
+    ...(head.sample ? { sample: head.sample } : {}),
+  });
+  return `],${rest.slice(1)}`;
+}
+
+/**
+ * A large read streamed: its head (total, statistics; a sort refused) read now, through `session`; its rows
+ * by keyset batches as the chunks are asked for, each batch's JSON written from its rows, then `pace`d by the
+ * time the batch took to read and write (the node's share of the loop: LargeReadLimit.pause). `release` and the session are given back when the chunks end, fail or are closed; and now,
+ * should the head fail.
+ */
+export async function streamedAnswer(
+  engine: GridEngine,
+  read: { def: GridDefinition; q: GridQuery; scope: GridScope; seed: number | null },
+  session: GridSession,
+  release: Release,
+  timeoutMs: number,
+  pace: (spentMs: number) => Promise<void>,
+): Promise<GridStream> {
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    try {
+      await session.release();
+    } finally {
+      release();
+    }
+  };
+  const { def, q, scope, seed } = read;
+  let head: GridHead;
+  try {
+    head = await engine.head(def, q, scope, seed, session.query);
+  } catch (err) {
+    await close();
+    throw timeoutProblem(err, timeoutMs);
+  }
+  async function* chunks(): AsyncGenerator<string> {
+    try {
+      let prefix = '{"rows":[';
+      let first = true;
+      const batches = engine.rowBatches(def, q, scope, seed, q.take, session.query);
+      for (;;) {
+        const started = performance.now();
+        const batch = await batches.next();
+        if (batch.done) break;
+        const out: string[] = [];
+        let chunk = prefix;
+        prefix = '';
+        for (const row of batch.value) {
+          chunk += first ? JSON.stringify(row) : `,${JSON.stringify(row)}`;
+          first = false;
+          if (chunk.length >= CHUNK_CHARS) {
+            out.push(chunk);
+            chunk = '';
+          }
+        }
+        if (chunk) out.push(chunk);
+        const spent = performance.now() - started;
+        yield* out;
+        await pace(spent);
+      }
+      yield prefix + tailOf(head);
+    } catch (err) {
+      throw timeoutProblem(err, timeoutMs);
+    } finally {
+      await close();
+    }
+  }
+  return { chunks, close };
+}
