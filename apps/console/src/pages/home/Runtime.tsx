@@ -76,7 +76,14 @@ export function formatBytes(bytes: number): string {
 }
 
 /** The tables shown first: what grows with the load, then the permanent trails. */
-const WATCHED = ['EntityAnalysisModelArchive', 'Case', 'AdminEvent', 'UserLogin', 'UserLogout'];
+/** The tables that grow, by what they hold (the table's name in a tooltip). */
+const WATCHED: Record<string, string> = {
+  EntityAnalysisModelArchive: 'Archived invocations',
+  Case: 'Cases',
+  AdminEvent: "Administrators' actions",
+  UserLogin: 'Sign-ins',
+  UserLogout: 'Sign-outs',
+};
 
 /**
  * How much the database holds (the landlord's): the whole database and the tables that grow, as the database's
@@ -85,7 +92,7 @@ const WATCHED = ['EntityAnalysisModelArchive', 'Case', 'AdminEvent', 'UserLogin'
 export function DatabaseHealth() {
   const answer = useRuntime();
   const d = answer.data?.database;
-  const tables = (d?.tables ?? []).filter((t) => WATCHED.includes(t.table));
+  const tables = (d?.tables ?? []).filter((t) => t.table in WATCHED);
   return (
     <section className={styles.card} aria-labelledby="database-title" data-figure="database">
       <h2 id="database-title">Database</h2>
@@ -95,7 +102,7 @@ export function DatabaseHealth() {
         <p>…</p>
       ) : (
         <>
-          <dl className={styles.facts}>
+          <dl className={`${styles.facts} ${styles.sizes}`}>
             <dt>Whole database</dt>
             <dd data-value={d.bytes ?? ''}>{d.bytes === null ? '—' : formatBytes(d.bytes)}</dd>
             {tables.map((t) => (
@@ -114,7 +121,9 @@ export function DatabaseHealth() {
 function FragmentRow({ name, rows, bytes }: { name: string; rows: number | null; bytes: number | null }) {
   return (
     <>
-      <dt className={styles.tableName}>{name}</dt>
+      <dt className={styles.tableName} title={`table ${name}`}>
+        {WATCHED[name]}
+      </dt>
       <dd data-table={name} data-rows={rows ?? ''}>
         {rows === null ? '—' : `${rows.toLocaleString()} rows`}
         {bytes === null ? '' : ` · ${formatBytes(bytes)}`}
