@@ -19,18 +19,26 @@ jest.setTimeout(120_000);
 /** The sign-in budget a minute per address: room for the tests before the rate-limit test. */
 const LIMIT = 20;
 
-describe.each<[ForwardedHeaders, string]>([
-  ['append', 'True'],
-  ['append', '1'],
-  ['append', '127.0.0.1'],
-  ['append', '10.0.0.0/8, 127.0.0.1/32'],
-  ['overwrite', 'True'],
-])('behind HAProxy (%s forwarded headers), TrustProxy=%s', (forwarded, trustProxy) => {
+const ALL_THREE = 'X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host';
+
+describe.each<[ForwardedHeaders, string, string]>([
+  ['append', 'True', ALL_THREE],
+  ['append', '1', ALL_THREE],
+  ['append', '127.0.0.1', ALL_THREE],
+  ['append', '10.0.0.0/8, 127.0.0.1/32', ALL_THREE],
+  ['overwrite', 'True', ALL_THREE],
+  // A balancer that sets only X-Forwarded-For: the client's own -Proto and -Host reach the node unchanged.
+  ['for-only', 'True', 'X-Forwarded-For'],
+])('behind HAProxy (%s forwarded headers), TrustProxy=%s, TrustProxyHeaders=%s', (forwarded, trustProxy, headers) => {
   let t: TestApp;
   let lb: Haproxy;
   let user: CreatedUser;
   beforeAll(async () => {
-    t = await startTestApp('sqlite', { TrustProxy: trustProxy, SignInRateLimitPerMinute: String(LIMIT) });
+    t = await startTestApp('sqlite', {
+      TrustProxy: trustProxy,
+      TrustProxyHeaders: headers,
+      SignInRateLimitPerMinute: String(LIMIT),
+    });
     lb = await startHaproxy([{ name: 'node', port: Number(new URL(t.url).port) }], forwarded);
     await allUp(lb, ['node']);
     user = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityRole] });

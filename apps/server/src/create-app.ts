@@ -131,7 +131,7 @@ export function useHttpMiddleware(
   // TrustProxy: False, a number of hops (True: one) or the balancers' addresses; scheme and host by the same rule.
   app.set('trust proxy', settings.trustProxy);
   const requestPrototype = app.getHttpAdapter().getInstance().request;
-  readForwardedHeadersByTrustedHops(requestPrototype);
+  readForwardedHeadersByTrustedHops(requestPrototype, settings.trustedForwardedHeaders);
   parseCookiesOnRead(requestPrototype);
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { parseTrustProxy } from './setting-parsers';
+import { parseTrustProxy, parseTrustProxyHeaders } from './setting-parsers';
 import { bool, choice, int, optionalInt, text, textWithDefault } from './setting-kinds';
 
 /** The hosting settings (not named by the spec): ports, database, logging, limits, Redis, shutdown. */
@@ -97,6 +97,18 @@ export const HOSTING_SETTINGS = [
     default: 'False',
     description:
       "Which reverse proxies are trusted to say who the client is: `False` (none: the socket's address is the client), `True` (exactly one hop, the balancer in front), a number of hops, or a comma-separated list of the balancers' addresses and CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too), as Express takes it. The client address, scheme and host are then the values the trusted hops wrote in X-Forwarded-For / -Proto / -Host, never what the client wrote before them; the balancer must set or append all three (docs/SECURITY.md, Behind a balancer).",
+  },
+  {
+    name: 'TrustProxyHeaders',
+    kind: {
+      type: 'string' as const,
+      maxLength: 256,
+      accepts: (value: string) => parseTrustProxyHeaders(value) !== null,
+      patternText: 'X-Forwarded-For, and X-Forwarded-Proto and X-Forwarded-Host if the balancer sets them, comma-separated',
+    },
+    default: 'X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host',
+    description:
+      "With TrustProxy, the forwarded headers the trusted balancer sets, and so the only ones read: X-Forwarded-For always (the client address), X-Forwarded-Proto and X-Forwarded-Host only when listed. A balancer that sets only X-Forwarded-For must be run with `X-Forwarded-For` alone, or a client's own X-Forwarded-Proto and -Host would pass through it and be believed. The node logs the headers it trusts at start.",
   },
   text(
     'CorsAllowedOrigins',
