@@ -84,7 +84,7 @@ describe('X-Forwarded-* read by trusted hops', () => {
     expect([req.ip, req.protocol, req.host]).toEqual(['10.0.0.5', 'https', 'public.example']);
   });
 
-  it('TrustProxyHeaders=X-Forwarded-For: the scheme and host are the socket\'s and the Host header, whatever was forwarded', () => {
+  it("TrustProxyHeaders=X-Forwarded-For: the scheme and host are the socket's and the Host header, whatever was forwarded", () => {
     const req = request('True', '10.0.0.5', forged, 'x-forwarded-for');
     expect([req.ip, req.protocol, req.host]).toEqual(['198.51.100.7', 'http', 'node.internal:5001']);
     const onlyProto = request('True', '10.0.0.5', forged, 'X-Forwarded-For,X-Forwarded-Proto');
@@ -100,7 +100,9 @@ describe('X-Forwarded-* read by trusted hops', () => {
   });
 
   it('the start-up line names the trusted hops and headers, and those ignored', () => {
-    expect(trustedProxyStartLine(false, { proto: true, host: true })).toMatch(/no X-Forwarded-\* header is read/);
+    expect(trustedProxyStartLine(false, { proto: true, host: true })).toMatch(
+      /no X-Forwarded-\* header is read/,
+    );
     expect(trustedProxyStartLine(1, { proto: true, host: true })).toBe(
       'TrustProxy: trusting 1 hop for X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host (the balancer must set each)',
     );

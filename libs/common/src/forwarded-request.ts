@@ -69,7 +69,11 @@ export function readForwardedHeadersByTrustedHops(
     configurable: true,
     enumerable: true,
     get(this: ForwardedRequest): string | undefined {
-      return (trusted.host ? forwardedValue(this, 'x-forwarded-host') : undefined) ?? this.headers.host ?? undefined;
+      return (
+        (trusted.host ? forwardedValue(this, 'x-forwarded-host') : undefined) ??
+        this.headers.host ??
+        undefined
+      );
     },
   });
 }
@@ -83,7 +87,7 @@ export function trustedProxyStartLine(
   trusted: { proto: boolean; host: boolean },
 ): string {
   if (trustProxy === false)
-    return 'TrustProxy=False: no X-Forwarded-* header is read; client address, scheme and host are the socket\'s';
+    return "TrustProxy=False: no X-Forwarded-* header is read; client address, scheme and host are the socket's";
   const hops =
     typeof trustProxy === 'number'
       ? `${trustProxy} hop${trustProxy === 1 ? '' : 's'}`

@@ -104,7 +104,8 @@ export const HOSTING_SETTINGS = [
       type: 'string' as const,
       maxLength: 256,
       accepts: (value: string) => parseTrustProxyHeaders(value) !== null,
-      patternText: 'X-Forwarded-For, and X-Forwarded-Proto and X-Forwarded-Host if the balancer sets them, comma-separated',
+      patternText:
+        'X-Forwarded-For, and X-Forwarded-Proto and X-Forwarded-Host if the balancer sets them, comma-separated',
     },
     default: 'X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host',
     description:

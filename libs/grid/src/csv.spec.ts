@@ -46,7 +46,24 @@ describe('no cell of an export starts a formula, however a spreadsheet reads it 
     expect(formulaCells(csvLine(['a', value, 5, -5, true]))).toEqual([]);
   });
 
-  const ALPHABET = ['=', '+', '-', '@', '\t', '\r', '\n', ',', ';', ' ', '\u00a0', '\u3000', '"', "'", 'a', '1'];
+  const ALPHABET = [
+    '=',
+    '+',
+    '-',
+    '@',
+    '\t',
+    '\r',
+    '\n',
+    ',',
+    ';',
+    ' ',
+    '\u00a0',
+    '\u3000',
+    '"',
+    "'",
+    'a',
+    '1',
+  ];
   it('any text of separators, quotes, spaces and triggers (generated)', () => {
     fc.assert(
       fc.property(
