@@ -190,6 +190,13 @@ export const HOSTING_SETTINGS = [
     'Full reload of the in-memory active API key set (Redis messages apply changes at once in between).',
   ),
   int(
+    'ApiKeyChangeAckTimeoutMilliseconds',
+    2_000,
+    0,
+    60_000,
+    'With Redis, how long the answer to an API-key creation or revocation (and to a change of who may act) waits for every node subscribed to apply it and say so. Past it the answer goes out anyway, the nodes that did not answer are logged and counted (service.api_keys.changes.unacknowledged), and they apply the change at their next refresh (ApiKeyCacheRefreshIntervalMilliseconds) at the latest.',
+  ),
+  int(
     'LogoutRevocationTimeoutMilliseconds',
     3_000,
     100,
