@@ -26,8 +26,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * Security issue 37, item 2, measured: each user is deactivated on `acting` while every node is asked, back to
  * back, with that user's API key; a request sent after the deactivation's answer arrived here and accepted is
- * one the cache let through late. The acting node must have none; the others apply the change when Redis
- * brings it (docs/SECURITY.md states that window).
+ * one the cache let through late. No node may have any: the acting node applies the change before it answers, and
+ * answers once every other node has acknowledged applying it (docs/SECURITY.md, Windows; past
+ * ApiKeyChangeAckTimeoutMilliseconds a node that did not is logged and counted).
  */
 export async function deactivationWindows(
   agent: Agent,
@@ -86,7 +87,7 @@ export function describeWindows(figures: Map<string, KeyWindow>, acting: Cluster
     `API-key requests accepted after a deactivation's answer (${rounds} deactivations on ${acting.name}, every node asked back to back with the user's key):`,
     ...[...figures].map(
       ([name, f]) =>
-        `  ${name}${name === acting.name ? ' (acting; must be 0)' : ''}: ${f.accepted} of ${f.sent} accepted; last accepted p50 ${percentile(f.windows, 50).toFixed(1)} ms, p99 ${percentile(f.windows, 99).toFixed(1)} ms after the answer`,
+        `  ${name}${name === acting.name ? ' (acting)' : ''} (must be 0): ${f.accepted} of ${f.sent} accepted; last accepted p50 ${percentile(f.windows, 50).toFixed(1)} ms, p99 ${percentile(f.windows, 99).toFixed(1)} ms after the answer`,
     ),
   ];
 }

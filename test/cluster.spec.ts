@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import {
@@ -22,6 +23,8 @@ describe('two nodes on PostgreSQL and Redis', () => {
   let options: ClusterOptions;
   const nodes: ClusterNode[] = [];
   let key: string;
+  let adminToken: string;
+  let adminGuid: string;
 
   beforeAll(async () => {
     options = await testClusterOptions({
@@ -35,11 +38,13 @@ describe('two nodes on PostgreSQL and Redis', () => {
     nodes.push(await startNode('node-a', options));
     nodes.push(await startNode('node-b', options));
     const token = await clusterAdminToken(nodes[0].url);
+    adminToken = token;
     const me = (await (
       await fetch(`${nodes[0].url}/api/Authentication/Session`, {
         headers: { authorization: `Bearer ${token}` },
       })
     ).json()) as { userGuid: string };
+    adminGuid = me.userGuid;
     const created = await fetch(`${nodes[0].url}/api/UserRegistryApiKey`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -51,6 +56,56 @@ describe('two nodes on PostgreSQL and Redis', () => {
   afterAll(async () => {
     await Promise.all(nodes.filter((n) => n.process.child.exitCode === null).map((n) => n.stop()));
   });
+
+  // The API-key revocation window on the other node (security issue 49, item 9): every node acknowledges applying a
+  // revocation before the acting node answers, so node B never accepts a key after node A's answer.
+  it('after an API-key revocation answers on node A, node B never accepts the key (30 revocations, B asked back to back)', async () => {
+    const rounds = 30;
+    const agent = new Agent({ keepAlive: true });
+    const [a, b] = nodes;
+    let sentAfter = 0;
+    let acceptedAfter = 0;
+    try {
+      for (let i = 0; i < rounds; i++) {
+        const created = await send(
+          agent,
+          `${a.url}/api/UserRegistryApiKey`,
+          'POST',
+          {
+            authorization: `Bearer ${adminToken}`,
+            'content-type': 'application/json',
+          },
+          JSON.stringify({ userRegistryGuid: adminGuid, name: `window-${i}` }),
+        );
+        expect(created.status).toBe(201);
+        const { key: revoked, guid } = JSON.parse(created.body) as { key: string; guid: string };
+        const onB = () => send(agent, `${b.url}/api/Authentication/Session`, 'GET', { 'x-api-key': revoked });
+        await waitFor(async () => (await onB()).status === 200, 5000, 'the new key on node B');
+        let answeredAt = Infinity;
+        let refusedAfter = false;
+        const probe = (async () => {
+          while (!refusedAfter) {
+            const sentAt = performance.now();
+            const { status } = await onB();
+            if (sentAt <= answeredAt) continue;
+            sentAfter++;
+            if (status === 200) acceptedAfter++;
+            else refusedAfter = status === 401;
+          }
+        })();
+        await new Promise((r) => setTimeout(r, 10)); // the probe under way before the revocation
+        const answer = await send(agent, `${a.url}/api/UserRegistryApiKey/${guid}`, 'DELETE', {
+          authorization: `Bearer ${adminToken}`,
+        });
+        answeredAt = performance.now();
+        expect(answer.status).toBe(204);
+        await probe;
+      }
+    } finally {
+      agent.destroy();
+    }
+    expect({ sentAfter: sentAfter >= rounds, acceptedAfter }).toEqual({ sentAfter: true, acceptedAfter: 0 });
+  }, 120_000);
 
   it('after Revoke Sessions answers, the revoked token is refused on every node, under load', async () => {
     const agent = new Agent({ keepAlive: true });

@@ -150,10 +150,50 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
       ['limit=1.5', 'limit'],
       ['cursor=bm90LWEtY3Vyc29y', 'cursor'],
       ['cursor=%2F%2F', 'cursor'],
+      // The unsigned form the service once gave, forged: `p1.5`, `p1.05`, `p1.0`.
+      [`cursor=${Buffer.from('p1.5').toString('base64url')}`, 'cursor'],
+      [`cursor=${Buffer.from('p1.05').toString('base64url')}`, 'cursor'],
+      [`cursor=${Buffer.from('p1.0').toString('base64url')}`, 'cursor'],
     ] as const) {
       const res = await request(t.url).get(`/api/UserRegistry?${query}`).set(auth);
       expect([query, res.status, res.body.errors?.[0]?.field]).toEqual([query, 400, field]);
     }
+  });
+
+  it('a cursor is signed and bound to its list: altered, or given for another list, it is a 400', async () => {
+    const cursorOf = async (path: string) => {
+      const res = await request(t.url).get(path).set(auth).expect(200);
+      const next = nextOf(res);
+      expect([path, next]).toEqual([path, expect.stringContaining('cursor=')]);
+      return new URL(next as string, 'http://x').searchParams.get('cursor') as string;
+    };
+    const users = await cursorOf('/api/UserRegistry?limit=2');
+    const searched = await cursorOf('/api/UserRegistry?limit=2&search=paged');
+    const other = await createUser(t.app, { tenantGuid: admin.tenantGuid });
+    for (let i = 0; i < 3; i++)
+      await t.app.get(ApiKeyService).create(admin.actor, { userRegistryGuid: other.guid, name: `k${i}` });
+    const keys = await cursorOf(`/api/UserRegistryApiKey?userRegistryGuid=${other.guid}&limit=1`);
+    // Each taken back where it was given: accepted (letter case of the path and another limit too).
+    await request(t.url).get(`/api/UserRegistry?cursor=${users}`).set(auth).expect(200);
+    await request(t.url).get(`/api/userregistry?limit=7&cursor=${users}`).set(auth).expect(200);
+    await request(t.url).get(`/api/UserRegistry?search=paged&cursor=${searched}`).set(auth).expect(200);
+    const flipped = `${users.slice(0, 3)}${users[3] === 'A' ? 'B' : 'A'}${users.slice(4)}`;
+    const refused: string[] = [];
+    for (const path of [
+      `/api/RoleRegistry?cursor=${users}`,
+      `/api/EntityAnalysisModel?cursor=${users}`,
+      `/api/UserRegistry?search=paged&cursor=${users}`,
+      `/api/UserRegistry?cursor=${searched}`,
+      `/api/UserRegistryApiKey?userRegistryGuid=${admin.guid}&cursor=${keys}`,
+      `/api/UserRegistry?cursor=${flipped}`,
+      `/api/UserRegistry?cursor=${users}A`,
+      `/api/UserRegistry?cursor=${users.slice(0, -1)}`,
+    ]) {
+      const res = await request(t.url).get(path).set(auth);
+      if (res.status !== 400 || res.body.errors?.[0]?.field !== 'cursor')
+        refused.push(`${path} ${res.status}`);
+    }
+    expect(refused).toEqual([]);
   });
 
   it('AssignableRoles: a user administrator without role rights gets their tenant’s roles by name', async () => {

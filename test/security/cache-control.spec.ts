@@ -46,6 +46,17 @@ describe('Cache-Control: no-store on every answer that depends on a credential',
     expect(found.filter((f) => f.cacheControl !== 'no-store')).toEqual([]);
   });
 
+  it('a 404 for a path that names nothing, with a credential and without (the problem filter)', async () => {
+    const found: string[] = [];
+    for (const p of ['/api/NoSuchThing', '/api/UserRegistry/x/y/z', '/no/such/path', '/assets/none.js'])
+      for (const credential of [undefined, token]) {
+        const req = request(t.url).get(p);
+        const res = await (credential ? req.set('Authorization', `Bearer ${credential}`) : req);
+        found.push(`${p} ${res.status} ${res.headers['cache-control']}`);
+      }
+    expect(found.filter((f) => !/ 404 no-store$/.test(f))).toEqual([]);
+  });
+
   it('the sign-in answer (the token in its body), WirePasswordHash, logout and readiness', async () => {
     const user = await createUser(t.app);
     const answers = {

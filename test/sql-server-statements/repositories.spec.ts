@@ -69,7 +69,10 @@ describe('SQL Server statements, recorded without a server: the repositories', (
         await repo.updateRole(3, { Name: 'R', UpdatedDate: now, UpdatedUser: 'admin' });
         await repo.softDeleteRole(3, now, 'admin');
         await repo.countUsers();
+        // A new user's name: its look-alikes among the live users (the skeleton key, 64 hex characters).
+        await repo.findUserByNameSkeleton('0'.repeat(64));
       });
+      expect(statements.some((s) => /"NameSkeleton" = @\d+/.test(s.sql))).toBe(true);
       // TokensValidFrom moves forward with a CASE (no GREATEST: SQL Server 2019 lacks it).
       expect(
         statements.some((s) => /"TokensValidFrom" = CASE WHEN "TokensValidFrom" IS NULL OR/.test(s.sql)),

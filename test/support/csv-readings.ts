@@ -3,8 +3,9 @@
  * the list separator, honouring RFC 4180 quotes or not. A reader that honours quotes takes a quoted cell's
  * text (a doubled quote is one), then whatever follows up to the next separator as it stands (what Excel and
  * LibreOffice do with text after a closing quote); one that does not honours nothing, and breaks rows at CR and
- * LF alike. Every cell is returned with its leading spaces removed, as a spreadsheet skips them before it
- * decides whether a cell is a formula.
+ * LF alike. Every cell is returned with its leading white space removed (any: U+00A0 and U+3000 as a space;
+ * tab, CR and LF are separators or triggers), as a spreadsheet skips it before it decides whether a cell is a
+ * formula.
  */
 export interface CsvReading {
   separator: ',' | ';' | '\t';
@@ -18,14 +19,17 @@ export const CSV_READINGS: readonly CsvReading[] = ([',', ';', '\t'] as const).f
 /** A character that makes a spreadsheet cell a formula (or a DDE call) when it comes first. */
 export const FORMULA_TRIGGERS = ['=', '+', '-', '@', '\t', '\r'];
 
-/** Every cell of `text` read the given way, leading spaces removed. */
+/** Every cell of `text` read the given way, leading white space removed. */
+const LEADING_SPACE = /^[^\S\t\r\n]+/u;
+const SPACE = /^[^\S\t\r\n]$/u;
+
 export function readCells(text: string, { separator, quotes }: CsvReading): string[] {
   const cells: string[] = [];
   let cell = '';
   let quoted = false;
   let atCellStart = true;
   const end = () => {
-    cells.push(cell.replace(/^ +/, ''));
+    cells.push(cell.replace(LEADING_SPACE, ''));
     cell = '';
     atCellStart = true;
   };
@@ -50,7 +54,7 @@ export function readCells(text: string, { separator, quotes }: CsvReading): stri
       continue;
     }
     cell += ch;
-    if (ch !== ' ') atCellStart = false;
+    if (!SPACE.test(ch)) atCellStart = false;
   }
   end();
   return cells;

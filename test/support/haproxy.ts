@@ -10,9 +10,11 @@ import { waitForPort } from './redis-server';
  * - `overwrite`: what docker/haproxy.cfg ships, and what docs/SECURITY.md asks of any balancer: each of the three
  *   headers replaced by what the balancer saw, so nothing the client wrote reaches a node;
  * - `append`: HAProxy's `option forwardfor` and `add-header`, which keep what the client sent and add the
- *   balancer's value after it (the tests use it to prove that a node still reads only the balancer's value).
+ *   balancer's value after it (the tests use it to prove that a node still reads only the balancer's value);
+ * - `for-only`: a balancer that sets X-Forwarded-For and nothing else, passing on the client's own
+ *   X-Forwarded-Proto and -Host (the node must then be told to trust only X-Forwarded-For: TrustProxyHeaders).
  */
-export type ForwardedHeaders = 'overwrite' | 'append';
+export type ForwardedHeaders = 'overwrite' | 'append' | 'for-only';
 
 /** The frontend rules that replace the forwarded headers (docker/haproxy.cfg carries the same lines). */
 export const OVERWRITE_FORWARDED_RULES = [
@@ -21,6 +23,7 @@ export const OVERWRITE_FORWARDED_RULES = [
 ];
 
 function forwardedRules(mode: ForwardedHeaders): string[] {
+  if (mode === 'for-only') return ['http-request set-header X-Forwarded-For %[src]'];
   return mode === 'overwrite'
     ? [...OVERWRITE_FORWARDED_RULES, 'http-request set-header X-Forwarded-Proto http']
     : [

@@ -10,6 +10,8 @@ import {
   ProblemFilter,
   RequestInputGuard,
   parseCookiesOnRead,
+  listCursorKey,
+  LIST_CURSOR_KEY,
   readForwardedHeadersByTrustedHops,
   reservedMemberPath,
   unknownBodyMember,
@@ -128,10 +130,12 @@ export function useHttpMiddleware(
   // a client can send back to write safely. A versioned record's answer carries its row version as its ETag
   // (RecordAnswer); the console's files keep theirs.
   app.set('etag', false);
+  // Signs and checks the lists' paging cursors (Paged): a key of its own, derived from JwtKey.
+  app.set(LIST_CURSOR_KEY, listCursorKey(settings.JwtKey ?? ''));
   // TrustProxy: False, a number of hops (True: one) or the balancers' addresses; scheme and host by the same rule.
   app.set('trust proxy', settings.trustProxy);
   const requestPrototype = app.getHttpAdapter().getInstance().request;
-  readForwardedHeadersByTrustedHops(requestPrototype);
+  readForwardedHeadersByTrustedHops(requestPrototype, settings.trustedForwardedHeaders);
   parseCookiesOnRead(requestPrototype);
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();

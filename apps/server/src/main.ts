@@ -1,5 +1,6 @@
 import './thread-pool';
 import 'reflect-metadata';
+import { trustedProxyStartLine } from '@app/common';
 import { loadSettings, SettingError, withEmbeddedSecrets } from '@app/config';
 import { dataDirectoryWarning, restrictProcessUmask } from '@app/database';
 import { createApp } from './create-app';
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const openDirectory =
     settings.DatabaseProvider === 'sqlite' ? dataDirectoryWarning(settings.DataDirectory) : undefined;
   if (openDirectory) logger.warn(openDirectory);
+  logger.log(trustedProxyStartLine(settings.trustProxy, settings.trustedForwardedHeaders));
   if (generated.length) {
     logger.warn(
       `${generated.join(' and ')} were generated for this embedded SQLite installation and kept in ${settings.DataDirectory}; production must set them.`,

@@ -1,21 +1,38 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  Optional,
+} from '@nestjs/common';
 import Redis from 'ioredis';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
 import { Actor } from '@app/common';
 import { ActorService, IdentityEvents, PrincipalsCeiling, PrincipalsChanged } from '@app/identity';
 import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
+import { SERVICE_NAME, ServiceMeterProvider } from '@app/telemetry';
 import { ApiKeyRepository } from './api-key.repository';
+import {
+  API_KEY_ACK_CHANNEL,
+  ChangeAcknowledgements,
+  type Delivery,
+  isAckId,
+  UNACKNOWLEDGED_CHANGES,
+} from './change-acknowledgements';
 
 export const API_KEY_CHANNEL = 'decisioning:api-keys';
 
 /**
  * The shared-cache publish messages (spec: Events): one per key creation or revocation, and one when who may
  * act changed (users deactivated, deleted or moved to another role; a role's permissions; a tenant deleted).
+ * `ack`: the id each node publishes on API_KEY_ACK_CHANNEL once it has applied the message.
  */
-export type ApiKeyMessage =
+export type ApiKeyMessage = (
   | { v: 1; event: 'created' | 'revoked'; keyGuid: string; origin: string }
   | { v: 1; event: 'principals'; userIds: number[]; ceiling?: PrincipalsCeiling; origin: string }
-  | { v: 1; event: 'reload'; origin: string };
+  | { v: 1; event: 'reload'; origin: string }
+) & { ack?: string };
 
 interface Entry {
   keyGuid: string;
@@ -57,6 +74,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   private reloading?: Promise<void>;
   private pendingReload = false;
   private stopListening?: () => void;
+  private readonly acks: ChangeAcknowledgements;
 
   constructor(
     private readonly repo: ApiKeyRepository,
@@ -65,7 +83,18 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(API_KEY_SETTINGS.token) private readonly settings: ApiKeySettings,
     @Inject(REDIS) private readonly redis: Redis | null,
     private readonly sink: CacheEventSink,
-  ) {}
+    @Optional() meters?: ServiceMeterProvider,
+  ) {
+    this.acks = new ChangeAcknowledgements(
+      redis,
+      settings.ApiKeyChangeAckTimeoutMilliseconds,
+      settings.InstanceName,
+      meters?.provider.getMeter(SERVICE_NAME).createCounter(UNACKNOWLEDGED_CHANGES, {
+        description:
+          'API-key changes (a key created or revoked, a change of who may act) answered before every node subscribed on Redis had acknowledged applying them; those nodes apply them at their next refresh.',
+      }),
+    );
+  }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.reload();
@@ -90,10 +119,13 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     return this.byHash.size;
   }
 
-  /** A key was created or revoked here: applied at once, then told to the other nodes. */
-  async keyChanged(event: 'created' | 'revoked', keyGuid: string): Promise<void> {
+  /**
+   * A key was created or revoked here: applied at once, then told to the other nodes, and answered once every
+   * node subscribed has applied it (ChangeAcknowledgements), or ApiKeyChangeAckTimeoutMilliseconds passed.
+   */
+  async keyChanged(event: 'created' | 'revoked', keyGuid: string): Promise<Delivery> {
     await this.applyKey(keyGuid);
-    await this.publish({ v: 1, event, keyGuid, origin: this.settings.InstanceName });
+    return this.publish({ v: 1, event, keyGuid, origin: this.settings.InstanceName });
   }
 
   /** Full reload; concurrent callers share one run, and a call during a run schedules one more after it. */
@@ -192,7 +224,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     const message: ApiKeyMessage = targeted
       ? { v: 1, event: 'principals', userIds: change.userIds, ceiling: change.ceiling, origin }
       : { v: 1, event: 'reload', origin };
-    void this.publish(message);
+    const delivered = this.publish(message);
     try {
       await this.apply(message);
     } catch (err) {
@@ -202,6 +234,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
       );
       if (message.event === 'principals') this.dropUsers(message.userIds);
     }
+    await delivered;
   }
 
   /** Takes every key of these users out of the set, as a read made now would decide them. */
@@ -250,17 +283,21 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
-  private async publish(message: ApiKeyMessage): Promise<void> {
-    if (!this.redis) return;
-    try {
-      await this.redis.publish(API_KEY_CHANNEL, JSON.stringify(message));
-    } catch (err) {
-      // Publish/subscribe is best effort; the periodic reload still bounds revocation (spec: API keys 3).
-      this.logger.warn(
-        { err, event: message.event },
-        'Could not publish an API key change; other nodes apply it at their next refresh',
-      );
-    }
+  /** Tells every node, and waits until each subscribed has applied it (or the timeout). */
+  private publish(message: ApiKeyMessage): Promise<Delivery> {
+    const ack = this.acks.newId();
+    return this.acks.publish(API_KEY_CHANNEL, JSON.stringify({ ...message, ack }), ack, message.event);
+  }
+
+  /** A message from a node (this one too): applied, then acknowledged when it asks for it. */
+  private received(payload: string): void {
+    const msg = parseMessage(payload);
+    if (!msg) return;
+    this.apply(msg).then(
+      () => (msg.ack ? this.acks.acknowledge(msg.ack) : undefined),
+      // Not acknowledged: the acting node logs and counts the missing node when its wait ends.
+      (err: unknown) => this.logger.error({ err }, 'Applying an API key message failed'),
+    );
   }
 
   private subscribe(): void {
@@ -268,15 +305,10 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
       this.settings,
       this.sink,
       `${this.settings.InstanceName}:api-keys`,
-      API_KEY_CHANNEL,
+      [API_KEY_CHANNEL, API_KEY_ACK_CHANNEL],
       {
-        message: (payload) => {
-          const msg = parseMessage(payload);
-          if (msg)
-            void this.apply(msg).catch((err: unknown) =>
-              this.logger.error({ err }, 'Applying an API key message failed'),
-            );
-        },
+        message: (payload, channel) =>
+          channel === API_KEY_ACK_CHANNEL ? this.acks.received(payload) : this.received(payload),
         // Messages sent while this node was away are lost: reload everything after a reconnect.
         reconnected: () => void this.reload(),
         subscribeFailed: (err) => this.logger.error({ err }, 'Subscribe failed'),
@@ -297,26 +329,32 @@ function ceilingOf(value: unknown): PrincipalsCeiling | undefined | null {
 export function parseMessage(payload: string): ApiKeyMessage | null {
   try {
     const m = JSON.parse(payload) as Record<string, unknown>;
-    if (m.v !== 1 || typeof m.origin !== 'string') return null;
-    if (
-      (m.event === 'created' || m.event === 'revoked') &&
-      typeof m.keyGuid === 'string' &&
-      GUID.test(m.keyGuid)
-    )
-      return { v: 1, event: m.event, keyGuid: m.keyGuid, origin: m.origin };
-    if (
-      m.event === 'principals' &&
-      Array.isArray(m.userIds) &&
-      m.userIds.length <= MAX_MESSAGE_USERS &&
-      m.userIds.every((id) => Number.isSafeInteger(id) && (id as number) > 0)
-    ) {
-      const ceiling = ceilingOf(m.ceiling);
-      if (ceiling === null) return null;
-      return { v: 1, event: 'principals', userIds: m.userIds as number[], ceiling, origin: m.origin };
-    }
-    if (m.event === 'reload') return { v: 1, event: 'reload', origin: m.origin };
+    const message = messageOf(m);
+    return message && isAckId(m.ack) ? { ...message, ack: m.ack } : message;
   } catch {
-    /* ignored: not ours */
+    return null; // not ours
   }
+}
+
+/** The message a parsed payload is, without its `ack`; null when it is none. */
+function messageOf(m: Record<string, unknown>): ApiKeyMessage | null {
+  if (m.v !== 1 || typeof m.origin !== 'string') return null;
+  if (
+    (m.event === 'created' || m.event === 'revoked') &&
+    typeof m.keyGuid === 'string' &&
+    GUID.test(m.keyGuid)
+  )
+    return { v: 1, event: m.event, keyGuid: m.keyGuid, origin: m.origin };
+  if (
+    m.event === 'principals' &&
+    Array.isArray(m.userIds) &&
+    m.userIds.length <= MAX_MESSAGE_USERS &&
+    m.userIds.every((id) => Number.isSafeInteger(id) && (id as number) > 0)
+  ) {
+    const ceiling = ceilingOf(m.ceiling);
+    if (ceiling === null) return null;
+    return { v: 1, event: 'principals', userIds: m.userIds as number[], ceiling, origin: m.origin };
+  }
+  if (m.event === 'reload') return { v: 1, event: 'reload', origin: m.origin };
   return null;
 }

@@ -1,13 +1,18 @@
 import express from 'express';
 import type { IncomingMessage } from 'node:http';
-import { parseTrustProxy } from '@app/config';
-import { readForwardedHeadersByTrustedHops } from './forwarded-request';
+import { parseTrustProxy, parseTrustProxyHeaders } from '@app/config';
+import { readForwardedHeadersByTrustedHops, trustedProxyStartLine } from './forwarded-request';
 
 /** An Express request of an app trusting `trustProxy`, from `socket`, with these headers. */
-function request(trustProxy: string, socket: string, headers: Record<string, string>) {
+function request(
+  trustProxy: string,
+  socket: string,
+  headers: Record<string, string>,
+  trustProxyHeaders = 'X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host',
+) {
   const app = express();
   app.set('trust proxy', parseTrustProxy(trustProxy));
-  readForwardedHeadersByTrustedHops(app.request);
+  readForwardedHeadersByTrustedHops(app.request, parseTrustProxyHeaders(trustProxyHeaders) ?? undefined);
   const req = Object.create(app.request) as IncomingMessage & {
     app: express.Express;
     ip: string;
@@ -77,5 +82,32 @@ describe('X-Forwarded-* read by trusted hops', () => {
       'x-forwarded-host': 'public.example',
     });
     expect([req.ip, req.protocol, req.host]).toEqual(['10.0.0.5', 'https', 'public.example']);
+  });
+
+  it("TrustProxyHeaders=X-Forwarded-For: the scheme and host are the socket's and the Host header, whatever was forwarded", () => {
+    const req = request('True', '10.0.0.5', forged, 'x-forwarded-for');
+    expect([req.ip, req.protocol, req.host]).toEqual(['198.51.100.7', 'http', 'node.internal:5001']);
+    const onlyProto = request('True', '10.0.0.5', forged, 'X-Forwarded-For,X-Forwarded-Proto');
+    expect([onlyProto.protocol, onlyProto.host]).toEqual(['http', 'node.internal:5001']);
+    const withHost = request('True', '10.0.0.5', forged, 'X-Forwarded-For, X-Forwarded-Host');
+    expect([withHost.protocol, withHost.host]).toEqual(['http', 'public.example']);
+  });
+
+  it('TrustProxyHeaders must name X-Forwarded-For, and only the three forwarded headers', () => {
+    expect(parseTrustProxyHeaders('X-Forwarded-Proto')).toBeNull();
+    expect(parseTrustProxyHeaders('X-Forwarded-For, Forwarded')).toBeNull();
+    expect(parseTrustProxyHeaders('x-forwarded-for')).toEqual({ proto: false, host: false });
+  });
+
+  it('the start-up line names the trusted hops and headers, and those ignored', () => {
+    expect(trustedProxyStartLine(false, { proto: true, host: true })).toMatch(
+      /no X-Forwarded-\* header is read/,
+    );
+    expect(trustedProxyStartLine(1, { proto: true, host: true })).toBe(
+      'TrustProxy: trusting 1 hop for X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host (the balancer must set each)',
+    );
+    expect(trustedProxyStartLine(['10.0.0.0/8'], { proto: false, host: false })).toBe(
+      'TrustProxy: trusting the balancers at 10.0.0.0/8 for X-Forwarded-For (the balancer must set each); X-Forwarded-Proto and X-Forwarded-Host ignored',
+    );
   });
 });

@@ -53,20 +53,55 @@ function forwardedValue(req: ForwardedRequest, name: string): string | undefined
  * from the same trust function). Every reader (the Secure cookie, the security headers, the CSRF and login-CSRF
  * origin checks, OpenID Connect's redirect URI) reads these properties.
  */
-export function readForwardedHeadersByTrustedHops(requestPrototype: object): void {
+export function readForwardedHeadersByTrustedHops(
+  requestPrototype: object,
+  trusted: { proto: boolean; host: boolean } = { proto: true, host: true },
+): void {
   Object.defineProperty(requestPrototype, 'protocol', {
     configurable: true,
     enumerable: true,
     get(this: ForwardedRequest): string {
       const own = (this.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http';
-      return forwardedValue(this, 'x-forwarded-proto')?.toLowerCase() ?? own;
+      return (trusted.proto ? forwardedValue(this, 'x-forwarded-proto')?.toLowerCase() : undefined) ?? own;
     },
   });
   Object.defineProperty(requestPrototype, 'host', {
     configurable: true,
     enumerable: true,
     get(this: ForwardedRequest): string | undefined {
-      return forwardedValue(this, 'x-forwarded-host') ?? this.headers.host ?? undefined;
+      return (
+        (trusted.host ? forwardedValue(this, 'x-forwarded-host') : undefined) ??
+        this.headers.host ??
+        undefined
+      );
     },
   });
+}
+
+/**
+ * The start-up line saying whom the node believes about the client (TrustProxy) and for which headers
+ * (TrustProxyHeaders): a balancer that does not set a header it is trusted for lets the client's own value through.
+ */
+export function trustedProxyStartLine(
+  trustProxy: false | number | readonly string[],
+  trusted: { proto: boolean; host: boolean },
+): string {
+  if (trustProxy === false)
+    return "TrustProxy=False: no X-Forwarded-* header is read; client address, scheme and host are the socket's";
+  const hops =
+    typeof trustProxy === 'number'
+      ? `${trustProxy} hop${trustProxy === 1 ? '' : 's'}`
+      : `the balancers at ${trustProxy.join(', ')}`;
+  const headers = [
+    'X-Forwarded-For',
+    ...(trusted.proto ? ['X-Forwarded-Proto'] : []),
+    ...(trusted.host ? ['X-Forwarded-Host'] : []),
+  ];
+  const ignored = [
+    ...(trusted.proto ? [] : ['X-Forwarded-Proto']),
+    ...(trusted.host ? [] : ['X-Forwarded-Host']),
+  ];
+  return `TrustProxy: trusting ${hops} for ${headers.join(', ')} (the balancer must set each)${
+    ignored.length ? `; ${ignored.join(' and ')} ignored` : ''
+  }`;
 }

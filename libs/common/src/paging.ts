@@ -1,5 +1,6 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, type Type } from '@nestjs/common';
 import { ApiOkResponse, ApiQuery } from '@nestjs/swagger';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { Problems } from './problem';
 
 /** A page asked for: at most `limit` rows whose id is above `after` (0: from the first), in id order. */
@@ -22,39 +23,102 @@ export const DEFAULT_PAGE_LIMIT = 100;
 /** The total of a paged list (every item the list holds, whatever the page). */
 export const TOTAL_COUNT_HEADER = 'X-Total-Count';
 
-/** One page of a list, its items already in the answer's shape. `next`: the cursor of the next page. */
+/** One page of a list, its items already in the answer's shape. `nextAfter`: where the next page starts. */
 export interface Page<T> {
   items: T[];
   total: number;
-  next: string | null;
+  nextAfter: number | null;
 }
 
-const CURSOR_VERSION = 'p1.';
 /** What a cursor looks like on the wire (base64url): also its pattern in the document. */
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 const CURSOR = new RegExp(CURSOR_PATTERN);
+/** The cursor's form: a version byte, the position (7 bytes, big-endian), the first 16 bytes of its HMAC. */
+const CURSOR_VERSION = 2;
+const POSITION_BYTES = 7;
+const MAC_BYTES = 16;
+const CURSOR_BYTES = 1 + POSITION_BYTES + MAC_BYTES;
+/** The express application setting holding the cursor key (set at start: useHttpMiddleware). */
+export const LIST_CURSOR_KEY = 'list cursor key';
 
 /**
- * The cursor of the page after the item with id `after`. Opaque to clients (base64url of a versioned
- * position), so its form can change without breaking them; it carries nothing a client could not see.
+ * The key that signs list cursors, derived from JwtKey by HKDF-SHA-256 under its own label, so a cursor's MAC
+ * can never stand for a token's signature or anything else made with JwtKey.
  */
-export function encodeCursor(after: number): string {
-  return Buffer.from(`${CURSOR_VERSION}${after}`, 'utf8').toString('base64url');
+export function listCursorKey(jwtKey: string): Buffer {
+  return Buffer.from(
+    hkdfSync('sha256', Buffer.from(jwtKey, 'utf8'), Buffer.alloc(0), 'decisioning list cursor v2', 32),
+  );
 }
 
-function decodeCursor(cursor: string): number {
-  const text = CURSOR.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  const match = /^p1\.(\d{1,15})$/.exec(text);
-  if (!match) throw Problems.badParameter('cursor', 'cursor must be one this service answered (in Link).');
-  return Number(match[1]);
+/**
+ * Which list a cursor belongs to: the route's path (letter case ignored, as the router ignores it) and every
+ * query parameter but `limit` and `cursor` (the user of an API-key list, the search), sorted. A cursor given for
+ * one list is refused by every other.
+ */
+export function listIdentity(originalUrl: string): string {
+  const url = new URL(originalUrl, 'http://service.invalid');
+  const params = [...url.searchParams].filter(([k]) => k !== 'limit' && k !== 'cursor');
+  params.sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : x > y ? 1 : 0) : a < b ? -1 : 1));
+  return JSON.stringify([url.pathname.toLowerCase(), params]);
+}
+
+/** A list cursor's key and its list: what signs and checks it. */
+export interface CursorBinding {
+  key: Buffer;
+  list: string;
+}
+
+function cursorMac(binding: CursorBinding, head: Buffer): Buffer {
+  return createHmac('sha256', binding.key)
+    .update(head)
+    .update(binding.list, 'utf8')
+    .digest()
+    .subarray(0, MAC_BYTES);
+}
+
+/**
+ * The cursor of the page after the item with id `after`, for one list. Opaque to clients: base64url of a version,
+ * the position and an HMAC over both and the list (listIdentity) under the service's cursor key, so a cursor
+ * the service did not give, or gave for another list, is refused.
+ */
+export function encodeCursor(after: number, binding: CursorBinding): string {
+  const head = Buffer.alloc(1 + POSITION_BYTES);
+  head.writeUInt8(CURSOR_VERSION, 0);
+  head.writeUIntBE(Math.floor(after / 2 ** 24), 1, POSITION_BYTES - 3);
+  head.writeUIntBE(after % 2 ** 24, POSITION_BYTES - 2, 3);
+  return Buffer.concat([head, cursorMac(binding, head)]).toString('base64url');
+}
+
+function decodeCursor(cursor: string, binding: CursorBinding | null): number {
+  const bytes = CURSOR.test(cursor) ? Buffer.from(cursor, 'base64url') : Buffer.alloc(0);
+  const head = bytes.subarray(0, 1 + POSITION_BYTES);
+  const mac = bytes.subarray(1 + POSITION_BYTES);
+  // Base64url of exactly CURSOR_BYTES, its own encoding (no other spelling of the same bytes is taken).
+  const wellFormed =
+    binding !== null &&
+    bytes.length === CURSOR_BYTES &&
+    bytes.toString('base64url') === cursor &&
+    head[0] === CURSOR_VERSION;
+  if (!wellFormed || !timingSafeEqual(mac, cursorMac(binding, head)))
+    throw Problems.badParameter(
+      'cursor',
+      'cursor must be one this service answered for this list (in Link).',
+    );
+  return head.readUIntBE(1, POSITION_BYTES - 3) * 2 ** 24 + head.readUIntBE(POSITION_BYTES - 2, 3);
 }
 
 /**
  * The paging a list request asked for, or null: neither `limit` nor `cursor` given, the list is answered
  * whole, exactly as without paging. `limit` is a whole number from 1 to MAX_PAGE_LIMIT; a cursor without a
- * limit pages by DEFAULT_PAGE_LIMIT. Anything else is a 400 naming the parameter.
+ * limit pages by DEFAULT_PAGE_LIMIT; a cursor must be one encodeCursor made for this list (`binding`; none:
+ * every cursor is refused). Anything else is a 400 naming the parameter.
  */
-export function pageRequest(limit: unknown, cursor: unknown): PageRequest | null {
+export function pageRequest(
+  limit: unknown,
+  cursor: unknown,
+  binding: CursorBinding | null = null,
+): PageRequest | null {
   const hasLimit = limit !== undefined && limit !== '';
   const hasCursor = cursor !== undefined && cursor !== '';
   if (!hasLimit && !hasCursor) return null;
@@ -67,7 +131,7 @@ export function pageRequest(limit: unknown, cursor: unknown): PageRequest | null
       throw Problems.badParameter('limit', `limit must be from 1 to ${MAX_PAGE_LIMIT}.`);
   }
   if (hasCursor && typeof cursor !== 'string') throw Problems.badParameter('cursor', 'cursor must be text.');
-  return { limit: n, after: hasCursor ? decodeCursor(cursor) : 0 };
+  return { limit: n, after: hasCursor ? decodeCursor(cursor, binding) : 0 };
 }
 
 /** The longest `search` a list takes. */
@@ -82,18 +146,19 @@ export function searchTerm(raw: unknown): string | null {
   return raw.trim() === '' ? null : raw;
 }
 
-/** A page of rows mapped to the answer's items, with its cursor. */
+/** A page of rows mapped to the answer's items, with where the next page starts. */
 export function pageOf<R, T>(page: RowPage<R>, map: (rows: R[]) => T[] | Promise<T[]>): Promise<Page<T>> {
   return Promise.resolve(map(page.rows)).then((items) => ({
     items,
     total: page.total,
-    next: page.nextAfter === null ? null : encodeCursor(page.nextAfter),
+    nextAfter: page.nextAfter,
   }));
 }
 
 /** What a controller needs of the request and the response to state a page (Express's own, structurally). */
 interface RequestUrl {
   originalUrl: string;
+  app?: { get(setting: string): unknown };
 }
 interface HeaderSink {
   setHeader(name: string, value: string): unknown;
@@ -104,14 +169,21 @@ interface HeaderSink {
  * X-Total-Count, and, when there is more, the next page in `Link: <…>; rel="next"` (RFC 8288), the
  * request's own path and parameters with the next cursor.
  */
-function answerPage<T>(page: Page<T>, paging: PageRequest | null, req: RequestUrl, res: HeaderSink): T[] {
+function answerPage<T>(
+  page: Page<T>,
+  paging: PageRequest | null,
+  req: RequestUrl,
+  res: HeaderSink,
+  binding: CursorBinding | null,
+): T[] {
   // Not paged: the whole list, exactly the answer it always was.
   if (paging === null) return page.items;
   res.setHeader(TOTAL_COUNT_HEADER, String(page.total));
-  if (page.next !== null) {
+  if (page.nextAfter !== null) {
+    if (binding === null) throw new Error('No list cursor key: useHttpMiddleware sets it');
     const url = new URL(req.originalUrl, 'http://service.invalid');
     url.searchParams.set('limit', String(paging.limit));
-    url.searchParams.set('cursor', page.next);
+    url.searchParams.set('cursor', encodeCursor(page.nextAfter, binding));
     res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
   }
   return page.items;
@@ -132,8 +204,10 @@ export const Paged = createParamDecorator((_data: unknown, ctx: ExecutionContext
   const http = ctx.switchToHttp();
   const req = http.getRequest<RequestUrl & { query: Record<string, unknown> }>();
   const res = http.getResponse<HeaderSink>();
-  const request = pageRequest(req.query.limit, req.query.cursor);
-  return { request, answer: async (page) => answerPage(await page, request, req, res) };
+  const key = req.app?.get(LIST_CURSOR_KEY);
+  const binding = Buffer.isBuffer(key) ? { key, list: listIdentity(req.originalUrl) } : null;
+  const request = pageRequest(req.query.limit, req.query.cursor, binding);
+  return { request, answer: async (page) => answerPage(await page, request, req, res, binding) };
 });
 
 /**
@@ -152,7 +226,8 @@ export function ApiPaged(item: Type<unknown>, description?: string) {
       name: 'cursor',
       required: false,
       schema: { type: 'string', pattern: CURSOR_PATTERN },
-      description: 'Opaque: the next page, as given in the previous page’s Link header (rel="next")',
+      description:
+        'Opaque and signed: the next page, exactly as given in the previous page’s Link header (rel="next") of the same list; any other value is a 400',
     }),
     ApiOkResponse({
       type: [item],

@@ -99,6 +99,8 @@ export class ProblemFilter implements ExceptionFilter {
       response.end();
       return;
     }
+    // No cache keeps a refusal, whatever the route (an unknown path's 404 included): it may depend on a credential.
+    response.setHeader('Cache-Control', 'no-store');
     for (const [k, v] of Object.entries(headers)) response.setHeader(k, v);
     response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }

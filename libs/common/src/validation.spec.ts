@@ -5,7 +5,16 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, MaxLength, ValidateNested } from 'class-validator';
 import { ParseGuidPipe } from './guid';
 import { ProblemException } from './problem';
-import { CharacterCount, fieldErrors, IsName, NAME_PATTERN, Optional, validationProblem } from './validation';
+import {
+  CharacterCount,
+  fieldErrors,
+  IDENTITY_NAME_PATTERN,
+  INVISIBLE_CHARACTER,
+  IsName,
+  NAME_PATTERN,
+  Optional,
+  validationProblem,
+} from './validation';
 import { validationRulesOf } from './validation-schema';
 
 class CreateThingDto {
@@ -204,4 +213,35 @@ describe('ParseGuidPipe', () => {
       ProblemException,
     );
   });
+});
+
+describe('identity names refuse invisible characters (Unicode Default_Ignorable_Code_Point and Bidi_Control)', () => {
+  it('the ranges are exactly those two Unicode properties, every code point checked', () => {
+    const unicode = /[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}]/u;
+    const differ: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const ch = String.fromCodePoint(cp);
+      if (unicode.test(ch) !== INVISIBLE_CHARACTER.test(ch)) differ.push(cp.toString(16));
+    }
+    expect(differ).toEqual([]);
+  });
+
+  it.each([
+    'Administrator\u200b',
+    'Administrator\u00ad',
+    'Admin\u202eistrator',
+    '\u2066Administrator',
+    'A\u{e0041}dmin',
+  ])('%j is refused; without it the name passes', (name) => {
+    expect(IDENTITY_NAME_PATTERN.test(name)).toBe(false);
+    expect(NAME_PATTERN.test(name)).toBe(true);
+  });
+
+  it.each(['Administrator', 'Zoë Ñúñez', '山田 太郎', 'Admınistrator', 'Ops team (EU)'])(
+    '%j passes',
+    (name) => {
+      expect(IDENTITY_NAME_PATTERN.test(name)).toBe(true);
+    },
+  );
 });

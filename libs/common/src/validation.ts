@@ -47,6 +47,26 @@ export const NO_CONTROL_CHARACTERS = new RegExp(`^[^${CONTROL}]*$`);
 export const NAME_PATTERN = new RegExp(`^(?=[^${CONTROL}]*[^\\s${CONTROL}])[^${CONTROL}]*$`);
 
 /**
+ * Characters a reader does not see: Unicode's Default_Ignorable_Code_Point (soft hyphen, zero-width space and
+ * joiners, variation selectors, tags, Hangul fillers…), which includes every Bidi_Control (the direction marks and
+ * embeddings that reorder what is shown). Written as ranges without flags, so the document's JSON Schema pattern
+ * says exactly what is enforced; `validation.spec.ts` checks them against both Unicode properties, code point by
+ * code point.
+ */
+const INVISIBLE =
+  '[\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8]' +
+  '|\\ud82f[\\udca0-\\udca3]|\\ud834[\\udd73-\\udd7a]|[\\udb40-\\udb43][\\udc00-\\udfff]';
+// No `u` flag, on purpose (a JSON Schema pattern has none): characters past U+FFFF are matched as their surrogate
+// pairs, a high-surrogate class then a low-surrogate class, which is what the rule below takes for a mistake.
+// eslint-disable-next-line no-misleading-character-class
+export const INVISIBLE_CHARACTER = new RegExp(INVISIBLE);
+/** A user, role or tenant name: NAME_PATTERN, and no invisible character (INVISIBLE_CHARACTER). */
+export const IDENTITY_NAME_PATTERN = new RegExp(
+  // eslint-disable-next-line no-misleading-character-class -- surrogate pairs, as above
+  `^(?![\\s\\S]*(?:${INVISIBLE}))(?=[^${CONTROL}]*[^\\s${CONTROL}])[^${CONTROL}]*$`,
+);
+
+/**
  * A validation rule with its OpenAPI form (validation-schema.ts reads it): the document states what the rule
  * enforces, from the rule itself. `schema` holds JSON Schema keywords of the value (of each item with `each`).
  */
@@ -173,6 +193,23 @@ export function IsName(maxLength = 256): PropertyDecorator {
     CharacterCount(1, maxLength),
     Matches(NAME_PATTERN, {
       message: '$property must hold something besides white space, and no control character',
+    }),
+    ApiProperty({ type: String }),
+  );
+}
+
+/**
+ * The name of a user, role or tenant: IsName, and no invisible character (a zero-width space, a soft hyphen, a
+ * direction mark), so what an administrator reads in a trail is the whole name. Look-alike letters are told
+ * apart by comparing skeletons where names are unique (users: nameSkeletonKey).
+ */
+export function IsIdentityName(maxLength = 256): PropertyDecorator {
+  return applyDecorators(
+    IsString(),
+    CharacterCount(1, maxLength),
+    Matches(IDENTITY_NAME_PATTERN, {
+      message:
+        '$property must hold something besides white space, and no control or invisible character (zero-width, soft hyphen, direction marks)',
     }),
     ApiProperty({ type: String }),
   );

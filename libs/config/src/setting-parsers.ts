@@ -51,3 +51,25 @@ export function parseTrustProxy(value: string): TrustedProxies | null {
   const entries = v.split(',').map((e) => e.trim());
   return entries.length && entries.every(isProxyAddress) ? entries : null;
 }
+
+/** The forwarded headers whose trusted hops' values the service reads (TrustProxyHeaders). */
+export interface TrustedForwardedHeaders {
+  proto: boolean;
+  host: boolean;
+}
+
+const FORWARDED_HEADER_NAMES = ['x-forwarded-for', 'x-forwarded-proto', 'x-forwarded-host'] as const;
+
+/**
+ * TrustProxyHeaders: a comma-separated list of X-Forwarded-For, X-Forwarded-Proto and X-Forwarded-Host (any
+ * letter case). X-Forwarded-For must be in it: the trusted hops are counted on it. null when it is not such a list.
+ */
+export function parseTrustProxyHeaders(value: string): TrustedForwardedHeaders | null {
+  const names = value
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  if (!names.every((n) => (FORWARDED_HEADER_NAMES as readonly string[]).includes(n))) return null;
+  if (!names.includes('x-forwarded-for')) return null;
+  return { proto: names.includes('x-forwarded-proto'), host: names.includes('x-forwarded-host') };
+}

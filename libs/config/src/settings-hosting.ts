@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { parseTrustProxy } from './setting-parsers';
+import { parseTrustProxy, parseTrustProxyHeaders } from './setting-parsers';
 import { bool, choice, int, optionalInt, text, textWithDefault } from './setting-kinds';
 
 /** The hosting settings (not named by the spec): ports, database, logging, limits, Redis, shutdown. */
@@ -126,6 +126,19 @@ export const HOSTING_SETTINGS = [
     description:
       "Which reverse proxies are trusted to say who the client is: `False` (none: the socket's address is the client), `True` (exactly one hop, the balancer in front), a number of hops, or a comma-separated list of the balancers' addresses and CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too), as Express takes it. The client address, scheme and host are then the values the trusted hops wrote in X-Forwarded-For / -Proto / -Host, never what the client wrote before them; the balancer must set or append all three (docs/SECURITY.md, Behind a balancer).",
   },
+  {
+    name: 'TrustProxyHeaders',
+    kind: {
+      type: 'string' as const,
+      maxLength: 256,
+      accepts: (value: string) => parseTrustProxyHeaders(value) !== null,
+      patternText:
+        'X-Forwarded-For, and X-Forwarded-Proto and X-Forwarded-Host if the balancer sets them, comma-separated',
+    },
+    default: 'X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host',
+    description:
+      "With TrustProxy, the forwarded headers the trusted balancer sets, and so the only ones read: X-Forwarded-For always (the client address), X-Forwarded-Proto and X-Forwarded-Host only when listed. A balancer that sets only X-Forwarded-For must be run with `X-Forwarded-For` alone, or a client's own X-Forwarded-Proto and -Host would pass through it and be believed. The node logs the headers it trusts at start.",
+  },
   text(
     'CorsAllowedOrigins',
     'Origins (scheme://host[:port], comma-separated) of browser applications served elsewhere that may call the API with an Authorization or x-api-key header: preflights answered, ETag, Location, Retry-After and the request id exposed. Unset: same-origin only. Cookie-authenticated writes from another origin stay refused (CsrfOriginCheck).',
@@ -203,6 +216,13 @@ export const HOSTING_SETTINGS = [
     100,
     3_600_000,
     'Full reload of the in-memory active API key set (Redis messages apply changes at once in between).',
+  ),
+  int(
+    'ApiKeyChangeAckTimeoutMilliseconds',
+    2_000,
+    0,
+    60_000,
+    'With Redis, how long the answer to an API-key creation or revocation (and to a change of who may act) waits for every node subscribed to apply it and say so. Past it the answer goes out anyway, the nodes that did not answer are logged and counted (service.api_keys.changes.unacknowledged), and they apply the change at their next refresh (ApiKeyCacheRefreshIntervalMilliseconds) at the latest.',
   ),
   int(
     'LogoutRevocationTimeoutMilliseconds',

@@ -86,6 +86,7 @@ export const API_KEY_SETTINGS = slice('ApiKeys', [
   'ApiHmacKey',
   'ApiHmacKeyPrevious',
   'ApiKeyCacheRefreshIntervalMilliseconds',
+  'ApiKeyChangeAckTimeoutMilliseconds',
   ...REDIS_CLIENT,
 ]);
 export type ApiKeySettings = SliceOf<typeof API_KEY_SETTINGS>;

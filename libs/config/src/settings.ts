@@ -3,7 +3,9 @@ import { crossCheck } from './settings-checks';
 import {
   parseSentinelEndpoints,
   parseTrustProxy,
+  parseTrustProxyHeaders,
   type SentinelEndpoint,
+  type TrustedForwardedHeaders,
   type TrustedProxies,
 } from './setting-parsers';
 import { HOSTING_SETTINGS } from './settings-hosting';
@@ -40,6 +42,8 @@ export type SettingValues = {
 export interface DerivedSettings {
   /** TrustProxy parsed (parseTrustProxy): what Express's 'trust proxy' is set to. */
   trustProxy: TrustedProxies;
+  /** TrustProxyHeaders parsed: whether X-Forwarded-Proto and -Host are read from the trusted hops. */
+  trustedForwardedHeaders: TrustedForwardedHeaders;
   /** SessionAbsoluteLifetimeInterval/Value in milliseconds. */
   sessionAbsoluteLifetimeMs: number;
   /** RevokedSessionCheckInterval/Value in milliseconds. */
@@ -139,6 +143,7 @@ export function loadSettings(
     ),
     redisSentinels: Object.freeze(s.RedisSentinels ? (parseSentinelEndpoints(s.RedisSentinels) ?? []) : []),
     trustProxy: parseTrustProxy(s.TrustProxy) ?? false,
+    trustedForwardedHeaders: parseTrustProxyHeaders(s.TrustProxyHeaders) ?? { proto: true, host: true },
   });
 }
 

@@ -10,14 +10,18 @@
 const FORMULA_TRIGGERS = new Set(['=', '+', '-', '@', '\t', '\r']);
 /** Where a reader may start a new cell or row: the list separators in use (`,`, `;`, tab) and line breaks. */
 const CELL_BOUNDARIES = new Set([',', ';', '\t', '\r', '\n']);
-/** What a reader may pass over before a cell's first character: spaces, and a quote it honours or not. */
-const SKIPPED_BEFORE_CELL = new Set([' ', '"']);
+/**
+ * What a reader may pass over before a cell's first character: a quote it honours or not, and white space of
+ * any kind (a spreadsheet trims U+00A0 and U+3000 as it trims a space, and then reads `=` as a formula).
+ */
+const SKIPPED_BEFORE_CELL = /^["\s]$/u;
 const ANY_TRIGGER = /[=+\-@\t\r]/;
 const ANY_BOUNDARY = /[,;\t\r\n]/;
 
 /**
  * The text with an apostrophe put before every formula trigger (=, +, -, @, tab, CR) that could be the first
- * character of a cell: at the start, or after a separator or line break, spaces and quotes skipped. A spreadsheet
+ * character of a cell: at the start, or after a separator or line break, white space (any, U+00A0 and U+3000
+ * included) and quotes skipped. A spreadsheet
  * then shows such a cell as text, whether its list separator is `,`, `;` or a tab and whether it honours the
  * quotes (issue 37: a quoted `";=1+1"` used to be split by a `;` reader into a cell `=1+1"`). A trigger that is
  * itself a boundary (tab, CR) keeps the next character at a cell's start. Text that ends at such a start (`a;`)
@@ -33,7 +37,7 @@ export function withoutFormulaStarts(text: string): string {
     if (atCellStart && FORMULA_TRIGGERS.has(ch)) out += "'";
     out += ch;
     if (CELL_BOUNDARIES.has(ch)) atCellStart = afterBoundary = true;
-    else if (!SKIPPED_BEFORE_CELL.has(ch)) atCellStart = afterBoundary = false;
+    else if (!SKIPPED_BEFORE_CELL.test(ch)) atCellStart = afterBoundary = false;
   }
   return atCellStart && afterBoundary ? `${out}'` : out;
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
-import { ALL_PERMISSIONS, Clock } from '@app/common';
+import { ALL_PERMISSIONS, Clock, nameSkeletonKey } from '@app/common';
 import { RoleRegistry, TenantRegistry, UserRegistry } from './entities';
 import { IdentityRepository } from './identity.repository';
 import { normalizeUserName } from './names';
@@ -86,6 +86,7 @@ export class BootstrapService implements OnApplicationBootstrap {
           RoleRegistryId: role.Id,
           Name: BOOTSTRAP_ADMINISTRATOR,
           NormalizedName: normalizeUserName(BOOTSTRAP_ADMINISTRATOR),
+          NameSkeleton: nameSkeletonKey(BOOTSTRAP_ADMINISTRATOR),
           Email: null,
           PasswordHash: hash,
           PasswordExpiryDate: now, // must change at first sign-in

@@ -234,6 +234,10 @@ export class IdentityRepository implements TransactionBound {
   findUserByNormalizedName(normalizedName: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { NormalizedName: normalizedName, DeletedDate: IsNull() } });
   }
+  /** The live user whose name looks like one with this skeleton key (nameSkeletonKey), if any. */
+  findUserByNameSkeleton(nameSkeleton: string): Promise<UserRegistry | null> {
+    return this.users.findOne({ where: { NameSkeleton: nameSkeleton, DeletedDate: IsNull() } });
+  }
   /** Live users with WirePasswordHash (few: the flag is the exception). */
   listWirePasswordHashUsers(): Promise<Pick<UserRegistry, 'Name' | 'NormalizedName'>[]> {
     return this.users.find({

@@ -6,6 +6,7 @@ import {
   Clock,
   type IfMatch,
   isUniqueViolation,
+  nameSkeletonKey,
   type Page,
   pageOf,
   Problems,
@@ -29,6 +30,9 @@ import { normalizeUserName } from './names';
 import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
+
+/** A name already in use, or one that looks like it (the same skeleton). */
+const SAME_NAME = 'A user with this name, or a name that looks the same, already exists.';
 
 /**
  * User administration. A tenant administrator sees and changes only their own tenant's users (another
@@ -153,8 +157,13 @@ export class UserService {
     const role = await this.assignableRole(actor, dto.roleGuid);
     const name = dto.name.trim();
     const normalized = normalizeUserName(name);
-    if (await this.repo.findUserByNormalizedName(normalized))
-      throw Problems.conflict('A user with this name already exists.');
+    const skeleton = nameSkeletonKey(name);
+    // One look-up of each key; the unique indexes decide a race between two creates (the catch below).
+    if (
+      (await this.repo.findUserByNormalizedName(normalized)) ||
+      (await this.repo.findUserByNameSkeleton(skeleton))
+    )
+      throw Problems.conflict(SAME_NAME);
     const password =
       dto.password === undefined
         ? undefined
@@ -167,6 +176,7 @@ export class UserService {
       RoleRegistryId: role.Id,
       Name: name,
       NormalizedName: normalized,
+      NameSkeleton: skeleton,
       Email: dto.email ?? null,
       PasswordHash: password !== undefined ? await this.hasher.hash(password) : null,
       PasswordExpiryDate:
@@ -200,7 +210,7 @@ export class UserService {
       );
       return await this.dto(created);
     } catch (err) {
-      if (isUniqueViolation(err)) throw Problems.conflict('A user with this name already exists.');
+      if (isUniqueViolation(err)) throw Problems.conflict(SAME_NAME);
       throw err;
     }
   }

@@ -111,7 +111,8 @@ export function createRedisClient(settings: RedisSettings, sink: CacheEventSink,
 
 /** What a channel subscriber does with what arrives; none of these may throw. */
 export interface ChannelHandlers {
-  message(payload: string): void;
+  /** A message on one of the channels (`channel`: which). */
+  message(payload: string, channel: string): void;
   /** After a reconnect: messages published while this node was away are lost, so catch up another way. */
   reconnected(): void;
   /** SUBSCRIBE was refused or could not be sent; the next connection tries again. */
@@ -119,8 +120,8 @@ export interface ChannelHandlers {
 }
 
 /**
- * A client of its own (a subscribed connection takes no other command) that subscribes to `channel` on
- * every connection. ioredis's own re-subscription after a reconnect is off: it sends SUBSCRIBE without
+ * A client of its own (a subscribed connection takes no other command) that subscribes to `channel` (one, or
+ * several) on every connection. ioredis's own re-subscription after a reconnect is off: it sends SUBSCRIBE without
  * handling the answer, and when the connection drops again at that moment (the stream already closed, no
  * offline queue) the rejection is unhandled and ends the process. Here every SUBSCRIBE's failure reaches
  * `subscribeFailed`.
@@ -129,18 +130,19 @@ export function createChannelSubscriber(
   settings: RedisSettings,
   sink: CacheEventSink,
   name: string,
-  channel: string,
+  channel: string | readonly string[],
   handlers: ChannelHandlers,
 ): Redis {
   const client = createRedisClient(settings, sink, name);
+  const channels = typeof channel === 'string' ? [channel] : [...channel];
   let connectedBefore = false;
   client.on('ready', () => {
-    client.subscribe(channel).catch((err: unknown) => handlers.subscribeFailed(err));
+    client.subscribe(...channels).catch((err: unknown) => handlers.subscribeFailed(err));
     if (connectedBefore) handlers.reconnected();
     connectedBefore = true;
   });
   client.on('message', (received: string, payload: string) => {
-    if (received === channel) handlers.message(payload);
+    if (channels.includes(received)) handlers.message(payload, received);
   });
   return client;
 }

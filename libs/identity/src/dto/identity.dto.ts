@@ -13,14 +13,14 @@ import {
   IsEmailAddress,
   IsGuid,
   IsInstant,
-  IsName,
+  IsIdentityName,
   Optional,
   Permission,
   VersionProperty,
 } from '@app/common';
 
 export class CreateTenantDto {
-  @IsName()
+  @IsIdentityName()
   name!: string;
 }
 export class UpdateTenantDto extends PartialType(CreateTenantDto, { skipNullProperties: false }) {}
@@ -36,7 +36,7 @@ export class TenantDto {
 }
 
 export class CreateRoleDto {
-  @IsName()
+  @IsIdentityName()
   name!: string;
 
   @ApiProperty({
@@ -78,7 +78,7 @@ export class PermissionDto {
 }
 
 export class CreateUserDto {
-  @IsName()
+  @IsIdentityName()
   name!: string;
 
   @ApiProperty({ type: String, description: 'null or absent: no e-mail address' })

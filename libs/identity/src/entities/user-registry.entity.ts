@@ -5,6 +5,7 @@ import { TenantRegistry } from './tenant-registry.entity';
 
 @Entity('UserRegistry')
 @Index('IX_UserRegistry_NormalizedName', ['NormalizedName'], { unique: true, where: '"DeletedDate" IS NULL' })
+@Index('IX_UserRegistry_NameSkeleton', ['NameSkeleton'], { unique: true, where: '"DeletedDate" IS NULL' })
 export class UserRegistry extends VersionedRecord {
   @PrimaryGeneratedColumn('increment', {
     name: 'Id',
@@ -40,6 +41,13 @@ export class UserRegistry extends VersionedRecord {
   /** Lower-cased Name (Unicode NFKC then toLowerCase), the key of sign-in look-ups. */
   @PortableColumn('binaryString', { name: 'NormalizedName', length: 256 })
   NormalizedName!: string;
+
+  /**
+   * SHA-256 (hex) of the name's UTS #39 skeleton, case-folded (nameSkeletonKey, libs/common): unique among users not
+   * deleted, so no two have names a reader cannot tell apart. Written with the name (names are fixed).
+   */
+  @PortableColumn('string', { name: 'NameSkeleton', length: 64, nullable: true })
+  NameSkeleton!: string | null;
 
   @PortableColumn('string', { name: 'Email', length: 320, nullable: true })
   Email!: string | null;
