@@ -279,6 +279,12 @@ export class UserService {
     client: ClientContext | null = null,
   ): Promise<UserDto> {
     const user = await this.manageableUser(actor, guid);
+    // A session (perhaps a stolen one) must not replace its own user's password without the current one:
+    // ChangePassword asks for it.
+    if (user.Id === actor.userId)
+      throw Problems.forbidden(
+        'You cannot reset your own password: change it with ChangePassword, which asks for the current one.',
+      );
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
     const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
     // The trail says the password changed, never what it is (recordChange: PasswordHash only "changed").

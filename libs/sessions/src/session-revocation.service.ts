@@ -122,7 +122,8 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
    * LogoutRevocationTimeoutMilliseconds, as logout writes its rows, and a failure is logged at ERROR.
    */
   async revokeByAdministrator(actor: Actor, userGuid: string, client: ClientContext): Promise<void> {
-    const user = await this.actors.userInOwnTenant(actor, userGuid);
+    // Nobody logs out a user who holds a permission they lack (the rule of every action on a user).
+    const user = await this.actors.userInOwnTenant(actor, userGuid, { actingOn: true });
     const validFrom = this.clock.now();
     // Its AdminEvent row with the statement; the streams close once both are committed.
     await this.trail.applied(
