@@ -54,11 +54,11 @@ export class ActorService {
     actor: Actor,
     userGuid: string,
     options: { actingOn?: boolean } = {},
-  ): Promise<{ id: number; guid: string; name: string }> {
+  ): Promise<{ id: number; guid: string; name: string; Version: number }> {
     const u = await this.repo.findUserByGuid(userGuid);
     if (!u || u.TenantRegistryId !== actor.tenantId) throw Problems.notFound('user');
     if (options.actingOn) await this.assertMayActOn(actor, u.RoleRegistryId);
-    return { id: u.Id, guid: u.Guid, name: u.Name };
+    return { id: u.Id, guid: u.Guid, name: u.Name, Version: u.Version };
   }
 
   /**

@@ -11,6 +11,7 @@ import { RowVersions1763800009000 } from './1763800009000-row-versions';
 import { AdminEvents1763800010000 } from './1763800010000-admin-events';
 import { WarningBatchSize1763800011000 } from './1763800011000-warning-batch-size';
 import { AdminEventAggregates1763800012000 } from './1763800012000-admin-event-aggregates';
+import { PasswordLockExpiry1763800014000 } from './1763800014000-password-lock-expiry';
 import { ArchiveRetention1763800016000 } from './1763800016000-archive-retention';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
@@ -28,5 +29,6 @@ export const MIGRATIONS = [
   AdminEvents1763800010000,
   WarningBatchSize1763800011000,
   AdminEventAggregates1763800012000,
+  PasswordLockExpiry1763800014000,
   ArchiveRetention1763800016000,
 ];
