@@ -26,7 +26,6 @@ import { IdentityRepository, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
 import { normalizeUserName } from './names';
-import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
 
@@ -159,7 +158,7 @@ export class UserService {
     const password =
       dto.password === undefined
         ? undefined
-        : this.acceptablePassword(dto.password, dto.wirePasswordHash ?? false);
+        : this.policy.storable(dto.password, dto.wirePasswordHash ?? false);
     const now = new Date(this.clock.now());
     const expired = dto.passwordExpired ?? true;
     const user = Object.assign(new UserRegistry(), {
@@ -182,6 +181,8 @@ export class UserService {
       FailedPasswordCount: 0,
       PasswordLocked: false,
       PasswordLockedDate: null,
+      PasswordLockedUntil: null,
+      PasswordLockCount: 0,
       Active: true,
       LastLoginDate: null,
       WirePasswordHash: dto.wirePasswordHash ?? false,
@@ -315,7 +316,7 @@ export class UserService {
     version: number | undefined,
   ): Promise<Date | null> {
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
-    const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
+    const passwordHash = await this.hasher.hash(this.policy.storable(dto.password, wire));
     // The trail says the password changed, never what it is (recordChange: PasswordHash only "changed").
     const reset = recordChange(user.TenantRegistryId, user, {
       ...user,
@@ -352,7 +353,14 @@ export class UserService {
       ifMatch,
       () => this.manageableUser(actor, guid),
       async (user, version) => {
-        const unlocked = { ...user, PasswordLocked: false, PasswordLockedDate: null, FailedPasswordCount: 0 };
+        const unlocked = {
+          ...user,
+          PasswordLocked: false,
+          PasswordLockedDate: null,
+          PasswordLockedUntil: null,
+          PasswordLockCount: 0,
+          FailedPasswordCount: 0,
+        };
         const written = await this.trail.applied(
           actor,
           recordChange(user.TenantRegistryId, user, unlocked),
@@ -423,25 +431,6 @@ export class UserService {
       by: actor.userName,
       client,
     });
-  }
-
-  /**
-   * The password to store: for a WirePasswordHash user the hex SHA-256 the browser computed (wirePasswordHashOf;
-   * its strength could only be checked there), else the password itself under the password rules. The flag
-   * only ever changes together with a password, so the stored hash always has the form sign-in will send.
-   */
-  private acceptablePassword(password: string, wire: boolean): string {
-    if (!wire) {
-      this.policy.check('password', password);
-      return password;
-    }
-    const hash = canonicalWireHash(password);
-    if (hash === null)
-      throw Problems.unprocessable(
-        'password',
-        'With WirePasswordHash, password must be the hex SHA-256 of the password and the normalised user name.',
-      );
-    return hash;
   }
 
   /** The row as it is now (after a write), or the 404 when it was deleted meanwhile. */
