@@ -170,7 +170,6 @@ describe.each(TEST_PROVIDERS)('credentials on %s', (provider) => {
 
     it.each([
       ['inactive', { Active: false }],
-      ['locked', { PasswordLocked: true }],
       ['deleted', { DeletedDate: new Date() }],
     ])('refuses the token of a user who is %s', async (_label, change) => {
       const u = await createUser(t.app);
@@ -178,6 +177,14 @@ describe.each(TEST_PROVIDERS)('credentials on %s', (provider) => {
       await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
       await repo().update({ Guid: u.guid }, change);
       await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(401);
+    });
+
+    it('keeps the session of a user whose password is locked (the lock stops new sign-ins only)', async () => {
+      const u = await createUser(t.app);
+      const s = await signIn(t.url, u.name, u.password);
+      await repo().update({ Guid: u.guid }, { PasswordLocked: true, PasswordLockedDate: new Date() });
+      await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
+      await request(t.url).get(SESSION).set('Cookie', s.cookie).expect(200);
     });
 
     it('takes permissions from the role in the database, not from the token', async () => {

@@ -103,6 +103,10 @@ describe('the console in Chromium: Security pages of a user', () => {
         .send({ userName: name, password: `wrong-${i}-password` });
     await page.reload();
     await page.getByText('Password locked').waitFor();
+    // the lock lifts by itself (PasswordLockoutMilliseconds); the page says when, and that sessions keep working
+    const until = (await userRow(guid))!.PasswordLockedUntil!;
+    await page.getByText(/by itself, or at Unlock \(sessions keep working\)/).waitFor();
+    expect(until.getTime()).toBeGreaterThan(Date.now());
     await page.getByRole('button', { name: 'Unlock' }).click();
     await page.getByText(`${name} is unlocked.`).waitFor();
     expect((await userRow(guid))!.PasswordLocked).toBe(false);
@@ -142,6 +146,15 @@ describe('the console in Chromium: Security pages of a user', () => {
     await editThenResetPassword(sent, name, guid);
     await lockThenUnlock(name, guid);
     await deactivateThenDelete(name, guid);
+    expect(problems).toEqual([]);
+  });
+
+  it('your own user page offers no Reset password (the service refuses it: ChangePassword asks for the current one)', async () => {
+    const { t, page, admin, problems } = s;
+    await page.goto(`${t.url}/Security/Users/${admin.guid}`);
+    await page.getByText('Your own password is changed with the current one').waitFor();
+    expect(await page.getByRole('button', { name: 'Reset password' }).count()).toBe(0);
+    expect(await axeViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
 

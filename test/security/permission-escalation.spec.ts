@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/common';
+import { ApiKeyService, UserRegistryApiKey } from '@app/api-keys';
 import { RoleService, UserRegistry } from '@app/identity';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
@@ -28,13 +29,19 @@ interface Case {
   /** Another user of the tenant (role: exactly the caller's permissions), and one who holds the missing one. */
   peer: CreatedUser;
   superior: CreatedUser;
+  /** An API key of the superior (its guid). */
+  superiorKey: string;
   missing: Permission;
 }
 
 const as = (c: Case, method: 'post' | 'put', path: string) =>
   request(c.t.url)[method](path).set('Authorization', `Bearer ${c.token}`);
 
-/** Each way of handing out the missing permission: every one must be a 403 that changes nothing. */
+/**
+ * Each way of handing out the missing permission, or of acting on a user who holds it (cutting them off
+ * included: Revoke Sessions, deactivation, deletion, their API key): every one must be a 403 that changes
+ * nothing.
+ */
 const ESCALATIONS: [string, Attempt][] = [
   [
     'PUT own roleGuid: a role with every permission',
@@ -86,6 +93,26 @@ const ESCALATIONS: [string, Attempt][] = [
     (c) =>
       as(c, 'post', '/api/UserRegistryApiKey').send({ userRegistryGuid: c.superior.guid, name: 'take-over' }),
   ],
+  [
+    'Revoke Sessions of a user who holds it',
+    (c) => as(c, 'post', `/api/UserRegistry/RevokeTokens/${c.superior.guid}`),
+  ],
+  ['Deactivate a user who holds it', (c) => as(c, 'post', `/api/UserRegistry/${c.superior.guid}/Deactivate`)],
+  ['Unlock a user who holds it', (c) => as(c, 'post', `/api/UserRegistry/${c.superior.guid}/Unlock`)],
+  [
+    'DELETE a user who holds it',
+    (c) =>
+      request(c.t.url)
+        .delete(`/api/UserRegistry/${c.superior.guid}`)
+        .set('Authorization', `Bearer ${c.token}`),
+  ],
+  [
+    'revoke the API key of a user who holds it',
+    (c) =>
+      request(c.t.url)
+        .delete(`/api/UserRegistryApiKey/${c.superiorKey}`)
+        .set('Authorization', `Bearer ${c.token}`),
+  ],
 ];
 
 /** The same routes used within the caller's own permissions: allowed (the rule refuses only what it must). */
@@ -114,6 +141,7 @@ const WITHIN: [string, Attempt, number][] = [
       }),
     201,
   ],
+  ['Revoke Sessions of a peer', (c) => as(c, 'post', `/api/UserRegistry/RevokeTokens/${c.peer.guid}`), 204],
   [
     'ResetPassword of a peer',
     (c) =>
@@ -148,9 +176,13 @@ describe.each(TEST_PROVIDERS)('no caller grants a permission they do not hold (%
       tenantGuid: caller.tenantGuid,
       permissions: [...ALL_PERMISSIONS],
     });
+    const superiorKey = (
+      await t.app.get(ApiKeyService).create(superior.actor, { userRegistryGuid: superior.guid, name: 'own' })
+    ).guid;
     return {
       t,
       caller,
+      superiorKey,
       token: (await signIn(t.url, caller.name, caller.password)).token,
       roleAll: await role([...ALL_PERMISSIONS]),
       roleMissing: await role([missing]),
@@ -171,17 +203,24 @@ describe.each(TEST_PROVIDERS)('no caller grants a permission they do not hold (%
       guid: u.Guid,
       role: u.RoleRegistryId,
       hash: u.PasswordHash,
+      active: u.Active,
+      deleted: u.DeletedDate,
+      tokensValidFrom: u.TokensValidFrom,
     }));
+  const keysRevoked = async () =>
+    (await t.app.get(DataSource).getRepository(UserRegistryApiKey).find()).filter((k) => k.RevokedDate)
+      .length;
 
   it.each(ALL_PERMISSIONS.map((p) => [PERMISSION_NAMES[p], p] as const))(
     'a caller without %s cannot hand it out in any way',
     async (_name, missing) => {
       const c = await setUp(missing);
-      const before = await snapshot();
+      const [before, revokedBefore] = [await snapshot(), await keysRevoked()];
       const outcomes = [];
       for (const [what, attempt] of ESCALATIONS) outcomes.push({ what, status: (await attempt(c)).status });
       expect(outcomes).toEqual(ESCALATIONS.map(([what]) => ({ what, status: 403 })));
       expect(await snapshot()).toEqual(before);
+      expect(await keysRevoked()).toBe(revokedBefore);
       // Still what it was: the tenant list stays closed to a caller without the permission.
       if (missing === Permission.ReadWriteTenant)
         await request(t.url).get('/api/TenantRegistry').set('Authorization', `Bearer ${c.token}`).expect(403);
@@ -197,6 +236,44 @@ describe.each(TEST_PROVIDERS)('no caller grants a permission they do not hold (%
     const outcomes = [];
     for (const [what, attempt] of WITHIN) outcomes.push({ what, status: (await attempt(c)).status });
     expect(outcomes).toEqual(WITHIN.map(([what, , status]) => ({ what, status })));
+  });
+
+  it('nobody resets their own password through the administrative route (a session is not the password): 403, nothing changed; ChangePassword still works', async () => {
+    const self = await createUser(t.app, { permissions: [...ALL_PERMISSIONS] });
+    const session = (await signIn(t.url, self.name, self.password)).token;
+    const key = (
+      await t.app.get(ApiKeyService).create(self.actor, { userRegistryGuid: self.guid, name: 'own key' })
+    ).key;
+    const before = await snapshot();
+    const reset = { password: 'Taken-Over-Password-1', passwordExpired: false };
+    const attempts = [
+      await request(t.url)
+        .post(`/api/UserRegistry/${self.guid}/ResetPassword`)
+        .set('Authorization', `Bearer ${session}`)
+        .send(reset),
+      await request(t.url)
+        .post(`/api/UserRegistry/${self.guid}/ResetPassword`)
+        .set('x-api-key', key)
+        .send(reset),
+      // PUT takes no password at all (the body is refused whole)
+      await request(t.url)
+        .put(`/api/UserRegistry/${self.guid}`)
+        .set('Authorization', `Bearer ${session}`)
+        .send({ password: reset.password }),
+    ];
+    expect(attempts.map((r) => r.status)).toEqual([403, 403, 400]);
+    expect(attempts[0].headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(await snapshot()).toEqual(before);
+    await request(t.url)
+      .post('/api/Authentication/ByUserNamePassword')
+      .send({ userName: self.name, password: reset.password })
+      .expect(401);
+    await request(t.url)
+      .post('/api/Authentication/ChangePassword')
+      .set('Authorization', `Bearer ${session}`)
+      .send({ password: self.password, newPassword: reset.password, repeatNewPassword: reset.password })
+      .expect(200);
+    await signIn(t.url, self.name, reset.password);
   });
 
   it('AssignableRoles offers only the roles the caller may give (what the console shows is what the service allows)', async () => {

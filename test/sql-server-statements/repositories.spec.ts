@@ -34,7 +34,8 @@ describe('SQL Server statements, recorded without a server: the repositories', (
       const lastLogin = new Date('2026-11-22T09:59:58.123Z');
       const now = new Date(NOW);
       const statements = await recording(async () => {
-        await security.countFailedPassword(7, 3, now);
+        // The lockout with the lock's end chosen in the statement (the defaults: 5 min doubling to 1 h).
+        await security.countFailedPassword(7, { allowed: 3, firstMs: 300_000, maximumMs: 3_600_000 }, now);
         await security.completeSignIn(7, 'hash', now, lastLogin);
         await security.completeSignIn(7, 'hash', now, null);
         await security.completeSignIn(7, 'hash', now);
@@ -55,6 +56,15 @@ describe('SQL Server statements, recorded without a server: the repositories', (
           UpdatedUser: 'admin',
         });
         await security.unlockUser(7, now, 'admin');
+        // If-Match on the POST actions: the version in the statement itself.
+        await security.unlockUser(7, now, 'admin', 3);
+        await security.moveTokensValidFrom(7, now, 3);
+        await security.resetPassword(
+          7,
+          { passwordHash: 'new', expired: false, wirePasswordHash: undefined, updatedUser: 'admin' },
+          now,
+          3,
+        );
         // A deactivation ends the sessions in its own statement (issue 37); the users a change concerns.
         await security.deactivateUser(
           7,
@@ -78,6 +88,24 @@ describe('SQL Server statements, recorded without a server: the repositories', (
         statements.some((s) => /"TokensValidFrom" = CASE WHEN "TokensValidFrom" IS NULL OR/.test(s.sql)),
       ).toBe(true);
       expectSqlServerAccepts(statements);
+      // Sign-in state keeps the row's version (its ETag): none of these statements raises it.
+      const signInState = statements.filter((s) =>
+        /SET .*"(FailedPasswordCount|LastLoginDate|TokensValidFrom|PasswordLocked)"/.test(s.sql),
+      );
+      expect(signInState.length).toBeGreaterThan(0);
+      for (const s of signInState.filter(
+        (s) => !/"PasswordHash" = @\d+,/.test(s.sql) && !/"Active" = @/.test(s.sql),
+      ))
+        expect(s.sql).toMatch(/"Version" = "Version"/);
+      // The lock's end: one parameter per consecutive lock (5, 10, 20, 40 min, then the 1 h cap), all datetime2.
+      const lockout = statements.find((s) => /"PasswordLockedUntil" = CASE/.test(s.sql))!;
+      expect(lockout.sql).toMatch(/WHEN "PasswordLockCount" = 3 THEN @\d+ ELSE @\d+ END/);
+      const untils = lockout.parameters.filter((p) => p.type === 'datetime2').map((p) => p.value as Date);
+      expect(untils.map((d) => d.getTime() - now.getTime())).toEqual(
+        expect.arrayContaining([300_000, 600_000, 1_200_000, 2_400_000, 3_600_000]),
+      );
+      // If-Match: the version a condition of the statement.
+      expect(statements.filter((s) => /AND "Version" = @\d+/.test(s.sql))).toHaveLength(3);
       // The single-use condition of the passcode step: the expected LastLoginDate, to the millisecond.
       const completing = statements.filter((s) => /AND "LastLoginDate" = @\d+/.test(s.sql));
       expect(completing).toHaveLength(2);

@@ -81,7 +81,7 @@ export class ApiKeyService {
 
   async create(actor: Actor, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
     // spec: API key record — a Name is required: blank is no name.
-    const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid, { actingFor: true });
+    const user = await this.actors.userInOwnTenant(actor, dto.userRegistryGuid, { actingOn: true });
     const generated = generateApiKey(user.guid, this.checksumKeys.current);
     // The trail holds the key's user, name and display identifier; its hash only as "changed".
     const row = await this.trail.applied(
@@ -126,6 +126,8 @@ export class ApiKeyService {
     if (owner ? owner.tenantId !== actor.tenantId : !(await this.ownerInTenant(actor, key.UserRegistryId))) {
       throw Problems.notFound('API key');
     }
+    // Revoking a key cuts its user off: refused when they hold a permission the caller lacks.
+    await this.actors.assertMayActOnUser(actor, key.UserRegistryId);
     await this.trail.applied(actor, recordChange(actor.tenantId, key, null), (tx) =>
       this.repo.in(tx).revoke(keyGuid, new Date(this.clock.now()), actor.userName),
     );

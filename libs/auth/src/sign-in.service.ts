@@ -12,6 +12,7 @@ import {
 import {
   canonicalWireHash,
   IdentityAuthService,
+  type LockoutPolicy,
   MAX_PASSWORD_INPUT_LENGTH,
   PasswordHasher,
   PasswordPolicy,
@@ -170,11 +171,7 @@ export class SignInService {
     if (!correct || proof === null) {
       // spec: User account — more than PasswordAttempts consecutive failures lock; a lock already set by a
       // concurrent attempt makes this one a PasswordLocked failure (the count never slips past the lock).
-      const counted = await this.identity.countFailedPassword(
-        user.id,
-        this.settings.PasswordAttempts,
-        this.clock.now(),
-      );
+      const counted = await this.identity.countFailedPassword(user.id, this.lockout(), this.clock.now());
       return fail(counted ? FailureType.WrongPassword : FailureType.PasswordLocked);
     }
 
@@ -330,11 +327,7 @@ export class SignInService {
     }
     if (!accepted) {
       // spec: User account lockout, shared with wrong passwords; the row says it was the passcode (11).
-      const counted = await this.identity.countFailedPassword(
-        user.id,
-        this.settings.PasswordAttempts,
-        this.clock.now(),
-      );
+      const counted = await this.identity.countFailedPassword(user.id, this.lockout(), this.clock.now());
       return fail(counted ? FailureType.SecondFactorMismatch : FailureType.PasswordLocked);
     }
     return this.complete(
@@ -440,6 +433,18 @@ export class SignInService {
         : AuthenticationType.UserNamePassword,
       FailureType.SecondFactorMismatch,
     );
+  }
+
+  /**
+   * spec: User account — more than PasswordAttempts consecutive failures lock; the lock lifts by itself after
+   * PasswordLockoutMilliseconds, doubling with each consecutive lock up to PasswordLockoutMaximumMilliseconds.
+   */
+  private lockout(): LockoutPolicy {
+    return {
+      allowed: this.settings.PasswordAttempts,
+      firstMs: this.settings.PasswordLockoutMilliseconds,
+      maximumMs: this.settings.PasswordLockoutMaximumMilliseconds,
+    };
   }
 
   /** Writes the failed UserLogin row and throws the problem of that failure. */

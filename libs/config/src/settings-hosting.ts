@@ -198,6 +198,20 @@ export const HOSTING_SETTINGS = [
     'Longest password accepted when a password is set (sign-in refuses more than 1024 before hashing).',
   ),
   int(
+    'PasswordLockoutMilliseconds',
+    300_000,
+    1_000,
+    86_400_000,
+    "How long the automatic password lock (more than PasswordAttempts consecutive wrong passwords) lasts the first time; each consecutive lock lasts twice as long as the one before, up to PasswordLockoutMaximumMilliseconds. It only stops new password sign-ins (sessions and API keys keep working); an administrator's Unlock lifts it at once.",
+  ),
+  int(
+    'PasswordLockoutMaximumMilliseconds',
+    3_600_000,
+    1_000,
+    604_800_000,
+    'The longest an automatic password lock lasts, however many consecutive locks came before it.',
+  ),
+  int(
     'SignInRateLimitPerMinute',
     60,
     1,

@@ -106,6 +106,8 @@ export const SIGN_IN_SETTINGS = slice('SignIn', [
   'NegotiateAuthentication',
   'EnableMultifactorAuthentication',
   'PasswordAttempts',
+  'PasswordLockoutMilliseconds',
+  'PasswordLockoutMaximumMilliseconds',
   'PasswordMinimumLength',
   'PasswordMaximumLength',
   'SignInRateLimitPerMinute',

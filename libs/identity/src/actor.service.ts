@@ -46,22 +46,35 @@ export class ActorService {
 
   /**
    * A user of the caller's OWN tenant (even for the landlord), or the 404 problem used for "none". With
-   * `actingFor` (a credential for the user: an API key), also one who holds no permission the caller lacks,
-   * else the 403 (security issue 37: nobody gets a permission they do not hold by acting as someone who does).
+   * `actingOn` (an action on the user: a credential for them, Revoke Sessions), also one who holds no
+   * permission the caller lacks, else the 403: nobody gets a permission they do not hold by acting as someone
+   * who does, nor cuts off someone who holds more (docs/SECURITY.md, Administrators and permissions).
    */
   async userInOwnTenant(
     actor: Actor,
     userGuid: string,
-    options: { actingFor?: boolean } = {},
-  ): Promise<{ id: number; guid: string; name: string }> {
+    options: { actingOn?: boolean } = {},
+  ): Promise<{ id: number; guid: string; name: string; Version: number }> {
     const u = await this.repo.findUserByGuid(userGuid);
     if (!u || u.TenantRegistryId !== actor.tenantId) throw Problems.notFound('user');
-    if (options.actingFor)
-      assertHoldsEvery(
-        actor,
-        (await this.repo.permissionsOf([u.RoleRegistryId])).get(u.RoleRegistryId) ?? [],
-        'You cannot act for this user: their role',
-      );
-    return { id: u.Id, guid: u.Guid, name: u.Name };
+    if (options.actingOn) await this.assertMayActOn(actor, u.RoleRegistryId);
+    return { id: u.Id, guid: u.Guid, name: u.Name, Version: u.Version };
+  }
+
+  /**
+   * The 403 when the user `userId` (deleted or not) holds a permission the caller lacks: an action on them
+   * (revoking their API key) is refused like every other action on such a user.
+   */
+  async assertMayActOnUser(actor: Actor, userId: number): Promise<void> {
+    const [u] = await this.repo.findUsersByIds([userId]);
+    if (u) await this.assertMayActOn(actor, u.RoleRegistryId);
+  }
+
+  private async assertMayActOn(actor: Actor, roleId: number): Promise<void> {
+    assertHoldsEvery(
+      actor,
+      (await this.repo.permissionsOf([roleId])).get(roleId) ?? [],
+      'You cannot act on this user: their role',
+    );
   }
 }

@@ -94,6 +94,8 @@ export class BootstrapService implements OnApplicationBootstrap {
           FailedPasswordCount: 0,
           PasswordLocked: false,
           PasswordLockedDate: null,
+          PasswordLockedUntil: null,
+          PasswordLockCount: 0,
           Active: true,
           LastLoginDate: null,
           WirePasswordHash: false,

@@ -1,11 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
+import { Clock } from '@app/common';
 import type { Transaction } from '@app/database';
 import { IdentityRepository } from './identity.repository';
 import { SessionUserRepository, type SessionUser } from './session-user.repository';
 import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
 import { normalizeUserName } from './names';
+import { passwordLockAt, type LockoutPolicy } from './password-lock';
 import type { UserRegistry } from './entities';
 
 /** What sign-in needs to know about a user matched by name. */
@@ -17,6 +19,7 @@ export interface SignInUser {
   passwordHash: string | null;
   passwordExpiryDate: Date | null;
   active: boolean;
+  /** An automatic lock is in force now (one that has lifted by itself is not). */
   passwordLocked: boolean;
   wirePasswordHash: boolean;
   /** The last completed sign-in; a second-factor step is bound to it, so it completes at most once. */
@@ -44,6 +47,7 @@ export class IdentityAuthService {
     private readonly security: UserSecurityRepository,
     private readonly sessionUsers: SessionUserRepository,
     @Inject(IDENTITY_SETTINGS.token) private readonly settings: IdentitySettings,
+    private readonly clock: Clock,
   ) {}
 
   async findSignInUser(userName: string): Promise<SignInUser | null> {
@@ -67,15 +71,15 @@ export class IdentityAuthService {
       passwordHash: u.PasswordHash,
       passwordExpiryDate: u.PasswordExpiryDate,
       active: u.Active,
-      passwordLocked: u.PasswordLocked,
+      passwordLocked: passwordLockAt(u, this.clock.now()).locked,
       wirePasswordHash: u.WirePasswordHash,
       lastLoginDate: u.LastLoginDate,
     };
   }
 
-  /** See UserSecurityRepository.countFailedPassword: false when the account was already locked. */
-  countFailedPassword(userId: number, allowed: number, now: number): Promise<boolean> {
-    return this.security.countFailedPassword(userId, allowed, new Date(now));
+  /** See UserSecurityRepository.countFailedPassword: false when a lock was in force (nothing counted). */
+  countFailedPassword(userId: number, policy: LockoutPolicy, now: number): Promise<boolean> {
+    return this.security.countFailedPassword(userId, policy, new Date(now));
   }
 
   completeSignIn(
@@ -123,9 +127,10 @@ export class IdentityAuthService {
   /**
    * Ends every session of the user that started before `validFrom` (ms), on every node at once, because
    * every request reads TokensValidFrom. Only ever moves it forward. In `tx` when given (its AdminEvent row).
+   * Given `version` (an administrator's If-Match), only at that version: false when the row moved on.
    */
-  revokeSessions(userId: number, validFrom: number, tx?: Transaction): Promise<boolean> {
-    return this.security.in(tx).moveTokensValidFrom(userId, new Date(validFrom));
+  revokeSessions(userId: number, validFrom: number, tx?: Transaction, version?: number): Promise<boolean> {
+    return this.security.in(tx).moveTokensValidFrom(userId, new Date(validFrom), version);
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ClientContext, Listener, Listeners } from '@app/common';
 
 /** What an administrator did that ended a user's sessions; the UserLogout row's reason follows from it. */
-export type SessionCutCause = 'password-reset' | 'deactivated' | 'unlocked';
+export type SessionCutCause = 'password-reset' | 'deactivated';
 
 /** An administrator's action ended a user's sessions: TokensValidFrom moved to `at` (ms) in its statement. */
 export interface SessionsCut {

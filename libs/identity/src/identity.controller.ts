@@ -257,8 +257,9 @@ export class UserRegistryController {
     @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
   ): Promise<UserDto> {
-    return this.users.deactivate(actor, guid, client);
+    return this.users.deactivate(actor, guid, client, ifMatch);
   }
 
   @Post(':guid/ResetPassword')
@@ -267,7 +268,7 @@ export class UserRegistryController {
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({
     operationId: 'resetUserPassword',
-    summary: 'Set a new password for a user (their sessions end)',
+    summary: 'Set a new password for another user (their sessions end); your own: ChangePassword',
   })
   @RecordAnswer(UserDto)
   @ApiProblemResponses({
@@ -278,9 +279,10 @@ export class UserRegistryController {
     @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
     @Body() dto: ResetPasswordDto,
   ): Promise<UserDto> {
-    return this.users.resetPassword(actor, guid, dto, client);
+    return this.users.resetPassword(actor, guid, dto, client, ifMatch);
   }
 
   @Post(':guid/Unlock')
@@ -289,18 +291,16 @@ export class UserRegistryController {
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
   @ApiOperation({
     operationId: 'unlockUser',
-    summary: 'Clear the password lock of a user (the sessions of a locked user end)',
+    summary:
+      'Lift the password lock of a user at once (sign-ins with the password work again; sessions are not touched)',
   })
   @RecordAnswer(UserDto)
-  @ApiProblemResponses({
-    409: 'A user with this name exists, you cannot deactivate or delete yourself, or a password write kept meeting new sign-ins (try again) (urn:problem-type:conflict)',
-  })
   unlock(
-    @Client() client: ClientContext,
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
+    @IfMatchHeader() ifMatch: IfMatch,
   ): Promise<UserDto> {
-    return this.users.unlock(actor, guid, client);
+    return this.users.unlock(actor, guid, ifMatch);
   }
 
   @Delete(':guid')

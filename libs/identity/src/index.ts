@@ -11,3 +11,4 @@ export * from './actor.service';
 export * from './identity-auth.service';
 export * from './identity-events';
 export * from './wire-password-hash';
+export * from './password-lock';

@@ -1,6 +1,7 @@
 import { PERMISSION_NAMES, Permission } from '@app/common';
 import type { RoleDto, TenantDto, UserDto } from './dto/identity.dto';
 import type { RoleRegistry, TenantRegistry, UserRegistry } from './entities';
+import { passwordLockAt } from './password-lock';
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
@@ -28,7 +29,9 @@ export function toRoleDto(r: RoleRegistry, tenantGuid: string, permissions: numb
   };
 }
 
-export function toUserDto(u: UserRegistry, tenantGuid: string, roleGuid: string): UserDto {
+/** A user as answered at `now` (ms): the password lock as it stands then (one that has lifted is shown lifted). */
+export function toUserDto(u: UserRegistry, tenantGuid: string, roleGuid: string, now: number): UserDto {
+  const lock = passwordLockAt(u, now);
   return {
     guid: u.Guid,
     tenantGuid,
@@ -36,9 +39,10 @@ export function toUserDto(u: UserRegistry, tenantGuid: string, roleGuid: string)
     name: u.Name,
     email: u.Email,
     active: u.Active,
-    passwordLocked: u.PasswordLocked,
-    passwordLockedDate: iso(u.PasswordLockedDate),
-    failedPasswordCount: u.FailedPasswordCount,
+    passwordLocked: lock.locked,
+    passwordLockedDate: iso(lock.lockedDate),
+    passwordLockedUntil: iso(lock.lockedUntil),
+    failedPasswordCount: lock.failedPasswordCount,
     passwordExpiryDate: iso(u.PasswordExpiryDate),
     lastLoginDate: iso(u.LastLoginDate),
     wirePasswordHash: u.WirePasswordHash,

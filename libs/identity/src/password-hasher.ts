@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import * as argon2 from 'argon2';
 import { PASSWORD_SETTINGS, type PasswordSettings } from '@app/config';
 import { Problems } from '@app/common';
+import { canonicalWireHash } from './wire-password-hash';
 
 /** Refused before hashing so a huge body cannot buy Argon2 time (sign-in issue). */
 export const MAX_PASSWORD_INPUT_LENGTH = 1024;
@@ -55,5 +56,25 @@ export class PasswordPolicy {
     if (typeof password !== 'string' || password.length < min || password.length > max) {
       throw Problems.unprocessable(field, `${field} must be ${min} to ${max} characters long.`);
     }
+  }
+
+  /**
+   * The password an administrator sets, as it is stored: for a WirePasswordHash user the hex SHA-256 the browser
+   * computed (wirePasswordHashOf; its strength could only be checked there), else the password itself under the
+   * rules. The flag only ever changes together with a password, so the stored hash always has the form sign-in
+   * will send.
+   */
+  storable(password: string, wire: boolean): string {
+    if (!wire) {
+      this.check('password', password);
+      return password;
+    }
+    const hash = canonicalWireHash(password);
+    if (hash === null)
+      throw Problems.unprocessable(
+        'password',
+        'With WirePasswordHash, password must be the hex SHA-256 of the password and the normalised user name.',
+      );
+    return hash;
   }
 }

@@ -18,7 +18,7 @@ function sessionUserSql(provider: DatabaseProvider): string {
   }[provider];
   return `SELECT u."Id" AS "id", u."Guid" AS "guid", u."Name" AS "name",
   u."TenantRegistryId" AS "tenantId", t."Guid" AS "tenantGuid", t."Landlord" AS "landlord",
-  u."Active" AS "active", u."PasswordLocked" AS "passwordLocked", u."TokensValidFrom" AS "tokensValidFrom",
+  u."Active" AS "active", u."TokensValidFrom" AS "tokensValidFrom",
   (SELECT ${list} FROM "RoleRegistryPermission" p WHERE p."RoleRegistryId" = u."RoleRegistryId") AS "permissionIds"
 FROM "UserRegistry" u
 INNER JOIN "TenantRegistry" t ON t."Id" = u."TenantRegistryId" AND t."DeletedDate" IS NULL
@@ -34,7 +34,6 @@ const SESSION_USER_COLUMNS = [
   'tenantGuid',
   'landlord',
   'active',
-  'passwordLocked',
   'tokensValidFrom',
   'permissionIds',
 ] as const;
@@ -66,18 +65,7 @@ function permissionSetOf(value: unknown): ReadonlySet<Permission> {
 /** The session check's row (sessionUserSql's columns, in order), or null when there is none. */
 function sessionUserOf(rows: unknown[][]): SessionUser | null {
   if (!rows.length) return null;
-  const [
-    id,
-    guid,
-    name,
-    tenantId,
-    tenantGuid,
-    landlord,
-    active,
-    passwordLocked,
-    tokensValidFrom,
-    permissionIds,
-  ] = rows[0];
+  const [id, guid, name, tenantId, tenantGuid, landlord, active, tokensValidFrom, permissionIds] = rows[0];
   return {
     id: Number(id),
     guid: String(guid),
@@ -86,7 +74,6 @@ function sessionUserOf(rows: unknown[][]): SessionUser | null {
     tenantGuid: String(tenantGuid),
     landlord: rawBoolean(landlord),
     active: rawBoolean(active),
-    passwordLocked: rawBoolean(passwordLocked),
     tokensValidFrom: rawInstant(tokensValidFrom),
     permissions: permissionSetOf(permissionIds),
   };
@@ -101,7 +88,6 @@ export interface SessionUser {
   tenantGuid: string;
   landlord: boolean;
   active: boolean;
-  passwordLocked: boolean;
   /** ms since epoch */
   tokensValidFrom: number | null;
   /** The role's permissions (unknown ids left out). */

@@ -4,6 +4,7 @@ import { Repository, type WhereExpressionBuilder } from 'typeorm';
 import { boundTo, type Transaction, type TransactionBound } from '@app/database';
 import { UserRegistry } from './entities';
 import { affected, IdentityRepository, type UserChanges } from './identity.repository';
+import { lockDurations, passwordLockAt, type LockoutPolicy } from './password-lock';
 
 /**
  * A completing UPDATE's single-use condition: when `expected` is given, LastLoginDate must still be it (null:
@@ -32,6 +33,34 @@ const FORWARD_TOKENS_VALID_FROM =
 
 /** Every session's start instant is the LastLoginDate its completion wrote: none started at or after :at. */
 const NO_SESSION_SINCE = '("LastLoginDate" IS NULL OR "LastLoginDate" < :at)';
+
+/**
+ * No automatic lock is in force at :now (password-lock.ts): none set, or one that has lifted by itself. A lock
+ * without PasswordLockedUntil (set before locks lifted by themselves) stays until an administrator's Unlock.
+ */
+const NOT_LOCKED_AT_NOW =
+  '("PasswordLocked" = :unlocked OR ("PasswordLockedUntil" IS NOT NULL AND "PasswordLockedUntil" <= :now))';
+
+/** The lock columns of a user who may sign in again from scratch (a success, an Unlock, a new password). */
+const LOCK_CLEARED = {
+  FailedPasswordCount: 0,
+  PasswordLocked: false,
+  PasswordLockedDate: null,
+  PasswordLockedUntil: null,
+  PasswordLockCount: 0,
+} as const;
+
+/** The row at the version an If-Match named (none: the row as it is). */
+const atVersionSql = (version: number | undefined) =>
+  version === undefined ? '' : ' AND "Version" = :version';
+
+/**
+ * The row's Version (its ETag) kept as it is. TypeORM raises a @VersionColumn in every UPDATE unless the
+ * statement sets it itself; the writes of sign-in state (failure counts, the automatic lock, LastLoginDate,
+ * TokensValidFrom of a logout or Revoke Sessions, an Unlock) are not what an administrator edits, so they set it to
+ * itself: a stranger's wrong passwords never make an administrator's If-Match stale.
+ */
+const VERSION_KEPT = { Version: () => '"Version"' } as const;
 
 /** Sign-ins kept completing in the instants a password write chose (practically never): try again. */
 export class SignInRaceError extends Error {
@@ -68,7 +97,6 @@ export class UserSecurityRepository implements TransactionBound {
    * its instant (sessionsEndAt). Returns that instant, or null when the user is gone.
    */
   deactivateUser(userId: number, changes: UserChanges, at: Date, version?: number): Promise<Date | null> {
-    const atVersionSql = version === undefined ? '' : ' AND "Version" = :version';
     return this.sessionsEndAt(
       userId,
       at,
@@ -78,11 +106,14 @@ export class UserSecurityRepository implements TransactionBound {
             .createQueryBuilder()
             .update(UserRegistry)
             .set({ ...changes, Active: false, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
-            .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}${atVersionSql}`, {
-              userId,
-              at: instant,
-              version,
-            })
+            .where(
+              `"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}${atVersionSql(version)}`,
+              {
+                userId,
+                at: instant,
+                version,
+              },
+            )
             .execute(),
         ),
       // given `version` (If-Match), a row that moved on is not written again at a later instant
@@ -91,31 +122,19 @@ export class UserSecurityRepository implements TransactionBound {
   }
 
   /**
-   * An administrator's Unlock. A locked user's lock, failure count and sessions end in ONE statement
-   * (TokensValidFrom forward to `now`: whoever held a session before the lock does not get it back; while locked
-   * no session can start). A user who is not locked only has the failure count cleared. 'cut', 'cleared', or
-   * null when the user is gone. (The automatic lockout itself only hides sessions: countFailedPassword.)
+   * An administrator's Unlock, in ONE statement: the lock (in force or lifted), the failure count and the count
+   * of consecutive locks cleared, at once. Sessions are not touched: the automatic lock never ended or hid one.
+   * Neither is the row's Version (the lock is sign-in state, not what an administrator edits); given `version`
+   * (If-Match), only at that version. False when nothing was written (the user is gone, or moved on).
    */
-  async unlockUser(userId: number, now: Date, by: string): Promise<'cut' | 'cleared' | null> {
-    const unlocked = {
-      PasswordLocked: false,
-      PasswordLockedDate: null,
-      FailedPasswordCount: 0,
-      UpdatedDate: now,
-      UpdatedUser: by,
-    };
-    const cut = await this.users
+  async unlockUser(userId: number, now: Date, by: string, version?: number): Promise<boolean> {
+    const result = await this.users
       .createQueryBuilder()
       .update(UserRegistry)
-      .set({ ...unlocked, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
-      .where('"Id" = :userId AND "DeletedDate" IS NULL AND "PasswordLocked" = :locked', {
-        userId,
-        locked: true,
-        at: now,
-      })
+      .set({ ...VERSION_KEPT, ...LOCK_CLEARED, UpdatedDate: now, UpdatedUser: by })
+      .where(`"Id" = :userId AND "DeletedDate" IS NULL${atVersionSql(version)}`, { userId, version })
       .execute();
-    if (affected(cut)) return 'cut';
-    return (await this.identity.updateUser(userId, unlocked)) ? 'cleared' : null;
+    return affected(result);
   }
 
   /**
@@ -123,27 +142,37 @@ export class UserSecurityRepository implements TransactionBound {
    * TokensValidFrom moved forward (never back) to the reset's instant. Returns that instant, or null when the
    * user is gone. See sessionsEndAt for why the instant may end up later than `at`.
    */
-  resetPassword(userId: number, reset: PasswordResetWrite, at: Date): Promise<Date | null> {
-    return this.sessionsEndAt(userId, at, async (instant) =>
-      affected(
-        await this.users
-          .createQueryBuilder()
-          .update(UserRegistry)
-          .set({
-            PasswordHash: reset.passwordHash,
-            PasswordCreatedDate: instant,
-            PasswordExpiryDate: reset.expired ? instant : null,
-            ...(reset.wirePasswordHash !== undefined ? { WirePasswordHash: reset.wirePasswordHash } : {}),
-            UpdatedDate: instant,
-            UpdatedUser: reset.updatedUser,
-            FailedPasswordCount: 0,
-            PasswordLocked: false,
-            PasswordLockedDate: null,
-            TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
-          })
-          .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`, { userId, at: instant })
-          .execute(),
-      ),
+  resetPassword(userId: number, reset: PasswordResetWrite, at: Date, version?: number): Promise<Date | null> {
+    return this.sessionsEndAt(
+      userId,
+      at,
+      async (instant) =>
+        affected(
+          await this.users
+            .createQueryBuilder()
+            .update(UserRegistry)
+            .set({
+              PasswordHash: reset.passwordHash,
+              PasswordCreatedDate: instant,
+              PasswordExpiryDate: reset.expired ? instant : null,
+              ...(reset.wirePasswordHash !== undefined ? { WirePasswordHash: reset.wirePasswordHash } : {}),
+              UpdatedDate: instant,
+              UpdatedUser: reset.updatedUser,
+              ...LOCK_CLEARED,
+              TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
+            })
+            .where(
+              `"Id" = :userId AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}${atVersionSql(version)}`,
+              {
+                userId,
+                at: instant,
+                version,
+              },
+            )
+            .execute(),
+        ),
+      // given `version` (If-Match), a row that moved on is not written again at a later instant
+      (user) => version === undefined || user.Version === version,
     );
   }
 
@@ -176,28 +205,45 @@ export class UserSecurityRepository implements TransactionBound {
   // ---- sign-in and sessions (atomic, conditional updates: concurrent attempts never lose a count)
 
   /**
-   * One more consecutive wrong password, in ONE statement, only while the account is not locked; the
-   * increment that makes the count exceed `allowed` also sets PasswordLocked. Returns false when the
-   * account was already locked (nothing counted).
+   * One more consecutive wrong password, in ONE statement, only while no lock is in force at `now`; the
+   * increment that makes the count exceed `policy.allowed` also sets the lock, its start (`now`) and when it lifts
+   * by itself (`now` plus the duration of this lock, chosen in the statement from the count of consecutive locks
+   * before it: lockDurations). A lock that has lifted by itself is cleared by the next wrong password, which
+   * counts from one again; the count of consecutive locks stays, so the next lock lasts twice as long. Concurrent
+   * wrong passwords therefore lock once: the statements after the lock's find it in force and change nothing.
+   * Returns false when a lock was in force (nothing counted). The row's Version stays (VERSION_KEPT).
    */
-  async countFailedPassword(userId: number, allowed: number, now: Date): Promise<boolean> {
+  async countFailedPassword(userId: number, policy: LockoutPolicy, now: Date): Promise<boolean> {
+    // the count before this attempt: a lifted lock starts it again
+    const counted = 'CASE WHEN "PasswordLocked" = :locked THEN 0 ELSE "FailedPasswordCount" END';
+    const locks = `${counted} + 1 > :allowed`;
+    const durations = lockDurations(policy);
+    const until = Object.fromEntries(
+      durations.map((ms, i) => [`lockedUntil${i}`, new Date(now.getTime() + ms)]),
+    );
+    // One flat CASE whose first branch is the column, so every database types the parameters as instants
+    // (PostgreSQL types a CASE of parameters alone as text): kept unless this attempt locks, else the end of
+    // the lock for the count of consecutive locks before it.
+    const lockedUntil = `CASE WHEN ${counted} + 1 <= :allowed THEN "PasswordLockedUntil" ${durations
+      .slice(0, -1)
+      .map((_ms, i) => `WHEN "PasswordLockCount" = ${i} THEN :lockedUntil${i}`)
+      .join(' ')} ELSE :lockedUntil${durations.length - 1} END`;
     const result = await this.users
       .createQueryBuilder()
       .update(UserRegistry)
       .set({
-        FailedPasswordCount: () => '"FailedPasswordCount" + 1',
-        PasswordLocked: () =>
-          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :locked ELSE "PasswordLocked" END',
-        PasswordLockedDate: () =>
-          'CASE WHEN "FailedPasswordCount" + 1 > :allowed THEN :now ELSE "PasswordLockedDate" END',
+        ...VERSION_KEPT,
+        FailedPasswordCount: () => `${counted} + 1`,
+        PasswordLocked: () => `CASE WHEN ${locks} THEN :locked ELSE :unlocked END`,
+        PasswordLockedDate: () => `CASE WHEN ${locks} THEN :now ELSE "PasswordLockedDate" END`,
+        PasswordLockedUntil: () => lockedUntil,
+        PasswordLockCount: () =>
+          `CASE WHEN ${locks} THEN "PasswordLockCount" + 1 ELSE "PasswordLockCount" END`,
       })
-      .where('"Id" = :userId AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL', {
-        userId,
-        unlocked: false,
-      })
-      .setParameters({ allowed, locked: true, now })
+      .where(`"Id" = :userId AND "DeletedDate" IS NULL AND ${NOT_LOCKED_AT_NOW}`, { userId })
+      .setParameters({ allowed: policy.allowed, locked: true, unlocked: false, now, ...until })
       .execute();
-    return (result.affected ?? 0) > 0;
+    return affected(result);
   }
 
   /**
@@ -214,10 +260,10 @@ export class UserSecurityRepository implements TransactionBound {
     const query = this.users
       .createQueryBuilder()
       .update(UserRegistry)
-      .set({ FailedPasswordCount: 0, LastLoginDate: now })
+      .set({ ...VERSION_KEPT, ...LOCK_CLEARED, LastLoginDate: now })
       .where(
-        '"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
-        { userId, verifiedHash, active: true, unlocked: false },
+        `"Id" = :userId AND "PasswordHash" = :verifiedHash AND "Active" = :active AND ${NOT_LOCKED_AT_NOW} AND "DeletedDate" IS NULL`,
+        { userId, verifiedHash, active: true, unlocked: false, now },
       );
     const result = await whereLastLogin(query, expectedLastLogin).execute();
     return (result.affected ?? 0) > 0;
@@ -232,11 +278,13 @@ export class UserSecurityRepository implements TransactionBound {
     const query = this.users
       .createQueryBuilder()
       .update(UserRegistry)
-      .set({ LastLoginDate: now })
-      .where(
-        '"Id" = :userId AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL',
-        { userId, active: true, unlocked: false },
-      );
+      .set({ ...VERSION_KEPT, LastLoginDate: now })
+      .where(`"Id" = :userId AND "Active" = :active AND ${NOT_LOCKED_AT_NOW} AND "DeletedDate" IS NULL`, {
+        userId,
+        active: true,
+        unlocked: false,
+        now,
+      });
     const result = await whereLastLogin(query, expectedLastLogin).execute();
     return (result.affected ?? 0) > 0;
   }
@@ -266,35 +314,45 @@ export class UserSecurityRepository implements TransactionBound {
               PasswordCreatedDate: at,
               PasswordExpiryDate: null,
               TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM,
-              FailedPasswordCount: 0,
+              ...LOCK_CLEARED,
               LastLoginDate: at,
               UpdatedDate: at,
               UpdatedUser: updatedUser,
             })
             .where(
-              `"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND "PasswordLocked" = :unlocked AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`,
-              { userId, oldHash, active: true, unlocked: false, at },
+              `"Id" = :userId AND "PasswordHash" = :oldHash AND "Active" = :active AND ${NOT_LOCKED_AT_NOW} AND "DeletedDate" IS NULL AND ${NO_SESSION_SINCE}`,
+              { userId, oldHash, active: true, unlocked: false, at, now },
             )
             .execute(),
         ),
-      (u) => u.PasswordHash === oldHash && u.Active && !u.PasswordLocked,
+      (u) => u.PasswordHash === oldHash && u.Active && !passwordLockAt(u, now.getTime()).locked,
     );
   }
 
   /**
    * Moves TokensValidFrom forward to `validFrom`, never back: ONE conditional UPDATE, so two concurrent
-   * revocations cannot lower it. False when it was already at or past `validFrom` (or the user is gone).
+   * revocations cannot lower it. False when it was already at or past `validFrom` (or the user is gone). Given
+   * `version` (an administrator's If-Match), the statement applies only at that version and then answers
+   * whether it did (moving TokensValidFrom forward, or leaving it where it was ahead). The row's Version stays:
+   * sessions are not what an administrator edits.
    */
-  async moveTokensValidFrom(userId: number, validFrom: Date): Promise<boolean> {
-    const result = await this.users
-      .createQueryBuilder()
-      .update(UserRegistry)
-      .set({ TokensValidFrom: validFrom })
-      .where('"Id" = :userId AND ("TokensValidFrom" IS NULL OR "TokensValidFrom" < :validFrom)', {
-        userId,
-        validFrom,
-      })
-      .execute();
-    return affected(result);
+  async moveTokensValidFrom(userId: number, validFrom: Date, version?: number): Promise<boolean> {
+    const query = this.users.createQueryBuilder().update(UserRegistry);
+    if (version === undefined)
+      query
+        .set({ ...VERSION_KEPT, TokensValidFrom: validFrom })
+        .where('"Id" = :userId AND ("TokensValidFrom" IS NULL OR "TokensValidFrom" < :validFrom)', {
+          userId,
+          validFrom,
+        });
+    else
+      query
+        .set({ ...VERSION_KEPT, TokensValidFrom: () => FORWARD_TOKENS_VALID_FROM })
+        .where('"Id" = :userId AND "DeletedDate" IS NULL AND "Version" = :version', {
+          userId,
+          version,
+          at: validFrom,
+        });
+    return affected(await query.execute());
   }
 }

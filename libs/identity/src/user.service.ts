@@ -27,7 +27,6 @@ import { IdentityRepository, UserChanges } from './identity.repository';
 import { toUserDto } from './mappers';
 import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
 import { normalizeUserName } from './names';
-import { canonicalWireHash } from './wire-password-hash';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
 
@@ -63,7 +62,7 @@ export class UserService {
       this.repo.findTenantById(user.TenantRegistryId),
       this.roleGuid(user.RoleRegistryId),
     ]);
-    return toUserDto(user, tenant?.Guid ?? '', role);
+    return toUserDto(user, tenant?.Guid ?? '', role, this.clock.now());
   }
 
   private async roleGuid(roleId: number): Promise<string> {
@@ -120,8 +119,9 @@ export class UserService {
       ]);
       const tenantGuid = new Map(tenants.map((t) => [t.Id, t.Guid]));
       const roleGuid = new Map(roles.map((r) => [r.Id, r.Guid]));
+      const now = this.clock.now();
       return users.map((u) =>
-        toUserDto(u, tenantGuid.get(u.TenantRegistryId) ?? '', roleGuid.get(u.RoleRegistryId) ?? ''),
+        toUserDto(u, tenantGuid.get(u.TenantRegistryId) ?? '', roleGuid.get(u.RoleRegistryId) ?? '', now),
       );
     });
   }
@@ -167,7 +167,7 @@ export class UserService {
     const password =
       dto.password === undefined
         ? undefined
-        : this.acceptablePassword(dto.password, dto.wirePasswordHash ?? false);
+        : this.policy.storable(dto.password, dto.wirePasswordHash ?? false);
     const now = new Date(this.clock.now());
     const expired = dto.passwordExpired ?? true;
     const user = Object.assign(new UserRegistry(), {
@@ -191,6 +191,8 @@ export class UserService {
       FailedPasswordCount: 0,
       PasswordLocked: false,
       PasswordLockedDate: null,
+      PasswordLockedUntil: null,
+      PasswordLockCount: 0,
       Active: true,
       LastLoginDate: null,
       WirePasswordHash: dto.wirePasswordHash ?? false,
@@ -253,8 +255,14 @@ export class UserService {
     );
   }
 
-  async deactivate(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
-    return this.update(actor, guid, { active: false }, client);
+  /** PUT with `active: false`, If-Match included (RFC 9110 §13.1.1: every write honours it). */
+  async deactivate(
+    actor: Actor,
+    guid: string,
+    client: ClientContext | null = null,
+    ifMatch?: IfMatch,
+  ): Promise<UserDto> {
+    return this.update(actor, guid, { active: false }, client, ifMatch);
   }
 
   async delete(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<void> {
@@ -287,10 +295,38 @@ export class UserService {
     guid: string,
     dto: ResetPasswordDto,
     client: ClientContext | null = null,
+    ifMatch?: IfMatch,
   ): Promise<UserDto> {
-    const user = await this.manageableUser(actor, guid);
+    const { user, at } = await versionedWrite(
+      ifMatch,
+      () => this.manageableUser(actor, guid),
+      async (user, version) => {
+        // A session (perhaps a stolen one) must not replace its own user's password without the current
+        // one: ChangePassword asks for it.
+        if (user.Id === actor.userId)
+          throw Problems.forbidden(
+            'You cannot reset your own password: change it with ChangePassword, which asks for the current one.',
+          );
+        const at = await this.replacedPassword(actor, user, dto, version);
+        return at ? { user, at } : undefined;
+      },
+    );
+    await this.sessionsCut('password-reset', actor, user, at, client);
+    return this.dto(await this.current(user.Guid));
+  }
+
+  /**
+   * The reset's statement and its AdminEvent row (given `version`, only at that version): the instant written,
+   * or null when nothing was (the user is gone or moved on).
+   */
+  private async replacedPassword(
+    actor: Actor,
+    user: UserRegistry,
+    dto: ResetPasswordDto,
+    version: number | undefined,
+  ): Promise<Date | null> {
     const wire = dto.wirePasswordHash ?? user.WirePasswordHash;
-    const passwordHash = await this.hasher.hash(this.acceptablePassword(dto.password, wire));
+    const passwordHash = await this.hasher.hash(this.policy.storable(dto.password, wire));
     // The trail says the password changed, never what it is (recordChange: PasswordHash only "changed").
     const reset = recordChange(user.TenantRegistryId, user, {
       ...user,
@@ -300,7 +336,7 @@ export class UserService {
       FailedPasswordCount: 0,
     });
     const instant = new Date(this.clock.now());
-    const at = await this.racing(() =>
+    return this.racing(() =>
       this.trail.applied(actor, reset, (tx) =>
         this.security.in(tx).resetPassword(
           user.Id,
@@ -311,30 +347,39 @@ export class UserService {
             updatedUser: actor.userName,
           },
           instant,
+          version,
         ),
       ),
     );
-    if (!at) throw Problems.notFound('user');
-    await this.sessionsCut('password-reset', actor, user, at, client);
-    return this.dto(await this.current(user.Guid));
   }
 
   /**
-   * Clears a password lock. An administrator's Unlock of a locked user also ends the sessions that started
-   * before it, in the same statement (security issue 37; the automatic lockout only hid them), with a
-   * UserLogout row; a user who was not locked keeps their sessions.
+   * Lifts a password lock at once (in force or lifted, with its failure count and count of consecutive
+   * locks). Sessions are not touched: the automatic lock never ended or hid one. If-Match as for every write;
+   * the row's version does not move (the lock is sign-in state, not what an administrator edits).
    */
-  async unlock(actor: Actor, guid: string, client: ClientContext | null = null): Promise<UserDto> {
-    const user = await this.manageableUser(actor, guid);
-    const now = new Date(this.clock.now());
-    const unlocked = { ...user, PasswordLocked: false, PasswordLockedDate: null, FailedPasswordCount: 0 };
-    const outcome = await this.trail.applied(
-      actor,
-      recordChange(user.TenantRegistryId, user, unlocked),
-      (tx) => this.security.in(tx).unlockUser(user.Id, now, actor.userName),
+  async unlock(actor: Actor, guid: string, ifMatch?: IfMatch): Promise<UserDto> {
+    const user = await versionedWrite(
+      ifMatch,
+      () => this.manageableUser(actor, guid),
+      async (user, version) => {
+        const unlocked = {
+          ...user,
+          PasswordLocked: false,
+          PasswordLockedDate: null,
+          PasswordLockedUntil: null,
+          PasswordLockCount: 0,
+          FailedPasswordCount: 0,
+        };
+        const written = await this.trail.applied(
+          actor,
+          recordChange(user.TenantRegistryId, user, unlocked),
+          (tx) =>
+            this.security.in(tx).unlockUser(user.Id, new Date(this.clock.now()), actor.userName, version),
+        );
+        return written ? user : undefined;
+      },
     );
-    if (!outcome) throw Problems.notFound('user');
-    if (outcome === 'cut') await this.sessionsCut('unlocked', actor, user, now, client);
     return this.dto(await this.current(user.Guid));
   }
 
@@ -396,25 +441,6 @@ export class UserService {
       by: actor.userName,
       client,
     });
-  }
-
-  /**
-   * The password to store: for a WirePasswordHash user the hex SHA-256 the browser computed (wirePasswordHashOf;
-   * its strength could only be checked there), else the password itself under the password rules. The flag
-   * only ever changes together with a password, so the stored hash always has the form sign-in will send.
-   */
-  private acceptablePassword(password: string, wire: boolean): string {
-    if (!wire) {
-      this.policy.check('password', password);
-      return password;
-    }
-    const hash = canonicalWireHash(password);
-    if (hash === null)
-      throw Problems.unprocessable(
-        'password',
-        'With WirePasswordHash, password must be the hex SHA-256 of the password and the normalised user name.',
-      );
-    return hash;
   }
 
   /** The row as it is now (after a write), or the 404 when it was deleted meanwhile. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
-import { Actor, ClientContext, Clock } from '@app/common';
+import { Actor, ClientContext, Clock, type IfMatch, versionedWrite } from '@app/common';
 import { AdminEvents, LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import {
   ActorService,
@@ -20,10 +20,6 @@ const ADMINISTRATOR_CUTS: Record<SessionCutCause, { reason: LogoutReason; messag
   deactivated: {
     reason: LogoutReason.AdministratorRevoked,
     message: 'User deactivated by an administrator.',
-  },
-  unlocked: {
-    reason: LogoutReason.AdministratorRevoked,
-    message: 'Password lock cleared by an administrator.',
   },
 };
 
@@ -89,7 +85,7 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
   onApplicationBootstrap(): void {
     // Password change (auth feature) revokes through the database itself and tells us here.
     const stopRevoked = this.events.onRevoked((e) => this.revokedEverywhere(e));
-    // An administrator's password reset, deactivation or Unlock (identity feature) has already moved
+    // An administrator's password reset or deactivation (identity feature) has already moved
     // TokensValidFrom in its own statement: close the streams everywhere and write the UserLogout row before
     // the administrator's answer (the identity service waits for this listener).
     const stopCut = this.identityEvents.onSessionsCut((cut) => this.recordAdministratorCut(cut));
@@ -121,17 +117,33 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
    * succeeds: 204) whatever becomes of the UserLogout row: it is written within
    * LogoutRevocationTimeoutMilliseconds, as logout writes its rows, and a failure is logged at ERROR.
    */
-  async revokeByAdministrator(actor: Actor, userGuid: string, client: ClientContext): Promise<void> {
-    const user = await this.actors.userInOwnTenant(actor, userGuid);
+  async revokeByAdministrator(
+    actor: Actor,
+    userGuid: string,
+    client: ClientContext,
+    ifMatch?: IfMatch,
+  ): Promise<void> {
     const validFrom = this.clock.now();
-    // Its AdminEvent row with the statement; the streams close once both are committed.
-    await this.trail.applied(
-      actor,
-      {
-        target: { guid: user.guid, name: user.name, tenantId: actor.tenantId },
-        changes: [{ field: 'TokensValidFrom', old: null, new: new Date(validFrom).toISOString() }],
+    // Nobody logs out a user who holds a permission they lack (the rule of every action on a user); with
+    // If-Match, only the version named (412 otherwise), in the statement itself.
+    const user = await versionedWrite(
+      ifMatch,
+      () => this.actors.userInOwnTenant(actor, userGuid, { actingOn: true }),
+      async (user, version) => {
+        // Its AdminEvent row with the statement; the streams close once both are committed.
+        const written = await this.trail.applied(
+          actor,
+          {
+            target: { guid: user.guid, name: user.name, tenantId: actor.tenantId },
+            changes: [{ field: 'TokensValidFrom', old: null, new: new Date(validFrom).toISOString() }],
+          },
+          async (tx) =>
+            version === undefined
+              ? (await this.identity.revokeSessions(user.id, validFrom, tx), true)
+              : this.identity.revokeSessions(user.id, validFrom, tx, version),
+        );
+        return written ? user : undefined;
       },
-      async (tx) => (await this.identity.revokeSessions(user.id, validFrom, tx), true),
     );
     this.revokedEverywhere({ userGuid: user.guid, validFrom });
     this.logger.log({ user: user.name, by: actor.userName }, 'Sessions revoked by an administrator');
@@ -151,8 +163,8 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
 
   /**
    * The streams and the UserLogout row of sessions an administrator's action ended: ReasonId 3 for a password
-   * reset (spec: a password change), ReasonId 2 for a deactivation or an Unlock (an administrator revoked the
-   * user's tokens; the spec has no other reason), naming the administrator either way.
+   * reset (spec: a password change), ReasonId 2 for a deactivation (an administrator revoked the user's tokens;
+   * the spec has no other reason), naming the administrator either way.
    */
   private async recordAdministratorCut(cut: SessionsCut): Promise<void> {
     this.revokedEverywhere({ userGuid: cut.userGuid, validFrom: cut.at });

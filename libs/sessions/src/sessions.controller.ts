@@ -10,6 +10,8 @@ import {
   clientContextOf,
   CurrentActor,
   GuidParam,
+  type IfMatch,
+  IfMatchHeader,
   Permission,
   Public,
 } from '@app/common';
@@ -75,8 +77,9 @@ export class RevokeTokensController {
     @CurrentActor() actor: Actor,
     @GuidParam('id') id: string,
     @Client() client: ClientContext,
+    @IfMatchHeader() ifMatch: IfMatch,
   ): Promise<void> {
-    return this.revocation.revokeByAdministrator(actor, id, client);
+    return this.revocation.revokeByAdministrator(actor, id, client, ifMatch);
   }
 }
 

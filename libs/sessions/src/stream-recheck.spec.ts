@@ -71,7 +71,7 @@ describe('streaming-connection session re-check (spec: Limits — default every 
     });
     // The database says the session was revoked a millisecond after it started; no message says so.
     const identity = {
-      sessionUser: () => Promise.resolve({ active: true, passwordLocked: false, tokensValidFrom: T0 + 1 }),
+      sessionUser: () => Promise.resolve({ active: true, tokensValidFrom: T0 + 1 }),
     } as unknown as IdentityAuthService;
     const streams = new StreamRegistry(
       sliceValues(settings, SESSIONS_SETTINGS),

@@ -3,7 +3,6 @@ import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
 import { Actor, Clock, CredentialKind, Lifecycle, withTimeout } from '@app/common';
 import { IdentityAuthService } from '@app/identity';
 
-
 /**
  * Where a stream's events go: the writable body of an answer whose event-stream headers the controller has
  * already sent (StreamController). A plain writable, no HTTP object.
@@ -243,7 +242,8 @@ export class StreamRegistry implements OnApplicationBootstrap, OnModuleDestroy {
         }
         for (const s of jwtStreams) {
           const started = s.audience.sessionStartedAt ?? Number.NEGATIVE_INFINITY;
-          if (!user || !user.active || user.passwordLocked) s.end('credential-refused');
+          // a password lock ends no session (docs/SECURITY.md), nor its streams
+          if (!user || !user.active) s.end('credential-refused');
           else if (user.tokensValidFrom !== null && started < user.tokensValidFrom) s.end('revoked');
           else if (now - started > this.settings.sessionAbsoluteLifetimeMs) s.end('session-ended');
         }

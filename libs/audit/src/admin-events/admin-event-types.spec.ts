@@ -19,7 +19,15 @@ describe('fieldChanges (AdminEvent)', () => {
     ]);
     expect(JSON.stringify(changes)).not.toMatch(/hash"|k1|k2/);
     expect(['Passcode', 'password', 'ApiHmacSecret'].every(isSecretField)).toBe(true);
-    expect(['PasswordLocked', 'PasswordExpiryDate', 'FailedPasswordCount'].some(isSecretField)).toBe(false);
+    expect(
+      [
+        'PasswordLocked',
+        'PasswordExpiryDate',
+        'FailedPasswordCount',
+        'PasswordLockedUntil',
+        'PasswordLockCount',
+      ].some(isSecretField),
+    ).toBe(false);
   });
 
   it('a creation lists what is set (nulls left out); instants as ISO text; long or hostile text bounded and inert', () => {

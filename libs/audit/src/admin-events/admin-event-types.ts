@@ -43,6 +43,8 @@ const NOT_SECRET = new Set([
   'PasswordCreatedDate',
   'PasswordLocked',
   'PasswordLockedDate',
+  'PasswordLockedUntil',
+  'PasswordLockCount',
   'FailedPasswordCount',
 ]);
 

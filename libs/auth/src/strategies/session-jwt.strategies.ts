@@ -64,7 +64,9 @@ export class SessionJwtValidation {
 
 /** The actor of a session whose claims are good, once its user is read; the session's end is a problem. */
 function actorFrom(user: SessionUser | null, claims: SessionClaims, credential: CredentialKind): Actor {
-  if (!user || !user.active || user.passwordLocked) throw AuthProblems.invalidSession();
+  // The automatic password lock is not here: it stops new password sign-ins only (anybody who knows a name can
+  // cause it, and must not log anyone out: docs/SECURITY.md).
+  if (!user || !user.active) throw AuthProblems.invalidSession();
   if (user.tokensValidFrom !== null && claims.sst < user.tokensValidFrom) throw AuthProblems.invalidSession();
   return {
     userId: user.id,

@@ -11,6 +11,7 @@ import { RowVersions1763800009000 } from './1763800009000-row-versions';
 import { AdminEvents1763800010000 } from './1763800010000-admin-events';
 import { WarningBatchSize1763800011000 } from './1763800011000-warning-batch-size';
 import { AdminEventAggregates1763800012000 } from './1763800012000-admin-event-aggregates';
+import { PasswordLockExpiry1763800014000 } from './1763800014000-password-lock-expiry';
 import { UserNameSkeletons1763800015000 } from './1763800015000-user-name-skeletons';
 import { ArchiveRetention1763800016000 } from './1763800016000-archive-retention';
 
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   AdminEvents1763800010000,
   WarningBatchSize1763800011000,
   AdminEventAggregates1763800012000,
+  PasswordLockExpiry1763800014000,
   UserNameSkeletons1763800015000,
   ArchiveRetention1763800016000,
 ];

@@ -159,9 +159,26 @@ export class UserDto {
   @ApiProperty() name!: string;
   @ApiPropertyOptional({ type: String, nullable: true }) email!: string | null;
   @ApiProperty() active!: boolean;
-  @ApiProperty() passwordLocked!: boolean;
-  @ApiPropertyOptional({ type: String, nullable: true }) passwordLockedDate!: string | null;
-  @ApiProperty() failedPasswordCount!: number;
+  @ApiProperty({
+    description:
+      'An automatic lock is in force: new password sign-ins are refused until passwordLockedUntil or an Unlock; sessions keep working. Sign-in state: not covered by the ETag (version)',
+  })
+  passwordLocked!: boolean;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'When the lock in force began (null: none in force)',
+  })
+  passwordLockedDate!: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description:
+      'When the lock in force lifts by itself (null: none in force, or a lock set before locks lifted by themselves, which lasts until Unlock)',
+  })
+  passwordLockedUntil!: string | null;
+  @ApiProperty({ description: 'Consecutive wrong passwords counted towards the next lock (sign-in state)' })
+  failedPasswordCount!: number;
   @ApiPropertyOptional({ type: String, nullable: true }) passwordExpiryDate!: string | null;
   @ApiPropertyOptional({ type: String, nullable: true }) lastLoginDate!: string | null;
   @ApiProperty() wirePasswordHash!: boolean;

@@ -71,6 +71,17 @@ export class UserRegistry extends VersionedRecord {
   @PortableColumn('timestamp', { name: 'PasswordLockedDate', nullable: true })
   PasswordLockedDate!: Date | null;
 
+  /**
+   * When the automatic lock lifts by itself (password-lock.ts); null with PasswordLocked: a lock written before
+   * locks lifted by themselves, which stays until an administrator's Unlock.
+   */
+  @PortableColumn('timestamp', { name: 'PasswordLockedUntil', nullable: true })
+  PasswordLockedUntil!: Date | null;
+
+  /** Consecutive automatic locks since the last successful sign-in, Unlock or reset: each lasts twice as long. */
+  @PortableColumn('integer', { name: 'PasswordLockCount', default: 0 })
+  PasswordLockCount!: number;
+
   @PortableColumn('boolean', { name: 'Active' })
   Active!: boolean;
 

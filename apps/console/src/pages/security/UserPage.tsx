@@ -63,10 +63,19 @@ function UserView({ user, session }: { user: User; session: Session }) {
           />
         </section>
       </div>
-      <ResetPassword
-        user={user}
-        onReset={(next) => changed(next, `The password of ${user.name} is reset.`)}
-      />
+      {user.guid === session.userGuid ? (
+        <section className={styles.card} aria-labelledby="own-password-title">
+          <h2 id="own-password-title">Password</h2>
+          <p className={styles.muted}>
+            Your own password is changed with the current one (Change password), never reset here.
+          </p>
+        </section>
+      ) : (
+        <ResetPassword
+          user={user}
+          onReset={(next) => changed(next, `The password of ${user.name} is reset.`)}
+        />
+      )}
       {allowedActions(user, session).apiKeys ? (
         <ApiKeys user={user} session={session} />
       ) : (
@@ -105,6 +114,14 @@ function UserDetails({ user, session }: { user: User; session: Session }) {
         <dd>{user.failedPasswordCount}</dd>
         <dt>Locked since</dt>
         <dd>{when(user.passwordLockedDate)}</dd>
+        <dt>Lock lifts</dt>
+        <dd>
+          {!user.passwordLocked
+            ? '—'
+            : user.passwordLockedUntil
+              ? `${when(user.passwordLockedUntil)} by itself, or at Unlock (sessions keep working)`
+              : 'at Unlock (sessions keep working)'}
+        </dd>
         <dt>Last sign-in</dt>
         <dd>{when(user.lastLoginDate)}</dd>
         <dt>Created</dt>
