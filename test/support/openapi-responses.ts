@@ -77,7 +77,14 @@ export class OpenApiResponseChecker {
   }
 
   /** The violations of one answer; [] when it matches the document or is not described by it. */
-  check(method: string, url: string, status: number, contentType: string, body: Buffer): ResponseViolation[] {
+  /** `body` null: too long to keep (over 8 MiB), checked by status and type only. */
+  check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: string,
+    body: Buffer | null,
+  ): ResponseViolation[] {
     const path = url.split('?')[0];
     const route = this.routes.find((r) => r.method === method && r.pattern.test(path));
     if (!route) return [];
@@ -97,7 +104,8 @@ export class OpenApiResponseChecker {
     }
     const content = declared.content ?? {};
     if (!media) {
-      if (body.length && Object.keys(content).length) problems.push('a body without a content type');
+      if ((body === null || body.length) && Object.keys(content).length)
+        problems.push('a body without a content type');
       return problems.length ? [violation()] : [];
     }
     const mediaKey = Object.keys(content).find((k) => k.toLowerCase() === media);
@@ -108,7 +116,7 @@ export class OpenApiResponseChecker {
       return [violation()];
     }
     const schema = content[mediaKey].schema;
-    if (!JSON_MEDIA.test(media) || schema === undefined) return [];
+    if (!JSON_MEDIA.test(media) || schema === undefined || body === null) return [];
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.toString('utf8'));
@@ -146,10 +154,12 @@ export class OpenApiResponseChecker {
       const url = req.url ?? '/';
       const chunks: Buffer[] = [];
       let size = 0;
+      let tooLong = false;
       const keep = (chunk: unknown, encoding?: unknown) => {
         if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-        // Only as much as a JSON answer can be here; a CSV or a long event stream is checked by type only.
-        if (size > 8 * 1024 * 1024) return;
+        // At most 8 MiB kept; a longer answer (a 100 000-row grid, a CSV, a long event stream) is checked by
+        // status and type only.
+        if (tooLong) return;
         const b = Buffer.isBuffer(chunk)
           ? chunk
           : Buffer.from(
@@ -157,6 +167,11 @@ export class OpenApiResponseChecker {
               typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8',
             );
         size += b.length;
+        if (size > 8 * 1024 * 1024) {
+          tooLong = true;
+          chunks.length = 0;
+          return;
+        }
         chunks.push(b);
       };
       const write = res.write.bind(res) as (...args: unknown[]) => boolean;
@@ -172,7 +187,8 @@ export class OpenApiResponseChecker {
       res.once('finish', () => {
         if (method === 'HEAD') return;
         const type = String(res.getHeader('content-type') ?? '');
-        into.push(...this.check(method, url, res.statusCode, type, Buffer.concat(chunks)));
+        const body = tooLong ? null : Buffer.concat(chunks);
+        into.push(...this.check(method, url, res.statusCode, type, body));
       });
     });
   }
