@@ -1,12 +1,11 @@
 import { Agent } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import request from 'supertest';
 import { ApiKeyService } from '@app/api-keys';
 import { Permission } from '@app/common';
 import { ActorService } from '@app/identity';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
-import { send } from '../support/cluster';
+import { probeKeyWhile } from '../support/key-probe';
 import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 import { gateBefore } from './gate';
@@ -96,26 +95,8 @@ describe.each(TEST_PROVIDERS)('identity changes reach the acting node before it 
       try {
         const outcomes = await Promise.all(
           fixtures.map(async ({ user, key }) => {
-            let answeredAt = Infinity;
-            let stop = false;
-            let acceptedAfter = 0;
-            let refusedAfter = 0;
-            const prober = (async () => {
-              while (!stop) {
-                const sentAt = performance.now();
-                const { status } = await send(agent, path, 'GET', { 'x-api-key': key });
-                if (sentAt > answeredAt) {
-                  if (status === 200) acceptedAfter++;
-                  else if (status === refused) refusedAfter++;
-                }
-              }
-            })();
-            const answer = await change(user);
-            answeredAt = performance.now();
+            const { answer, acceptedAfter } = await probeKeyWhile(agent, path, key, refused, () => change(user));
             expect([200, 204]).toContain(answer.status);
-            while (refusedAfter === 0 && acceptedAfter < 1000) await new Promise((r) => setImmediate(r));
-            stop = true;
-            await prober;
             return acceptedAfter;
           }),
         );

@@ -9,9 +9,9 @@ import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { TEST_PROVIDERS } from '../support/databases';
-import { RedisServer, startRedisServer } from '../support/redis-server';
+import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/spawn-server';
-import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
+import { startTestApp, startTwoNodesSharingRedis, TestApp } from '../support/test-app';
 import { gateAfter, gateBefore } from './gate';
 
 // The stress run is a hundred key creations on a possibly loaded 2-core machine.
@@ -102,11 +102,7 @@ describe("identity changes reach every node's API-key cache at once (two nodes, 
   let admin: CreatedUser;
   let adminToken: string;
   beforeAll(async () => {
-    redis = await startRedisServer();
-    [a, b] = await startTwoNodes({
-      RedisConnectionString: redis.url,
-      ApiKeyCacheRefreshIntervalMilliseconds: '3600000',
-    });
+    ({ redis, a, b } = await startTwoNodesSharingRedis());
     admin = await createUser(a.app, {
       permissions: [
         Permission.ReadWriteSecurityUser,

@@ -1,5 +1,4 @@
 import { Agent } from 'node:http';
-import { performance } from 'node:perf_hooks';
 import request from 'supertest';
 import { ApiKeyService } from '@app/api-keys';
 import { Permission } from '@app/common';
@@ -7,10 +6,10 @@ import { Permission } from '@app/common';
 import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
-import { send } from '../support/cluster';
-import { RedisServer, startRedisServer } from '../support/redis-server';
+import { probeKeyWhile } from '../support/key-probe';
+import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/spawn-server';
-import { startTwoNodes, TestApp } from '../support/test-app';
+import { startTwoNodesSharingRedis, TestApp } from '../support/test-app';
 import { gateBefore, openGates } from './gate';
 
 /**
@@ -39,13 +38,8 @@ describe('a revoked API key is refused on every node once the revocation has ans
   let admin: CreatedUser;
   let adminToken: string;
   beforeAll(async () => {
-    redis = await startRedisServer();
-    [a, b] = await startTwoNodes({
-      RedisConnectionString: redis.url,
-      ApiKeyCacheRefreshIntervalMilliseconds: '3600000',
-      // Far longer than any test waits: the answer can only come from the acknowledgements.
-      ApiKeyChangeAckTimeoutMilliseconds: '60000',
-    });
+    // The acknowledgements' time-out far longer than any test waits: the answer can only come from them.
+    ({ redis, a, b } = await startTwoNodesSharingRedis({ ApiKeyChangeAckTimeoutMilliseconds: '60000' }));
     admin = await createUser(a.app, { permissions: [Permission.ReadWriteSecurityUser] });
     adminToken = (await signIn(a.url, admin.name, admin.password)).token;
   });
@@ -100,27 +94,9 @@ describe('a revoked API key is refused on every node once the revocation has ans
     try {
       const outcomes = await Promise.all(
         keys.map(async ({ key, guid }) => {
-          let answeredAt = Infinity;
-          let stop = false;
-          let acceptedAfter = 0;
-          let refusedAfter = 0;
-          const prober = (async () => {
-            while (!stop) {
-              const sentAt = performance.now();
-              const { status } = await send(agent, path, 'GET', { 'x-api-key': key });
-              if (sentAt > answeredAt) {
-                if (status === 200) acceptedAfter++;
-                else if (status === 401) refusedAfter++;
-              }
-            }
-          })();
-          const answer = await revoke(guid);
-          answeredAt = performance.now();
+          const { answer, ...after } = await probeKeyWhile(agent, path, key, 401, () => revoke(guid));
           expect(answer.status).toBe(204);
-          while (refusedAfter === 0 && acceptedAfter < 1000) await new Promise((r) => setImmediate(r));
-          stop = true;
-          await prober;
-          return { acceptedAfter, refusedAfter };
+          return after;
         }),
       );
       // Each key was asked after its answer (so the count below means something), and never accepted then.

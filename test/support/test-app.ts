@@ -1,3 +1,4 @@
+import { RedisServer, startRedisServer } from './redis-server';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { loadSettings, Settings } from '@app/config';
@@ -96,4 +97,20 @@ export async function startTwoNodes(env: Record<string, string> = {}): Promise<[
   const a = await startTestApp('postgres', { ...env, InstanceName: 'node-a' }, { connectionString });
   const b = await startTestApp('postgres', { ...env, InstanceName: 'node-b' }, { connectionString });
   return [a, b];
+}
+
+/**
+ * Two nodes sharing one PostgreSQL database and a fresh Redis, with the API-key refresh an hour apart, so that
+ * only Redis can carry a change from one node to the other.
+ */
+export async function startTwoNodesSharingRedis(
+  env: Record<string, string> = {},
+): Promise<{ redis: RedisServer; a: TestApp; b: TestApp }> {
+  const redis = await startRedisServer();
+  const [a, b] = await startTwoNodes({
+    RedisConnectionString: redis.url,
+    ApiKeyCacheRefreshIntervalMilliseconds: '3600000',
+    ...env,
+  });
+  return { redis, a, b };
 }
