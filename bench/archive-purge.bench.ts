@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { startPostgresServer } from '../test/support/postgres-server';
-import { capacity, newPostgresDatabase, openLoop, row, tail, type Target } from './open-loop';
+import { capacity, openLoop, row, tail, type Target } from './open-loop';
+import { newPostgresDatabase } from './postgres-database';
 import { createApiKey, runBench, spawnRung } from './support';
 
 const ROWS = Number(process.env.BENCH_PURGE_ROWS ?? 10_000_000);

@@ -23,7 +23,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
-import { Client } from 'pg';
 import { dataSourceOptions } from '@app/database';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID as GRID,
@@ -32,7 +31,7 @@ import {
   parseGridQuery,
   STATISTICS_CAP,
 } from '@app/grid';
-import { startPostgresServer } from '../test/support/postgres-server';
+import { withPostgresDatabase } from './postgres-database';
 import { runBench, RungProcess, spawnRung, timedCalls } from './support';
 
 const ROWS = Number(process.env.BENCH_GRID_ROWS ?? 1_000_000);
@@ -280,34 +279,13 @@ async function main(): Promise<void> {
   process.stdout.write(
     `Grid benchmark: ${ROWS} rows, ${RUNS} timed calls per figure, statistics over the newest ${STATISTICS_CAP} rows of the window\n`,
   );
-  let pg: { url: string; stop(): void } | undefined;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    pg = await startPostgresServer();
-    url = pg.url;
-  }
-  const dbName = `bench_grids_${Date.now()}`;
-  const admin = new Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}"`);
-  await admin.end();
-  const target = new URL(url);
-  target.pathname = `/${dbName}`;
-  try {
+  await withPostgresDatabase('bench_grids', async (connectionString) => {
     await benchOne('postgres', {
-      connectionString: target.toString(),
+      connectionString,
       dataDirectory: mkdtempSync(join(tmpdir(), 'bench-grids-pg-')),
     });
     await benchOne('sqlite', { dataDirectory: mkdtempSync(join(tmpdir(), 'bench-grids-sqlite-')) });
-  } finally {
-    if (pg) pg.stop();
-    else {
-      const cleanup = new Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-      await cleanup.end();
-    }
-  }
+  });
 }
 
 runBench(main);

@@ -20,7 +20,8 @@ import { DEMO_MODEL_GUID } from '@app/engine';
 import { freePort } from '../test/support/free-port';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { samples } from '../test/support/prometheus';
-import { capacity, newPostgresDatabase, openLoop, row, tail, ms, type Tail, type Target } from './open-loop';
+import { capacity, openLoop, row, tail, ms, type Tail, type Target } from './open-loop';
+import { newPostgresDatabase } from './postgres-database';
 import { createApiKey, runBench, spawnRung, type RungProcess } from './support';
 
 const DATABASES = (process.env.BENCH_LATENCY_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());

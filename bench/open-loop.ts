@@ -1,7 +1,5 @@
 /* Open-loop measurement shared by bench:latency and bench:archive-purge: requests sent on a fixed schedule, each
- * answer timed from its scheduled send (a stall cannot hide); the closed loop's capacity; a throwaway PostgreSQL
- * database. The load generator runs in a process of its own (bench/soak-generator.ts). */
-import { Client } from 'pg';
+ * answer timed from its scheduled send (a stall cannot hide); the closed loop's capacity. The load generator runs in a process of its own (bench/soak-generator.ts). */
 import { percentile, soakLoad } from './soak-measure';
 
 /** Sent before each part's measured seconds, not measured: the generator's new connections, warm caches. */
@@ -74,14 +72,3 @@ export const ms = (v: number) => (v < 10 ? v.toFixed(1) : v.toFixed(0));
 export const row = (t: Tail) => `${ms(t.p50)} / ${ms(t.p99)} / ${ms(t.p999)} / ${ms(t.max)}`;
 
 
-/** A new database on the PostgreSQL server at `serverUrl`: its connection string. */
-export async function newPostgresDatabase(serverUrl: string, prefix: string): Promise<string> {
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  const name = `${prefix}_${Date.now().toString(36)}`;
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}

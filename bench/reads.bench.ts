@@ -17,11 +17,10 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@app/database';
-import { startPostgresServer } from '../test/support/postgres-server';
 import type { ProbeMessage, ProbeResult, ReadersMessage, ReadersResult } from './reads-load';
+import { withPostgresDatabase } from './postgres-database';
 import { runBench, RungProcess, settle, spawnRung } from './support';
 
 const ROWS = Number(process.env.BENCH_READS_ROWS ?? 100_000);
@@ -139,37 +138,16 @@ async function benchOne(
 }
 
 async function main(): Promise<void> {
-  let pg: { url: string; stop(): void } | undefined;
-  let url = process.env.DATABASE_URL;
-  if (!url) {
-    pg = await startPostgresServer();
-    url = pg.url;
-  }
-  const dbName = `bench_reads_${Date.now()}`;
-  const admin = new Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${dbName}"`);
-  await admin.end();
-  const target = new URL(url);
-  target.pathname = `/${dbName}`;
-  try {
+  await withPostgresDatabase('bench_reads', async (connectionString) => {
     const only = process.env.BENCH_READS_DATABASE;
     if (!only || only === 'postgres')
       await benchOne('postgres', {
-        connectionString: target.toString(),
+        connectionString,
         dataDirectory: mkdtempSync(join(tmpdir(), 'bench-reads-pg-')),
       });
     if (!only || only === 'sqlite')
       await benchOne('sqlite', { dataDirectory: mkdtempSync(join(tmpdir(), 'bench-reads-sqlite-')) });
-  } finally {
-    if (pg) pg.stop();
-    else {
-      const cleanup = new Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS "${dbName}" WITH (FORCE)`);
-      await cleanup.end();
-    }
-  }
+  });
 }
 
 runBench(main);
