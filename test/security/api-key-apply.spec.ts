@@ -5,7 +5,7 @@ import { Permission } from '@app/common';
 import { ActorService } from '@app/identity';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
-import { probeKeyWhile } from '../support/key-probe';
+import { probeKeyWhile, settlesWithin } from '../support/key-probe';
 import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 import { gateBefore } from './gate';
@@ -19,15 +19,6 @@ import { gateBefore } from './gate';
  */
 const CONCURRENT = 50;
 jest.setTimeout(240_000);
-
-/** Whether `answer` settles within `ms`; it keeps running either way. */
-async function settlesWithin(answer: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = await Promise.race([answer.then(() => true as const), late]);
-  clearTimeout(timer);
-  return settled;
-}
 
 describe.each(TEST_PROVIDERS)('identity changes reach the acting node before it answers (%s)', (provider) => {
   let t: TestApp;

@@ -6,7 +6,7 @@ import { Permission } from '@app/common';
 import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
-import { probeKeyWhile } from '../support/key-probe';
+import { probeKeyWhile, settlesWithin } from '../support/key-probe';
 import { RedisServer } from '../support/redis-server';
 import { waitFor } from '../support/spawn-server';
 import { startTwoNodesSharingRedis, TestApp } from '../support/test-app';
@@ -21,15 +21,6 @@ import { gateBefore, openGates } from './gate';
  */
 const CONCURRENT = 50;
 jest.setTimeout(240_000);
-
-/** Whether `answer` settles within `ms`; it keeps running either way. */
-async function settlesWithin(answer: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = await Promise.race([answer.then(() => true as const), late]);
-  clearTimeout(timer);
-  return settled;
-}
 
 describe('a revoked API key is refused on every node once the revocation has answered (two PostgreSQL nodes, Redis)', () => {
   let redis: RedisServer;

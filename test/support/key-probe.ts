@@ -43,3 +43,12 @@ export async function probeKeyWhile<A>(
   await prober;
   return { answer, acceptedAfter, refusedAfter };
 }
+
+/** Whether `answer` settles within `ms`; it keeps running either way. */
+export async function settlesWithin(answer: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = await Promise.race([answer.then(() => true as const), late]);
+  clearTimeout(timer);
+  return settled;
+}
