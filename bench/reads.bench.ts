@@ -71,6 +71,9 @@ const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
 const line = (name: string, r: { latencies: number[]; failed: number }) =>
   `p50 ${ms(percentile(r.latencies, 0.5))}, p99 ${ms(percentile(r.latencies, 0.99))}, max ${ms(Math.max(...r.latencies))} (${r.latencies.length} answers${r.failed ? `, ${r.failed} not 200` : ''})`;
 
+const memoryLine = (m: NodeJS.MemoryUsage) =>
+  `RSS ${mb(m.rss)} (V8 heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)}, array buffers ${mb(m.arrayBuffers)})`;
+
 async function measure(server: RungProcess, provider: string): Promise<void> {
   const auth = { authorization: `Bearer ${server.token}` };
   const from = new Date(Date.now() - 86_400_000).toISOString();
@@ -87,9 +90,17 @@ async function measure(server: RungProcess, provider: string): Promise<void> {
   await fetch(`${server.url}/api/AdminEvent?take=10`, { headers: auth }).then((r) => r.text());
   await settle(server);
   const idleRss = server.rss();
+  const idleMemory = await server.ask<NodeJS.MemoryUsage>('memory');
   const idle = await child<ProbeResult>({ ...probes, seconds: IDLE_SECONDS });
   let peak = idleRss;
   const watch = setInterval(() => (peak = Math.max(peak, server.rss())), 20);
+  // where the memory is, read every half second: the reading at the highest RSS is printed
+  let peakMemory = idleMemory;
+  const breakdown = setInterval(() => {
+    void server.ask<NodeJS.MemoryUsage>('memory').then((m) => {
+      if (m.rss > peakMemory.rss) peakMemory = m;
+    });
+  }, 500);
   const [loaded, readers] = await Promise.all([
     child<ProbeResult>({ ...probes, seconds: SECONDS }),
     child<ReadersResult>({
@@ -101,11 +112,13 @@ async function measure(server: RungProcess, provider: string): Promise<void> {
     }),
   ]);
   clearInterval(watch);
+  clearInterval(breakdown);
   const issue = await fetch(`${server.url}${read}&sortField=userAgent&sortDirection=asc`, { headers: auth });
   const issueBody = (await issue.json()) as { detail?: string };
   process.stdout.write(
     `\n[${provider}] ${ROWS} AdminEvent rows; ${PARALLEL} clients reading take=100000 for ${SECONDS} s\n` +
       `  RSS idle ${mb(idleRss)}, peak under the reads ${mb(peak)}: ${(peak / idleRss).toFixed(2)}x (target <= 1.5x)\n` +
+      `  where it is, idle → at the highest reading: ${memoryLine(idleMemory)} → ${memoryLine(peakMemory)}\n` +
       `  /api/Ready, idle:                  ${line('ready', idle.ready)}\n` +
       `  /api/Ready, under the reads:       ${line('ready', loaded.ready)} (target p99 <= 100 ms)\n` +
       `  signed-in Session, idle:           ${line('session', idle.session)}\n` +
