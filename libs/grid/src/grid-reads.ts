@@ -12,6 +12,61 @@ import type { Release } from './large-reads';
  */
 export const CHUNK_CHARS = 32_768;
 
+type Row = Record<string, unknown>;
+
+/** What batchText carries from one batch to the next: the opening not yet sent, and whether a row was written. */
+interface TextState {
+  opening: string;
+  first: boolean;
+}
+
+/** A batch's text as chunks of about CHUNK_CHARS, the opening first; null when the batches have ended. */
+async function nextChunks(
+  batches: AsyncGenerator<Row[]>,
+  state: TextState,
+  render: (row: Row, first: boolean) => string,
+): Promise<string[] | null> {
+  const batch = await batches.next();
+  if (batch.done) return null;
+  const out: string[] = [];
+  let chunk = state.opening;
+  state.opening = '';
+  for (const row of batch.value) {
+    chunk += render(row, state.first);
+    state.first = false;
+    if (chunk.length >= CHUNK_CHARS) {
+      out.push(chunk);
+      chunk = '';
+    }
+  }
+  if (chunk) out.push(chunk);
+  return out;
+}
+
+/**
+ * The text of row batches (a streamed answer's rows, a CSV export's records), chunk by chunk: `opening` first
+ * (sent even when there is no row), each row as `render` writes it, and after each batch a `pace` by the time
+ * the batch took to read and write. A batch's rows are turned into text inside nextChunks, so no row outlives
+ * its batch's reading while the text is written (they die young, instead of filling the old generation).
+ */
+export async function* batchText(
+  batches: AsyncGenerator<Row[]>,
+  opening: string,
+  render: (row: Row, first: boolean) => string,
+  pace: (spentMs: number) => Promise<void>,
+): AsyncGenerator<string> {
+  const state: TextState = { opening, first: true };
+  for (;;) {
+    const started = performance.now();
+    const out = await nextChunks(batches, state, render);
+    if (!out) break;
+    const spent = performance.now() - started;
+    yield* out;
+    await pace(spent);
+  }
+  if (state.opening) yield state.opening;
+}
+
 /** A large grid answer, produced chunk by chunk as it is sent: the JSON text `{ rows, total, statistics }`. */
 export interface GridStream {
   /**
@@ -87,30 +142,15 @@ export async function streamedAnswer(
   }
   async function* chunks(): AsyncGenerator<string> {
     try {
-      let prefix = '{"rows":[';
-      let first = true;
       const batches = engine.rowBatches(def, q, scope, seed, q.take, session.query);
-      for (;;) {
-        const started = performance.now();
-        const batch = await batches.next();
-        if (batch.done) break;
-        const out: string[] = [];
-        let chunk = prefix;
-        prefix = '';
-        for (const row of batch.value) {
-          chunk += first ? JSON.stringify(row) : `,${JSON.stringify(row)}`;
-          first = false;
-          if (chunk.length >= CHUNK_CHARS) {
-            out.push(chunk);
-            chunk = '';
-          }
-        }
-        if (chunk) out.push(chunk);
-        const spent = performance.now() - started;
-        yield* out;
-        await pace(spent);
-      }
-      yield prefix + tailOf(head);
+      const rows = batchText(
+        batches,
+        '{"rows":[',
+        (row, first) => (first ? '' : ',') + JSON.stringify(row),
+        pace,
+      );
+      yield* rows;
+      yield tailOf(head);
     } catch (err) {
       throw timeoutProblem(err, timeoutMs);
     } finally {

@@ -2,14 +2,13 @@ import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { performance } from 'node:perf_hooks';
 import { Clock } from '@app/common';
 import { GRID_SETTINGS, type GridSettings } from '@app/config';
 import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type CsvColumn } from './csv';
 import type { GridDefinition } from './grid-definition';
 import { GridEngine, GridResponse, GridScope, STATISTICS_CAP } from './grid-engine';
 import { GridQuery, MAX_TAKE, parseGridQuery } from './grid-query';
-import { CHUNK_CHARS, GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
+import { batchText, GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
 import { LARGE_READ_ROWS, LargeReadLimit, type Release } from './large-reads';
 import { parseBuckets, type SeriesResponse } from './grid-series';
 import { SAMPLE_SEED_MAX } from './sampling';
@@ -136,28 +135,14 @@ export class GridService {
       // The header goes out with the first batch, so a database that cannot answer is still a 503 problem.
       async *chunks() {
         try {
-          let header = CSV_BYTE_ORDER_MARK + csvLine(columns.map((c) => c.heading));
+          const header = CSV_BYTE_ORDER_MARK + csvLine(columns.map((c) => c.heading));
           const batches = engine.rowBatches(def, rowsOf, scope, q.sampleSeed, limit, session.query);
-          for (;;) {
-            const started = performance.now();
-            const batch = await batches.next();
-            if (batch.done) break;
-            const out: string[] = [];
-            let chunk = header;
-            header = '';
-            for (const row of batch.value) {
-              chunk += csvRecord(columns, row);
-              if (chunk.length >= CHUNK_CHARS) {
-                out.push(chunk);
-                chunk = '';
-              }
-            }
-            if (chunk) out.push(chunk);
-            const spent = performance.now() - started;
-            yield* out;
-            await largeReads.pause(spent);
-          }
-          if (header) yield header;
+          yield* batchText(
+            batches,
+            header,
+            (row) => csvRecord(columns, row),
+            (spent) => largeReads.pause(spent),
+          );
         } catch (err) {
           throw timeoutProblem(err, timeout);
         } finally {
