@@ -12,6 +12,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 export type RungName =
   'node' | 'express' | 'express-json' | 'express-born' | 'nest' | 'nest-born' | 'nest-middleware' | 'service';
@@ -161,7 +162,11 @@ async function main(): Promise<void> {
       case 'cpu':
         return reply(process.cpuUsage());
       case 'memory':
-        return reply({ ...process.memoryUsage(), maxRss: process.resourceUsage().maxRSS * 1024 });
+        return reply({
+          ...process.memoryUsage(),
+          maxRss: process.resourceUsage().maxRSS * 1024,
+          spaces: Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size])),
+        });
       case 'watch-start': {
         (globalThis as { gc?: () => void }).gc?.();
         const { heapUsed, rss } = process.memoryUsage();

@@ -71,8 +71,13 @@ const mb = (b: number) => `${(b / 1048576).toFixed(0)} MB`;
 const line = (name: string, r: { latencies: number[]; failed: number }) =>
   `p50 ${ms(percentile(r.latencies, 0.5))}, p99 ${ms(percentile(r.latencies, 0.99))}, max ${ms(Math.max(...r.latencies))} (${r.latencies.length} answers${r.failed ? `, ${r.failed} not 200` : ''})`;
 
-const memoryLine = (m: NodeJS.MemoryUsage) =>
-  `RSS ${mb(m.rss)} (V8 heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}, external ${mb(m.external)}, array buffers ${mb(m.arrayBuffers)})`;
+type Memory = NodeJS.MemoryUsage & { spaces: Record<string, number> };
+const memoryLine = (m: Memory) =>
+  `RSS ${mb(m.rss)} (V8 heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}: ` +
+  `${Object.entries(m.spaces)
+    .filter(([, used]) => used >= 1048576)
+    .map(([space, used]) => `${space.replace(/_space$/, '')} ${mb(used)}`)
+    .join(', ')}; external ${mb(m.external)}, array buffers ${mb(m.arrayBuffers)})`;
 
 async function measure(server: RungProcess, provider: string): Promise<void> {
   const auth = { authorization: `Bearer ${server.token}` };
@@ -90,14 +95,14 @@ async function measure(server: RungProcess, provider: string): Promise<void> {
   await fetch(`${server.url}/api/AdminEvent?take=10`, { headers: auth }).then((r) => r.text());
   await settle(server);
   const idleRss = server.rss();
-  const idleMemory = await server.ask<NodeJS.MemoryUsage>('memory');
+  const idleMemory = await server.ask<Memory>('memory');
   const idle = await child<ProbeResult>({ ...probes, seconds: IDLE_SECONDS });
   let peak = idleRss;
   const watch = setInterval(() => (peak = Math.max(peak, server.rss())), 20);
   // where the memory is, read every half second: the reading at the highest RSS is printed
   let peakMemory = idleMemory;
   const breakdown = setInterval(() => {
-    void server.ask<NodeJS.MemoryUsage>('memory').then((m) => {
+    void server.ask<Memory>('memory').then((m) => {
       if (m.rss > peakMemory.rss) peakMemory = m;
     });
   }, 500);

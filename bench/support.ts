@@ -66,6 +66,17 @@ export function asker<K extends string>(child: ChildProcess): <T>(kind: K) => Pr
 }
 
 /**
+ * The Node options `npm start` gives the service (package.json's start script: the heap's cap), so the
+ * service is measured as it runs.
+ */
+export function startOptions(): string[] {
+  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+    scripts: { start: string };
+  };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/**
  * One server of the HTTP ladder, or the service, in a process of its own (bench/http-rung.ts), so the process
  * that measures never shares the measured one's JavaScript thread. `settings`: the service's settings beside
  * the bench defaults; `modules`: names from BENCH_MODULES.
@@ -82,6 +93,7 @@ export async function spawnRung(
       ...(process.env.BENCH_CPU_PROF_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
         : []),
+      ...(rung === 'service' ? startOptions() : []),
       '-r',
       join(__dirname, '..', 'scripts', 'ts-register.js'),
       join(__dirname, 'http-rung.ts'),

@@ -81,4 +81,16 @@ describe('docker/: the production topology, checked offline', () => {
     const dockerfile = readFileSync(join(DOCKER, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n?.*"node", "-e", "fetch\(.*\/api\/Live/m);
   });
+
+  it('the image caps the V8 heap as npm start does (docs/production.md, Memory)', () => {
+    const start = (
+      JSON.parse(readFileSync(join(DOCKER, '..', 'package.json'), 'utf8')) as {
+        scripts: { start: string };
+      }
+    ).scripts.start;
+    const cap = /--max-old-space-size=(\d+) /.exec(start)?.[1];
+    expect(Number(cap)).toBeGreaterThanOrEqual(512);
+    const dockerfile = readFileSync(join(DOCKER, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(new RegExp(`^ENV NODE_OPTIONS=--max-old-space-size=${cap}$`, 'm'));
+  });
 });
