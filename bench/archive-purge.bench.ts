@@ -3,7 +3,8 @@
  * BENCH_PURGE_FRACTION (default 0.6) of the capacity in alternating parts: the demo model's retention set to
  * 1 day (the purge at work: ArchivePurgeService with its production batch, rest and run budget, every 2 s so a
  * change is seen at once) and to 0 (kept for ever: no purge), so the machine's noise falls on both alike. Prints
- * p50 / p99 / p99.9 / max of each side, their p99 ratio (target ≤ 1.2×) and the purge's rate while it worked.
+ * p50 / p99 / p99.9 / max of each side, their p99 ratio (target ≤ 1.2×), the purge's rate while it worked
+ * beside the load, and its rate alone (no load: the node idle, the purge resting least).
  *   BENCH_PURGE_ROWS            rows to fill (default 10 000 000)
  *   BENCH_PURGE_CAPACITY        a capacity measured before (skips the closed loop of 30 s)
  *   BENCH_PURGE_FRACTION        the open loop's rate as a fraction of the capacity (default 0.6)
@@ -109,6 +110,14 @@ async function main(): Promise<void> {
       purgedMs += Date.now() - on;
     }
     const purged = before - (await oldRows(db));
+    // the purge alone: no Invoke load, so the node is idle and the purge rests least
+    await retention(1);
+    const idleFrom = await oldRows(db);
+    const idleOn = Date.now();
+    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    const idlePurged = idleFrom - (await oldRows(db));
+    const idleMs = Date.now() - idleOn;
+    await retention(0);
     const offered = Math.round(rate * SECONDS) * ROUNDS;
     const w = tail(within, offered);
     const wo = tail(without, offered);
@@ -121,6 +130,10 @@ async function main(): Promise<void> {
     console.log(
       `purged ${purged.toLocaleString('en')} of ${before.toLocaleString('en')} rows in ${Math.round(purgedMs / 1000)} s ` +
         `with the purge on: ${Math.round(perSecond)} rows/s (${((perSecond * 3600) / 1e6).toFixed(1)} million an hour)`,
+    );
+    const idlePerSecond = idlePurged / (idleMs / 1000);
+    console.log(
+      `the purge alone (no load): ${Math.round(idlePerSecond)} rows/s (${((idlePerSecond * 3600) / 1e6).toFixed(1)} million an hour)`,
     );
   } finally {
     await db.end();
