@@ -7,8 +7,6 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '@app/audit';
 import { IdentityModule } from '@app/identity';
 import { ApiKeysModule } from '@app/api-keys';
-import { ApiKeyServiceValidator } from './api-key-service-validator';
-import { ApiKeyValidator } from './api-key-validator';
 import { PassportModule } from '@nestjs/passport';
 import { AuthenticationController } from './authentication.controller';
 import { PrecedenceGuard } from './precedence.guard';
@@ -33,6 +31,7 @@ import { MockSecondFactorController } from './second-factor/mock-second-factor.c
 import { PasscodeTokens } from './second-factor/passcode-tokens';
 import { SecondFactorProvider } from './second-factor/second-factor-provider';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
+import { AppPassport } from './strategies/app-passport';
 import { CREDENTIAL_CARRIERS } from './strategies/credential-carriers';
 import { SPEC_CREDENTIAL_CARRIERS } from './strategies/spec-carriers';
 import { NegotiateStrategy } from './strategies/negotiate.strategy';
@@ -53,8 +52,9 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
   ],
   controllers: [AuthenticationController, OAuthController, MockSecondFactorController],
   providers: [
-    { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
-    // One Passport strategy per credential and per sign-in scheme (docs/authentication.md, "Strategies").
+    // This application's own Passport, and one strategy per credential and per sign-in scheme
+    // (docs/authentication.md, "Strategies").
+    AppPassport,
     ApiKeyStrategy,
     SessionJwtValidation,
     BearerJwtStrategy,
@@ -83,6 +83,6 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
     { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],
-  exports: [PrecedenceGuard, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
+  exports: [PrecedenceGuard, SessionTokens, SessionCookies, SessionEvents],
 })
 export class AuthModule {}

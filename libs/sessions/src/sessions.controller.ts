@@ -15,7 +15,8 @@ import {
   Permission,
   Public,
 } from '@app/common';
-import { ApiKeyValidator, presentedCredential, SessionCookies, writeCookies } from '@app/auth';
+import { ApiKeyService } from '@app/api-keys';
+import { presentedCredential, SessionCookies, writeCookies } from '@app/auth';
 import { LogoutOutcome } from '@app/audit';
 import { LoggedOutDto } from './dto/sessions.dto';
 import { LOGOUT_WARNING_HEADER, LogoutService, REVOCATION_FAILED } from './logout.service';
@@ -88,7 +89,7 @@ export class RevokeTokensController {
 export class StreamController {
   constructor(
     private readonly streams: StreamRegistry,
-    private readonly apiKeys: ApiKeyValidator,
+    private readonly apiKeys: ApiKeyService,
   ) {}
 
   /**

@@ -3,6 +3,7 @@ import { EngineModule } from '@app/engine';
 import { TelemetryStreamBridge } from './telemetry-stream-bridge';
 import { Module } from '@nestjs/common';
 import { AuditModule } from '@app/audit';
+import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
 import { LogoutService } from './logout.service';
@@ -13,7 +14,7 @@ import { StreamRegistry } from './stream-registry';
 
 /** Logout, Revoke Sessions, and the streaming connections that close on revocation. */
 @Module({
-  imports: [AuthModule, IdentityModule, AuditModule, CaptureQueuesModule, EngineModule],
+  imports: [ApiKeysModule, AuthModule, IdentityModule, AuditModule, CaptureQueuesModule, EngineModule],
   controllers: [LogoutController, RevokeTokensController, StreamController],
   providers: [
     TelemetryStreamBridge,
