@@ -3,6 +3,9 @@ import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import {
   Actor,
+  adminRouteOf,
+  type AdminRoute,
+  clientContextOf,
   perRoute,
   Problems,
   RequestWithActor,
@@ -57,6 +60,9 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       },
   );
 
+  /** Each route's administrative write (@AdminAction), read from its metadata once; undefined: none. */
+  private readonly adminRoute = perRoute((_controller, handler) => adminRouteOf(handler));
+
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
     const response = http.getResponse<Response>();
@@ -75,8 +81,9 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
         () => ((request.actor = undefined), true),
       );
     }
+    const adminRoute = this.adminRoute(context);
     return this.credentialOf(request, response, { maintainCookie: access.maintainCookie !== false }).then((a) => {
-      request.actor = a;
+      request.actor = adminRoute ? withAdminWrite(a, adminRoute, request) : a;
       authorize(a, access);
       return true;
     });
@@ -108,3 +115,22 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
   }
 }
 
+/**
+ * A copy of `actor` (an API key's Actor is shared by concurrent requests) carrying what the AdminEvent row of
+ * an administrative write needs, as plain values: the route's action, its target, the client, the API key's
+ * identifier. Stamped before the permission check, so a refused write is recorded too.
+ */
+function withAdminWrite(actor: Actor, route: AdminRoute, request: Request): Actor {
+  const key = request.headers['x-api-key'];
+  const param = route.targetParam === null ? undefined : request.params[route.targetParam ?? 'guid'];
+  return {
+    ...actor,
+    adminWrite: {
+      route,
+      targetGuid: typeof param === 'string' ? param : null,
+      client: clientContextOf(request),
+      apiKeyIdentifier: actor.credential === 'api-key' && typeof key === 'string' ? key.slice(0, 8) : null,
+      recorded: false,
+    },
+  };
+}
