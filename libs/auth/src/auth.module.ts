@@ -13,7 +13,6 @@ import { PrecedenceGuard } from './precedence.guard';
 import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
-import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { ChangePasswordAuditFilter, PasscodeAuditFilter, SignInAuditFilter } from './sign-in-audit.filter';
@@ -69,7 +68,6 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     SessionTokens,
     SessionUserReader,
     SessionCookies,
-    SessionEvents,
     PasswordTransport,
     SignInService,
     NegotiateService,
@@ -83,6 +81,6 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
     { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],
-  exports: [PrecedenceGuard, SessionTokens, SessionCookies, SessionEvents],
+  exports: [PrecedenceGuard, SessionTokens, SessionCookies],
 })
 export class AuthModule {}

@@ -2,7 +2,6 @@ export * from './authorize';
 export * from './auth-problems';
 export * from './session-tokens';
 export * from './session-cookies';
-export * from './session-events';
 export * from './strategies/credential-carriers';
 export * from './strategies/app-passport';
 export * from './strategies/spec-carriers';
