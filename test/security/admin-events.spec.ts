@@ -13,8 +13,8 @@ import { adminRoutes, isWriteRoute, listRoutes } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * THE declared list of write routes that are not administrative writes (issue 39), and where each is
- * recorded instead. Every other write route is marked @AdminAction and must leave exactly one AdminEvent row.
+ * THE declared list of write routes that are not administrative writes (each keeps a trail of its own), and
+ * where each is recorded instead. Every other write route is marked @AdminAction and must leave exactly one AdminEvent row.
  */
 const NOT_ADMINISTRATIVE: Record<string, string> = {
   'POST /api/Invoke/EntityAnalysisModel/:guid': "Invoke: its volume is the capacity issue's",
@@ -56,7 +56,7 @@ interface Change {
 const changesOf = (row: AdminEvent): Change[] =>
   row.Changes === null ? [] : (JSON.parse(row.Changes) as Change[]);
 
-describe('every write route is an administrative write or declared not to be (issue 39)', () => {
+describe('every write route is an administrative write or declared not to be', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('sqlite');
@@ -76,7 +76,7 @@ describe('every write route is an administrative write or declared not to be (is
   });
 });
 
-describe.each(TEST_PROVIDERS)('administrative writes on %s (issue 39)', (provider) => {
+describe.each(TEST_PROVIDERS)('administrative writes on %s', (provider) => {
   let t: TestApp;
   let ds: DataSource;
   let fx: WriteRouteFixtures;
