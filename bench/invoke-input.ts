@@ -11,7 +11,7 @@ import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import { Actor, Permission, RequestInputGuard, RequestInputRules, scanJsonBody } from '@app/common';
 import { ArchiverService, CaseRecord, DEMO_MODEL_GUID, demoTransaction, InvokeService } from '@app/engine';
-import { InvokeController } from '../libs/engine/src/engine.controller';
+import { InvokeController } from '../libs/engine/src/invoke.controller';
 import { AppModule } from '../apps/server/src/app.module';
 import { landlordActor } from '../test/factories/identity.factory';
 import { createSqliteDirectory } from '../test/support/databases';
