@@ -1,4 +1,4 @@
-/* Parts of `npm run bench:invoke` for issue 14:
+/* Parts of `npm run bench:invoke`, for what hostile-input hardening costs:
  *   - input: the cost the request input rules add to one Invoke, measured directly (the raw-body scan of
  *     the body parser's verify hook, and RequestInputGuard), in µs per invocation;
  *   - case-latency: how long after an Invoke is answered its case exists, with the default
@@ -11,7 +11,7 @@ import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
 import { Actor, Permission, RequestInputGuard, RequestInputRules, scanJsonBody } from '@app/common';
 import { ArchiverService, CaseRecord, DEMO_MODEL_GUID, demoTransaction, InvokeService } from '@app/engine';
-import { InvokeController } from '../libs/engine/src/engine.controller';
+import { InvokeController } from '../libs/engine/src/invoke.controller';
 import { AppModule } from '../apps/server/src/app.module';
 import { landlordActor } from '../test/factories/identity.factory';
 import { createSqliteDirectory } from '../test/support/databases';
@@ -61,7 +61,7 @@ export function inputChecksBench(): void {
   const scanLarge = timePerCall(() => scanJsonBody(large), 50, 9);
   const guardCost = timePerCall(() => guard.canActivate(context), 200_000);
   const guardTrace = timePerCall(() => guard.canActivate(withTrace), 200_000);
-  console.log('Request input rules on Invoke (issue 14), measured directly, medians of rounds:');
+  console.log('Request input rules on Invoke, measured directly, medians of rounds:');
   console.log(
     `  raw-body scan (depth, UTF-8, escapes), the demo body (${body.length} B): ${scan.toFixed(3)} µs; with escapes (${escaped.length} B): ${scanEscaped.toFixed(3)} µs; ${(large.length / 1024).toFixed(0)} KiB: ${scanLarge.toFixed(0)} µs (${(((large.length / scanLarge) * 1e6) / 2 ** 20).toFixed(0)} MiB/s)`,
   );

@@ -1,7 +1,6 @@
 import request from 'supertest';
-import { authenticateNow, type ResolvedCredential } from '@app/auth';
+import { AppPassport, BEARER_JWT_STRATEGY, type ResolvedCredential } from '@app/auth';
 import { IdentityAuthService } from '@app/identity';
-import { BearerJwtStrategy } from '../../libs/auth/src/strategies/session-jwt.strategies';
 import { startTestApp, TestApp } from '../support/test-app';
 import { SQLITE_AND_POSTGRES } from '../support/databases';
 import { createUser, CreatedUser } from '../factories/identity.factory';
@@ -10,26 +9,23 @@ import { signIn, SignedIn } from '../support/auth';
 const SESSION = '/api/Authentication/Session';
 
 /**
- * A bearer token whose signature this process already verified is judged by the session read alone, on one
- * asynchronous path for every database: the user is read on every request, so a revocation is seen by the next
- * request.
+ * A bearer token is judged by passport-jwt and the session read on every request, on one asynchronous path
+ * for every database, so a revocation is seen by the next request, even for a token used before.
  */
-describe.each(SQLITE_AND_POSTGRES)('a remembered bearer token on %s', (provider) => {
+describe.each(SQLITE_AND_POSTGRES)('a bearer token used before, on %s', (provider) => {
   let t: TestApp;
   let user: CreatedUser;
   let s: SignedIn;
   const judge = () =>
-    authenticateNow<ResolvedCredential>(
-      t.app.get(BearerJwtStrategy),
-      { headers: { authorization: `Bearer ${s.token}` } },
-      {},
-    );
+    t.app
+      .get(AppPassport)
+      .run<ResolvedCredential>(BEARER_JWT_STRATEGY, { headers: { authorization: `Bearer ${s.token}` } }, {});
 
   beforeAll(async () => {
     t = await startTestApp(provider);
     user = await createUser(t.app);
     s = await signIn(t.url, user.name, user.password);
-    // the first request verifies the signature and remembers it
+    // the token has answered a request before
     await request(t.url).get(SESSION).set('Authorization', `Bearer ${s.token}`).expect(200);
   });
   afterAll(() => t.close());

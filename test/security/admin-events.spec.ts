@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { DataSource, MoreThan } from 'typeorm';
-import { AdminEvent, AdminEventOutcome, AdminRoutes, type AdminRoute } from '@app/audit';
+import { AdminEvent, AdminEventOutcome } from '@app/audit';
+import type { AdminRoute } from '@app/common';
 import {
   createWriteRouteFixtures,
   WRITE_REQUESTS,
@@ -8,12 +9,12 @@ import {
 } from '../factories/write-routes.factory';
 import { signIn } from '../support/auth';
 import { TEST_PROVIDERS } from '../support/databases';
-import { isWriteRoute, listRoutes } from '../support/routes';
+import { adminRoutes, isWriteRoute, listRoutes } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * THE declared list of write routes that are not administrative writes (issue 39), and where each is
- * recorded instead. Every other write route is marked @AdminAction and must leave exactly one AdminEvent row.
+ * THE declared list of write routes that are not administrative writes (each keeps a trail of its own), and
+ * where each is recorded instead. Every other write route is marked @AdminAction and must leave exactly one AdminEvent row.
  */
 const NOT_ADMINISTRATIVE: Record<string, string> = {
   'POST /api/Invoke/EntityAnalysisModel/:guid': "Invoke: its volume is the capacity issue's",
@@ -55,7 +56,7 @@ interface Change {
 const changesOf = (row: AdminEvent): Change[] =>
   row.Changes === null ? [] : (JSON.parse(row.Changes) as Change[]);
 
-describe('every write route is an administrative write or declared not to be (issue 39)', () => {
+describe('every write route is an administrative write or declared not to be', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('sqlite');
@@ -64,7 +65,7 @@ describe('every write route is an administrative write or declared not to be (is
 
   it('each write route has @AdminAction or is on the declared list, never both; the list names only routes', () => {
     const writes = listRoutes(t.app).filter(isWriteRoute);
-    const admin = t.app.get(AdminRoutes).all();
+    const admin = adminRoutes(t.app);
     const undeclared = writes.filter((r) => !admin.has(r.key) && !(r.key in NOT_ADMINISTRATIVE));
     expect(undeclared.map((r) => r.key)).toEqual([]);
     expect(Object.keys(NOT_ADMINISTRATIVE).filter((k) => admin.has(k))).toEqual([]);
@@ -75,7 +76,7 @@ describe('every write route is an administrative write or declared not to be (is
   });
 });
 
-describe.each(TEST_PROVIDERS)('administrative writes on %s (issue 39)', (provider) => {
+describe.each(TEST_PROVIDERS)('administrative writes on %s', (provider) => {
   let t: TestApp;
   let ds: DataSource;
   let fx: WriteRouteFixtures;
@@ -95,7 +96,7 @@ describe.each(TEST_PROVIDERS)('administrative writes on %s (issue 39)', (provide
     ds.getRepository(AdminEvent).find({ where: { Id: MoreThan(id) }, order: { Id: 'ASC' } });
 
   it('every administrative write leaves exactly one row: actor, target and changed fields, no secret', async () => {
-    const routes = [...t.app.get(AdminRoutes).all().entries()].sort(([, a], [, b]) => rank(a) - rank(b));
+    const routes = [...adminRoutes(t.app).entries()].sort(([, a], [, b]) => rank(a) - rank(b));
     const seen: string[] = [];
     for (const [key, route] of routes) {
       const make = WRITE_REQUESTS[key];

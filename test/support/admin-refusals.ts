@@ -2,8 +2,9 @@ import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource, MoreThan } from 'typeorm';
-import { AdminEvent, AdminEventOutcome, AdminEvents, AdminRoutes, type AdminRequestState } from '@app/audit';
+import { AdminEvent, AdminEventOutcome, AdminEvents } from '@app/audit';
 import type { Actor } from '@app/common';
+import { adminRoutes } from './routes';
 
 /** A path of the route `key` (`PUT /api/TenantRegistry/:guid`) with a new random GUID for each parameter. */
 export function randomPath(key: string): { method: string; path: string; params: Record<string, string> } {
@@ -15,8 +16,8 @@ export function randomPath(key: string): { method: string; path: string; params:
 
 /**
  * `count` refusals answered `status`, handed to `app`'s AdminEvents as the HTTP layer hands them (watchWrites:
- * the request, with its matched route and actor, once its answer is finished), cycling through `routeKeys`
- * (every administrative route when omitted), each at a new random target.
+ * the caller with the AdminWriteContext the guard stamped, once its answer is finished), cycling through
+ * `routeKeys` (every administrative route when omitted), each at a new random target.
  */
 export function refuseDirectly(
   app: INestApplicationContext,
@@ -25,20 +26,21 @@ export function refuseDirectly(
   options: { status?: number; routeKeys?: string[] } = {},
 ): void {
   const events = app.get(AdminEvents);
-  const keys = options.routeKeys ?? [...app.get(AdminRoutes).all().keys()];
+  const routes = adminRoutes(app);
+  const keys = options.routeKeys ?? [...routes.keys()];
   for (let i = 0; i < count; i++) {
     const key = keys[i % keys.length];
-    const { method, params } = randomPath(key);
-    const req = {
-      method,
-      route: { path: key.split(' ')[1] },
-      params,
-      actor,
-      headers: { 'user-agent': 'refusal flood' },
-      ip: '127.0.0.1',
-      socket: {},
+    const route = routes.get(key);
+    if (!route) throw new Error(`${key} is no administrative route`);
+    const { params } = randomPath(key);
+    const adminWrite = {
+      route,
+      targetGuid: route.targetParam === null ? null : (params[route.targetParam ?? 'guid'] ?? null),
+      client: { clientIp: '127.0.0.1', localIp: null, userAgent: 'refusal flood', secure: false },
+      apiKeyIdentifier: null,
+      recorded: false,
     };
-    events.answered({ req, recorded: false } as unknown as AdminRequestState, options.status ?? 403);
+    events.answered({ ...actor, adminWrite }, options.status ?? 403, null);
   }
 }
 

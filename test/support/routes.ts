@@ -2,7 +2,7 @@ import { RequestMethod, type INestApplicationContext } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { ROUTE_ACCESS, RouteAccess } from '@app/common';
+import { adminRouteOf, type AdminRoute, ROUTE_ACCESS, RouteAccess } from '@app/common';
 
 /** One route the application registers, read from its controllers' metadata (as the router does). */
 export interface Route {
@@ -16,6 +16,8 @@ export interface Route {
   body?: unknown;
   /** Its path parameters, in order. */
   params: string[];
+  /** Its administrative write (@AdminAction), as the guard reads it; undefined when it is none. */
+  admin?: AdminRoute;
 }
 
 /** Every route of every controller of the application. */
@@ -62,6 +64,7 @@ export function listRoutes(app: INestApplicationContext): Route[] {
           access,
           body: bodyArg ? types[bodyArg.index] : undefined,
           params: [...full.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]),
+          admin: adminRouteOf(handler),
         });
       }
     }
@@ -72,4 +75,9 @@ export function listRoutes(app: INestApplicationContext): Route[] {
 /** Routes that change something (every method but GET, HEAD and OPTIONS). */
 export function isWriteRoute(route: Route): boolean {
   return !['GET', 'HEAD', 'OPTIONS'].includes(route.method);
+}
+
+/** The administrative write routes (@AdminAction) by key (`POST /api/UserRegistry/:guid/Unlock`). */
+export function adminRoutes(app: INestApplicationContext): Map<string, AdminRoute> {
+  return new Map(listRoutes(app).flatMap((r) => (r.admin ? [[r.key, r.admin] as const] : [])));
 }

@@ -55,7 +55,7 @@ const MAX_MESSAGE_USERS = 1000;
  * reconnect (publish/subscribe delivers at most once); single keys and users' changes are applied at once,
  * here and, through Redis messages, on every node.
  *
- * Ordering (security issue 13): every database read takes a sequence number before it starts, and a key's
+ * Ordering, so a race never revives a revoked key: every database read takes a sequence number before it starts, and a key's
  * state in memory is only ever replaced by the result of a LATER read. So a full reload whose snapshot was
  * read before a concurrent create or revoke cannot drop the new key or bring the revoked one back.
  */
@@ -100,7 +100,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
     await this.reload();
     this.timer = setInterval(() => void this.reload(), this.settings.ApiKeyCacheRefreshIntervalMilliseconds);
     this.timer.unref();
-    this.stopListening = this.identityEvents.onPrincipalsChanged((change) => this.principalsChanged(change));
+    this.stopListening = this.identityEvents.on('principalsChanged', (change) => this.principalsChanged(change));
     if (this.settings.RedisConnectionString) this.subscribe();
   }
 
@@ -212,7 +212,7 @@ export class ApiKeyCache implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /**
-   * Who may act has changed (identity feature; security issue 37): told to the other nodes first, so their
+   * Who may act has changed (identity feature; rights taken away apply at once): told to the other nodes first, so their
    * window starts when this node's does, and applied here before the change is answered (the identity
    * service waits for this Promise). A read that fails takes the users' keys out of this node's set until a
    * later read decides them (fail closed). A password lockout is not such a change: API keys are independent

@@ -1,24 +1,21 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TelemetryModule } from '@app/telemetry';
 import { AdminEventRepository } from './admin-events/admin-event.repository';
 import { AdminEvents } from './admin-events/admin-events.service';
 import { AnsweredWrites } from './admin-events/admin-request.middleware';
-import { AdminRoutes } from './admin-events/admin-routes';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_ENTITIES } from './entities';
 import { LoginRecorder } from './login-recorder';
 import { LogoutRecorder } from './logout-recorder';
 
 @Module({
-  imports: [TypeOrmModule.forFeature(AUDIT_ENTITIES), DiscoveryModule, TelemetryModule],
+  imports: [TypeOrmModule.forFeature(AUDIT_ENTITIES), TelemetryModule],
   providers: [
     AuditRepository,
     LoginRecorder,
     LogoutRecorder,
     AdminEventRepository,
-    AdminRoutes,
     AdminEvents,
     { provide: AnsweredWrites, useExisting: AdminEvents },
   ],

@@ -7,15 +7,12 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuditModule } from '@app/audit';
 import { IdentityModule } from '@app/identity';
 import { ApiKeysModule } from '@app/api-keys';
-import { ApiKeyServiceValidator } from './api-key-service-validator';
-import { ApiKeyValidator } from './api-key-validator';
 import { PassportModule } from '@nestjs/passport';
 import { AuthenticationController } from './authentication.controller';
 import { PrecedenceGuard } from './precedence.guard';
 import { NegotiateService } from './negotiate.service';
 import { PasswordTransport } from './password-transport';
 import { SessionCookies } from './session-cookies';
-import { SessionEvents } from './session-events';
 import { SessionTokens } from './session-tokens';
 import { SessionUserReader } from './session-user-reader';
 import { ChangePasswordAuditFilter, PasscodeAuditFilter, SignInAuditFilter } from './sign-in-audit.filter';
@@ -33,6 +30,7 @@ import { MockSecondFactorController } from './second-factor/mock-second-factor.c
 import { PasscodeTokens } from './second-factor/passcode-tokens';
 import { SecondFactorProvider } from './second-factor/second-factor-provider';
 import { ApiKeyStrategy } from './strategies/api-key.strategy';
+import { AppPassport } from './strategies/app-passport';
 import { CREDENTIAL_CARRIERS } from './strategies/credential-carriers';
 import { SPEC_CREDENTIAL_CARRIERS } from './strategies/spec-carriers';
 import { NegotiateStrategy } from './strategies/negotiate.strategy';
@@ -53,8 +51,9 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
   ],
   controllers: [AuthenticationController, OAuthController, MockSecondFactorController],
   providers: [
-    { provide: ApiKeyValidator, useClass: ApiKeyServiceValidator },
-    // One Passport strategy per credential and per sign-in scheme (docs/authentication.md, "Strategies").
+    // This application's own Passport, and one strategy per credential and per sign-in scheme
+    // (docs/authentication.md, "Strategies").
+    AppPassport,
     ApiKeyStrategy,
     SessionJwtValidation,
     BearerJwtStrategy,
@@ -69,7 +68,6 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     SessionTokens,
     SessionUserReader,
     SessionCookies,
-    SessionEvents,
     PasswordTransport,
     SignInService,
     NegotiateService,
@@ -83,6 +81,6 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     // spec: Second factor 2 — one shipped provider; nothing in configuration selects another.
     { provide: SecondFactorProvider, useClass: HttpSecondFactorProvider },
   ],
-  exports: [PrecedenceGuard, ApiKeyValidator, SessionTokens, SessionCookies, SessionEvents],
+  exports: [PrecedenceGuard, SessionTokens, SessionCookies],
 })
 export class AuthModule {}

@@ -30,8 +30,8 @@ import { SessionTokens } from './session-tokens';
 import { ChangePasswordAuditFilter, PasscodeAuditFilter, SignInAuditFilter } from './sign-in-audit.filter';
 import { SignInOutcome, SignInService } from './sign-in.service';
 import { SIGN_IN_BUCKET, SignInRoute, WIRE_PASSWORD_HASH_BUCKET } from './sign-in-limits.guard';
-import { authenticateWith } from './strategies/authenticate-with';
-import { handshakeOf, NegotiateStrategy } from './strategies/negotiate.strategy';
+import { AppPassport } from './strategies/app-passport';
+import { handshakeOf, NEGOTIATE_STRATEGY, NegotiateStrategy } from './strategies/negotiate.strategy';
 import type { EstablishedHandshake } from './negotiate.service';
 
 /**
@@ -52,11 +52,14 @@ export class AuthenticationController {
   constructor(
     private readonly signIn: SignInService,
     private readonly negotiate: NegotiateService,
-    private readonly negotiateStrategy: NegotiateStrategy,
+    negotiateStrategy: NegotiateStrategy,
+    private readonly passport: AppPassport,
     private readonly transport: PasswordTransport,
     private readonly tokens: SessionTokens,
     private readonly identity: IdentityAuthService,
-  ) {}
+  ) {
+    passport.use(NEGOTIATE_STRATEGY, negotiateStrategy);
+  }
 
   /** What the Login page offers; anonymous, the same for every caller (nothing per user). */
   @Get('Options')
@@ -171,7 +174,7 @@ export class AuthenticationController {
   ): Promise<SignedInDto | SecondFactorRequiredDto> {
     this.negotiate.ensureEnabled();
     const handshake = handshakeOf(
-      await authenticateWith<EstablishedHandshake>(this.negotiateStrategy, request, response),
+      await this.passport.run<EstablishedHandshake>(NEGOTIATE_STRATEGY, request, response),
     );
     // spec: Negotiate 2 — with the second factor enabled, success is 202 and the passcode follows.
     const outcome = await this.negotiate.signIn(handshake, clientContextOf(request));

@@ -1,11 +1,9 @@
 export * from './authorize';
-export * from './api-key-validator';
 export * from './auth-problems';
 export * from './session-tokens';
 export * from './session-cookies';
-export * from './session-events';
 export * from './strategies/credential-carriers';
-export * from './strategies/authenticate-with';
+export * from './strategies/app-passport';
 export * from './strategies/spec-carriers';
 export type { ResolvedCredential } from './strategies/session-jwt.strategies';
 export * from './http/session-response';

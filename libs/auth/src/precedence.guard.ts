@@ -1,9 +1,11 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, OnModuleInit } from '@nestjs/common';
 import { ModuleRef, Reflector } from '@nestjs/core';
 import type { Request, Response } from 'express';
-import type { Strategy } from 'passport-strategy';
 import {
   Actor,
+  adminRouteOf,
+  type AdminRoute,
+  clientContextOf,
   perRoute,
   Problems,
   RequestWithActor,
@@ -13,7 +15,7 @@ import {
 import { authorize } from './authorize';
 import { writeCookies } from './http/session-response';
 import { SessionCookies } from './session-cookies';
-import { authenticateNow, type StrategyOutcome } from './strategies/authenticate-with';
+import { AppPassport } from './strategies/app-passport';
 import { CREDENTIAL_CARRIERS, CredentialCarrier } from './strategies/credential-carriers';
 import type { ResolvedCredential } from './strategies/session-jwt.strategies';
 
@@ -31,25 +33,23 @@ export interface ResolveOptions {
  * Credential precedence (spec: Credentials and precedence 1) is the ordered carrier list
  * (CREDENTIAL_CARRIERS): the FIRST carrier the request presents picks the ONE Passport strategy that runs. A
  * refusal is that carrier's 401 (or the strategy's own problem: 403 CSRF, 503 database) and never falls
- * through to the next carrier: no `AuthGuard(['a', 'b'])` chain, which would try the next on failure.
+ * through to the next carrier: no `AuthGuard(['a', 'b'])` chain, which would try the next on failure. The
+ * strategy runs through passport.authenticate (AppPassport.run), this application's own Passport.
  */
 @Injectable()
 export class PrecedenceGuard implements CanActivate, OnModuleInit {
-  private chain: { carrier: CredentialCarrier; strategy: Strategy }[] = [];
-
   constructor(
     private readonly reflector: Reflector,
     private readonly moduleRef: ModuleRef,
     @Inject(CREDENTIAL_CARRIERS) private readonly carriers: readonly CredentialCarrier[],
     private readonly cookies: SessionCookies,
+    private readonly passport: AppPassport,
   ) {}
 
-  /** Each carrier's strategy: this application's own instance (whatever module registered it). */
+  /** Each carrier's strategy, this application's own instance (whatever module registered it), by its name. */
   onModuleInit(): void {
-    this.chain = this.carriers.map((carrier) => ({
-      carrier,
-      strategy: this.moduleRef.get(carrier.strategy, { strict: false }),
-    }));
+    for (const carrier of this.carriers)
+      this.passport.use(carrier.name, this.moduleRef.get(carrier.strategy, { strict: false }));
   }
 
   /** Each route's access, read from its metadata once. */
@@ -60,15 +60,13 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
       },
   );
 
-  /**
-   * Synchronous when the decision is (a public route, an API key: in memory, the same on every database), so
-   * Nest awaits nothing; a Promise when the credential needs the database (a session JWT). Fast path:
-   * apps/server/src/fast-paths/README.md, "API key in the guard's turn".
-   */
+  /** Each route's administrative write (@AdminAction), read from its metadata once; undefined: none. */
+  private readonly adminRoute = perRoute((_controller, handler) => adminRouteOf(handler));
+
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
     const response = http.getResponse<Response>();
-    // Security issue 37: no answer of the API is kept by a browser or a shared cache. Nearly every one depends on
+    // No answer of the API is kept by a browser or a shared cache. Nearly every one depends on
     // a credential (and the public ones carry or decide one: sign-in, WirePasswordHash, logout, readiness), so
     // every route's answer says so, its refusals included; a handler may still say otherwise.
     response.setHeader('Cache-Control', NO_STORE);
@@ -83,13 +81,12 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
         () => ((request.actor = undefined), true),
       );
     }
-    const actor = this.resolveNow(request, response, { maintainCookie: access.maintainCookie !== false });
-    const admit = (a: Actor) => {
-      request.actor = a;
+    const adminRoute = this.adminRoute(context);
+    return this.credentialOf(request, response, { maintainCookie: access.maintainCookie !== false }).then((a) => {
+      request.actor = adminRoute ? withAdminWrite(a, adminRoute, request) : a;
       authorize(a, access);
       return true;
-    };
-    return actor instanceof Promise ? actor.then(admit) : admit(actor);
+    });
   }
 
   /**
@@ -99,24 +96,41 @@ export class PrecedenceGuard implements CanActivate, OnModuleInit {
    */
   async resolve(request: Request, response: Response, options: ResolveOptions = {}): Promise<Actor> {
     response.setHeader('Cache-Control', NO_STORE);
-    return this.resolveNow(request, response, options);
+    return this.credentialOf(request, response, options);
   }
 
-  /** resolve, returning (or throwing) at once when the strategy ended at once (authenticateNow). */
-  private resolveNow(request: Request, response: Response, options: ResolveOptions): Actor | Promise<Actor> {
-    const link = this.chain.find((l) => l.carrier.present(request));
-    if (!link) throw Problems.unauthenticated();
-    const outcome = authenticateNow<ResolvedCredential>(link.strategy, request, response);
-    const accept = (ended: StrategyOutcome<ResolvedCredential>): Actor => {
-      if (ended.kind !== 'success') throw link.carrier.refusal();
-      const { actor, renew } = ended.user;
-      if (renew && options.maintainCookie !== false) {
-        const fresh = renew();
-        writeCookies(response, this.cookies.forSession(fresh, request.secure));
-        actor.tokenExpiresAt = fresh.expiresAt;
-      }
-      return actor;
-    };
-    return outcome instanceof Promise ? outcome.then(accept) : accept(outcome);
+  /** The one strategy of the first carrier present, run through Passport; its refusal never falls through. */
+  private async credentialOf(request: Request, response: Response, options: ResolveOptions): Promise<Actor> {
+    const carrier = this.carriers.find((c) => c.present(request));
+    if (!carrier) throw Problems.unauthenticated();
+    const ended = await this.passport.run<ResolvedCredential>(carrier.name, request, response);
+    if (ended.kind !== 'success') throw carrier.refusal();
+    const { actor, renew } = ended.user;
+    if (renew && options.maintainCookie !== false) {
+      const fresh = renew();
+      writeCookies(response, this.cookies.forSession(fresh, request.secure));
+      actor.tokenExpiresAt = fresh.expiresAt;
+    }
+    return actor;
   }
+}
+
+/**
+ * A copy of `actor` (an API key's Actor is shared by concurrent requests) carrying what the AdminEvent row of
+ * an administrative write needs, as plain values: the route's action, its target, the client, the API key's
+ * identifier. Stamped before the permission check, so a refused write is recorded too.
+ */
+function withAdminWrite(actor: Actor, route: AdminRoute, request: Request): Actor {
+  const key = request.headers['x-api-key'];
+  const param = route.targetParam === null ? undefined : request.params[route.targetParam ?? 'guid'];
+  return {
+    ...actor,
+    adminWrite: {
+      route,
+      targetGuid: typeof param === 'string' ? param : null,
+      client: clientContextOf(request),
+      apiKeyIdentifier: actor.credential === 'api-key' && typeof key === 'string' ? key.slice(0, 8) : null,
+      recorded: false,
+    },
+  };
 }

@@ -4,7 +4,7 @@ import { ManualClock } from '@app/common';
 import { createSecretKey } from 'node:crypto';
 import { AuthenticationType } from '@app/audit';
 import { PasscodeTokens } from './second-factor/passcode-tokens';
-import { REMEMBERED_TOKENS, SessionTokens, TOKEN_VALIDITY_MS } from './session-tokens';
+import { SessionTokens, TOKEN_VALIDITY_MS } from './session-tokens';
 
 const KEY = 'unit-test-jwt-key-0123456789abcdefghijklmnop';
 const GUID = '3f0c2b1e-6a4d-4c2b-9e1f-0a1b2c3d4e5f';
@@ -85,49 +85,5 @@ describe('SessionTokens', () => {
     expect(tokens.verify(jwt.sign({ ...claims, sub: 'not-a-guid' }, KEY, { algorithm: 'HS256' }))).toBeNull();
     expect(tokens.verify(jwt.sign({ ...claims, sst: '1' }, KEY, { algorithm: 'HS256' }))).toBeNull();
     for (const bad of ['', 'a.b.c', '...', 'x'.repeat(5000)]) expect(tokens.verify(bad)).toBeNull();
-  });
-
-  it('remembers a verified token by its exact text only, as a frozen copy of its payload', () => {
-    const { tokens } = setUp();
-    const issued = tokens.issue(GUID, T0);
-    expect(tokens.rememberedPayload(issued.token)).toBeUndefined(); // issued tokens are not remembered
-    const payload = { sub: GUID, sst: T0, iat: T0 / 1000, exp: T0 / 1000 + 900 };
-    tokens.remember(issued.token, payload);
-    const remembered = tokens.rememberedPayload(issued.token);
-    expect(remembered).toEqual(payload);
-    expect(remembered).not.toBe(payload);
-    expect(Object.isFrozen(remembered)).toBe(true);
-    payload.sub = 'changed afterwards';
-    expect(tokens.rememberedPayload(issued.token)?.sub).toBe(GUID);
-    // any other text, however close, is not the remembered token
-    const [h, p, sig] = issued.token.split('.');
-    for (const other of [
-      `${issued.token}x`,
-      issued.token.slice(0, -1),
-      `${h}.${p}.${sig.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))}`,
-      ` ${issued.token}`,
-    ])
-      expect(tokens.rememberedPayload(other)).toBeUndefined();
-  });
-
-  it('remembers at most REMEMBERED_TOKENS tokens; a token still in use outlives the ones that are not', () => {
-    const { tokens } = setUp();
-    const payload = { sub: GUID, sst: T0, iat: T0 / 1000, exp: T0 / 1000 + 900 };
-    tokens.remember('in-use', payload);
-    tokens.remember('idle', payload);
-    for (let i = 0; i < REMEMBERED_TOKENS; i++) {
-      tokens.remember(`token-${i}`, payload);
-      if (i % 1000 === 0) expect(tokens.rememberedPayload('in-use')).toBeDefined();
-    }
-    expect(tokens.rememberedPayload('in-use')).toBeDefined();
-    expect(tokens.rememberedPayload('idle')).toBeUndefined();
-    expect(tokens.rememberedPayload(`token-${REMEMBERED_TOKENS - 1}`)).toBeDefined();
-    // never more than REMEMBERED_TOKENS: after three times as many, none of the first two thirds is found,
-    // and the newest half generation is
-    for (let i = REMEMBERED_TOKENS; i < 3 * REMEMBERED_TOKENS; i++) tokens.remember(`token-${i}`, payload);
-    for (let i = 0; i < 2 * REMEMBERED_TOKENS; i++)
-      expect(tokens.rememberedPayload(`token-${i}`)).toBeUndefined();
-    for (let i = 3 * REMEMBERED_TOKENS - REMEMBERED_TOKENS / 2; i < 3 * REMEMBERED_TOKENS; i++)
-      expect(tokens.rememberedPayload(`token-${i}`)).toBeDefined();
   });
 });

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
-import { createSecretKey, hash, KeyObject } from 'node:crypto';
+import { createSecretKey, KeyObject } from 'node:crypto';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { Clock } from '@app/common';
 
@@ -11,8 +11,6 @@ export const CLOCK_TOLERANCE_S = 30;
 /** The only algorithm accepted: `none`, RS*, ES* and every other are refused before the signature is looked at. */
 const ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** How many verified tokens a process remembers at most (about 3 MB); the older half is forgotten whole. */
-export const REMEMBERED_TOKENS = 10_000;
 
 /** Claims of a session token. `sub` is the user's Guid, `sst` the session start (ms since epoch). */
 export interface SessionClaims {
@@ -39,15 +37,6 @@ export class SessionTokens {
    */
   private readonly key: KeyObject;
   readonly absoluteLifetimeMs: number;
-  /**
-   * Payloads of bearer tokens whose signature passport-jwt verified, by SHA-256 of the token (remember), in
-   * two generations of at most REMEMBERED_TOKENS / 2 each: when the newer is full it becomes the older and the
-   * older is dropped whole. (Deleting a Map's oldest entry one at a time leaves holes that every later
-   * "oldest" look-up walks over: it made the cookie route slower, not faster.)
-   */
-  private newer = new Map<string, Readonly<SessionClaims>>();
-  private older = new Map<string, Readonly<SessionClaims>>();
-
   constructor(
     @Inject(SESSION_TOKEN_SETTINGS.token) settings: SessionTokenSettings,
     private readonly clock: Clock,
@@ -74,39 +63,6 @@ export class SessionTokens {
     };
     const token = jwt.sign(payload, this.key, { algorithm: 'HS256' });
     return { token, expiresAt: payload.exp * 1000, sessionStartedAt };
-  }
-
-  /**
-   * Remembers that a bearer `token`'s signature is good (passport-jwt verified it), so the next request with the
-   * same token skips the signature (BearerJwtStrategy): jsonwebtoken's verify cost about 35-45 µs of every
-   * bearer request under load (docs/performance.md). Cookie tokens are not remembered: each answer replaces
-   * them (spec), and keeping one per request cost the garbage collector more than it saved. Only the signature is
-   * remembered: the claims (expiry, absolute lifetime) and the user (TokensValidFrom, state) are still
-   * judged on every request. Kept by SHA-256 of the token, so only the very same token finds it and the
-   * look-up compares no secret; at most REMEMBERED_TOKENS (keep).
-   */
-  remember(token: string, payload: object): void {
-    const digest = hash('sha256', token, 'hex');
-    if (!this.newer.has(digest)) this.keep(digest, Object.freeze({ ...(payload as SessionClaims) }));
-  }
-
-  /** The payload of a token remembered by `remember`, or undefined (then passport-jwt verifies it). */
-  rememberedPayload(token: string): Readonly<SessionClaims> | undefined {
-    const digest = hash('sha256', token, 'hex');
-    const payload = this.newer.get(digest);
-    if (payload !== undefined) return payload;
-    const old = this.older.get(digest);
-    // a token still in use moves to the newer generation, so it is not dropped with the older one
-    if (old !== undefined) this.keep(digest, old);
-    return old;
-  }
-
-  private keep(digest: string, payload: Readonly<SessionClaims>): void {
-    if (this.newer.size >= REMEMBERED_TOKENS / 2) {
-      this.older = this.newer;
-      this.newer = new Map();
-    }
-    this.newer.set(digest, payload);
   }
 
   /**

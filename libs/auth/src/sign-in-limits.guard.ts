@@ -30,7 +30,7 @@ import {
 import { ownOrigin } from './csrf';
 
 /**
- * Per-address rate limits of the anonymous sign-in routes (security issue 13): a per-user lockout does not
+ * Per-address rate limits of the anonymous sign-in routes, against guessing at scale: a per-user lockout does not
  * stop password spraying across many users, nor a user-name census through WirePasswordHash. Two buckets,
  * each SignInRateLimitPerMinute requests a minute per client address (req.ip: the client address TrustProxy gives).
  */
@@ -136,7 +136,7 @@ function header(req: Request, name: string): string | undefined {
 }
 
 /**
- * Login CSRF (security issue 13): a cross-site HTML form can post `application/x-www-form-urlencoded` to a
+ * Login CSRF: a cross-site HTML form can post `application/x-www-form-urlencoded` to a
  * sign-in route and the browser stores the session cookie it gets, signing the victim into the attacker's
  * account. The sign-in, passcode, password-change and WirePasswordHash routes take JSON only (which a form
  * cannot send, and a cross-site script cannot without a CORS preflight this service never grants), and refuse
@@ -164,7 +164,7 @@ export class SignInRequestGuard implements CanActivate {
 }
 
 /**
- * Marks a sign-in route: its rate-limit bucket, JSON only, never cross-site; then the input rules (issue 14),
+ * Marks a sign-in route: its rate-limit bucket, JSON only, never cross-site; then the input rules (hostile input),
  * so a body they refuse is counted by the rate limit like any other attempt.
  */
 export function SignInRoute(bucket: Bucket) {

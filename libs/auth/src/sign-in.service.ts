@@ -12,6 +12,7 @@ import {
 import {
   canonicalWireHash,
   IdentityAuthService,
+  IdentityEvents,
   type LockoutPolicy,
   MAX_PASSWORD_INPUT_LENGTH,
   PasswordHasher,
@@ -26,7 +27,6 @@ import { PasscodeTokens, PendingSignIn } from './second-factor/passcode-tokens';
 import { SecondFactorProvider, SecondFactorUnavailable } from './second-factor/second-factor-provider';
 import { PasswordTransport } from './password-transport';
 import { CookieInstruction, SessionCookies } from './session-cookies';
-import { SessionEvents } from './session-events';
 import { IssuedToken, SessionTokens } from './session-tokens';
 
 /** Optional fields may arrive as JSON null; null means "not supplied". */
@@ -91,7 +91,7 @@ export class SignInService {
     private readonly cookies: SessionCookies,
     private readonly logins: LoginRecorder,
     private readonly logouts: LogoutRecorder,
-    private readonly sessionEvents: SessionEvents,
+    private readonly identityEvents: IdentityEvents,
     private readonly clock: Clock,
     private readonly passcodeTokens: PasscodeTokens,
     private readonly secondFactor: SecondFactorProvider,
@@ -388,7 +388,7 @@ export class SignInService {
       // spec: Session (JWT) — a password change ends the earlier sessions (their streams close too):
       // UserLogout with ReasonId 3, through the one recorder of session cuts. The change is committed: the
       // row is written within the logout limit, its failure logged, never turning the sign-in into a 5xx.
-      this.sessionEvents.revoked({ userGuid: user.guid, validFrom: now });
+      this.identityEvents.emit('sessionsRevoked', { userGuid: user.guid, validFrom: now });
       await this.logouts.recordWithin(
         client,
         {

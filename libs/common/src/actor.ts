@@ -1,13 +1,8 @@
+import type { AdminWriteContext } from './admin-action';
 import type { Permission } from './permissions';
 
 /** How the caller proved who they are. */
 export type CredentialKind = 'api-key' | 'bearer' | 'cookie';
-
-/**
- * The request an Actor acts through, when it is a write request (AdminEvents reads its route and client): set
- * by the admin-request middleware on the request and carried by the Actor that CurrentActor gives a handler.
- */
-export const ACTING_REQUEST: unique symbol = Symbol('acting request');
 
 /**
  * The authenticated caller, resolved by the global guard from the database on every request.
@@ -26,6 +21,6 @@ export interface Actor {
   sessionStartedAt?: number;
   /** Expiry (ms since epoch) of the token this request is answered with, for JWT credentials. */
   tokenExpiresAt?: number;
-  /** The write request this Actor acts through (ACTING_REQUEST); absent outside one. */
-  readonly [ACTING_REQUEST]?: object;
+  /** On an administrative write route (@AdminAction): what its AdminEvent row needs, stamped by the guard. */
+  readonly adminWrite?: AdminWriteContext;
 }

@@ -42,3 +42,37 @@ export class Listeners<T> {
     );
   }
 }
+
+/**
+ * A typed bus of several kinds of in-process events, one Listeners per kind: `M` maps each event's name to
+ * its value. The one event mechanism of the service's features (IdentityEvents).
+ */
+export class EventBus<M extends object> {
+  private readonly kinds = new Map<keyof M, Listeners<never>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Returns the function that removes the listener. */
+  on<K extends keyof M>(name: K, listener: Listener<M[K]>): () => void {
+    return this.listenersOf(name).add(listener);
+  }
+
+  /** Tells every listener of `name`; does not wait for the ones that answer with a Promise. */
+  emit<K extends keyof M>(name: K, event: M[K]): void {
+    this.listenersOf(name).emit(event);
+  }
+
+  /** Tells every listener of `name` and resolves once each has finished (see Listeners.emitAndWait). */
+  emitAndWait<K extends keyof M>(name: K, event: M[K]): Promise<void> {
+    return this.listenersOf(name).emitAndWait(event);
+  }
+
+  private listenersOf<K extends keyof M>(name: K): Listeners<M[K]> {
+    let listeners = this.kinds.get(name) as Listeners<M[K]> | undefined;
+    if (!listeners) {
+      listeners = new Listeners<M[K]>(this.logger, String(name));
+      this.kinds.set(name, listeners as unknown as Listeners<never>);
+    }
+    return listeners;
+  }
+}

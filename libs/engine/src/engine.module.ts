@@ -15,12 +15,10 @@ import { ModelCatalog } from './model/model-catalog';
 import { ModelService } from './configuration/model.service';
 import { WorkflowService } from './configuration/workflow.service';
 import { DemoSeedService } from './demo/demo-seed.service';
-import {
-  CaseWorkflowController,
-  CaseWorkflowStatusController,
-  EntityAnalysisModelController,
-  InvokeController,
-} from './engine.controller';
+import { CaseWorkflowController } from './case-workflow.controller';
+import { CaseWorkflowStatusController } from './case-workflow-status.controller';
+import { EntityAnalysisModelController } from './entity-analysis-model.controller';
+import { InvokeController } from './invoke.controller';
 import {
   ArchiverStagePerformanceCounter,
   CaseCreationStagePerformanceCounter,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { GridService } from './grid.service';
-import { AuditGridsController, TelemetryGridsController } from './grids/grids.controller';
+import { AuditGridsController } from './grids/audit-grids.controller';
+import { TelemetryGridsController } from './grids/telemetry-grids.controller';
 import { TelemetrySeriesController } from './grids/series.controller';
 
 @Module({

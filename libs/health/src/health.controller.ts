@@ -17,7 +17,6 @@ import {
   ApiProblemResponses,
   CredentialOptional,
   Lifecycle,
-  Public,
   ProblemException,
   ProblemType,
   RequestWithActor,
@@ -53,10 +52,6 @@ export class ReadyDto {
     description: 'A signed-in caller only: each dependency (database, redis) by name',
   })
   checks?: Record<string, DependencyCheckDto>;
-}
-
-export class LiveDto {
-  @ApiProperty({ enum: ['ok'] }) status!: 'ok';
 }
 
 /**
@@ -113,21 +108,5 @@ export class HealthController {
       );
     }
     return signedIn ? { status: 'ok', checks: checksOf(result) } : { status: 'ok' };
-  }
-}
-
-/**
- * Liveness: the process answers HTTP. 200 until the very end, also while shutting down (an orchestrator
- * must not kill a node that is draining) and while the database is away (restarting would not help).
- */
-@ApiTags('Operations')
-@Controller('api/Live')
-export class LiveController {
-  @Get()
-  @Public()
-  @ApiOperation({ operationId: 'getLiveness', summary: 'Liveness: 200 while the process answers HTTP' })
-  @ApiOkResponse({ type: LiveDto })
-  live(): { status: 'ok' } {
-    return { status: 'ok' };
   }
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { HealthController, LiveController } from './health.controller';
+import { HealthController } from './health.controller';
+import { LiveController } from './live.controller';
 import { RedisHealthIndicator } from './redis.health';
 
 @Module({

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ClientContext, Listener, Listeners } from '@app/common';
+import { ClientContext, EventBus } from '@app/common';
 
 /** What an administrator did that ended a user's sessions; the UserLogout row's reason follows from it. */
 export type SessionCutCause = 'password-reset' | 'deactivated';
@@ -31,29 +31,34 @@ export type PrincipalsCeiling = 'none' | number[];
  */
 export type PrincipalsChanged = { userIds: number[]; ceiling?: PrincipalsCeiling } | { all: true };
 
+/** Every session of `userGuid` that started before `validFrom` (ms) has just been ended in the database. */
+export interface SessionsRevoked {
+  userGuid: string;
+  validFrom: number;
+}
+
+/** The identity and session events, by name. */
+export interface IdentityEventMap {
+  /** An administrator's action ended a user's sessions (the logout audit row follows from it). */
+  sessionsCut: SessionsCut;
+  /** Who may act has changed (the API-key cache applies it). */
+  principalsChanged: PrincipalsChanged;
+  /**
+   * A user's sessions were revoked (a password change, a logout, Revoke Sessions), so the feature that holds
+   * streaming connections closes them at once and tells the other nodes, without auth depending on it.
+   */
+  sessionsRevoked: SessionsRevoked;
+}
+
 /**
- * In-process notices of identity changes, so other features react without identity depending on them. The
- * action waits for the listeners (emitAndWait) before it answers: what follows from a change (the audit row,
- * the API keys of the user) is in place when the administrator sees the answer.
+ * In-process notices of identity and session changes, so other features react without identity or auth
+ * depending on them. An administrator's action waits for the listeners (emitAndWait) before it answers: what
+ * follows from a change (the audit row, the API keys of the user) is in place when the administrator sees the
+ * answer.
  */
 @Injectable()
-export class IdentityEvents {
-  private readonly cuts = new Listeners<SessionsCut>(new Logger('IdentityEvents'), 'sessions cut');
-  private readonly principals = new Listeners<PrincipalsChanged>(new Logger('IdentityEvents'), 'principals');
-
-  onSessionsCut(listener: Listener<SessionsCut>): () => void {
-    return this.cuts.add(listener);
-  }
-
-  sessionsCut(cut: SessionsCut): Promise<void> {
-    return this.cuts.emitAndWait(cut);
-  }
-
-  onPrincipalsChanged(listener: Listener<PrincipalsChanged>): () => void {
-    return this.principals.add(listener);
-  }
-
-  principalsChanged(change: PrincipalsChanged): Promise<void> {
-    return this.principals.emitAndWait(change);
+export class IdentityEvents extends EventBus<IdentityEventMap> {
+  constructor() {
+    super(new Logger('IdentityEvents'));
   }
 }

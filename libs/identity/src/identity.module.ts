@@ -4,11 +4,9 @@ import { AuditModule } from '@app/audit';
 import { ActorService } from './actor.service';
 import { BootstrapService } from './bootstrap.service';
 import { IDENTITY_ENTITIES } from './entities';
-import {
-  RoleRegistryController,
-  TenantRegistryController,
-  UserRegistryController,
-} from './identity.controller';
+import { RoleRegistryController } from './role-registry.controller';
+import { TenantRegistryController } from './tenant-registry.controller';
+import { UserRegistryController } from './user-registry.controller';
 import { IdentityAuthService } from './identity-auth.service';
 import { IdentityEvents } from './identity-events';
 import { IdentityRepository } from './identity.repository';

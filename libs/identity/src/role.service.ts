@@ -116,7 +116,7 @@ export class RoleService {
 
   /**
    * The permissions of a role the actor may edit or delete: one that holds no permission the actor lacks
-   * (security issue 37), else the 403.
+   * (nobody hands out a permission they do not hold), else the 403.
    */
   private async editablePermissions(actor: Actor, role: RoleRegistry): Promise<number[]> {
     const held = (await this.repo.permissionsOf([role.Id])).get(role.Id) ?? [];
@@ -125,7 +125,7 @@ export class RoleService {
   }
 
   /**
-   * Only the columns the request changes (security issue 13); with If-Match only to the version named (412
+   * Only the columns the request changes, so a concurrent change is never written back; with If-Match only to the version named (412
    * otherwise: versionedWrite). The cached API keys of its users follow before the answer. Neither the role as
    * it is nor as it would be may hold a permission the actor lacks.
    */
@@ -173,7 +173,7 @@ export class RoleService {
       },
     );
     if (dto.permissions !== undefined)
-      await this.events.principalsChanged({
+      await this.events.emitAndWait('principalsChanged', {
         userIds: await this.repo.userIdsOf({ roleId: answer.roleId }),
         ceiling: [...dto.permissions],
       });

@@ -63,7 +63,7 @@ export class TenantService {
   }
 
   /**
-   * Only the name and the stamp are written: a concurrent deletion is never undone (security issue 13); with
+   * Only the name and the stamp are written: a concurrent deletion is never undone; with
    * If-Match only to the version named (412 otherwise: versionedWrite).
    */
   async update(actor: Actor, guid: string, dto: UpdateTenantDto, ifMatch?: IfMatch): Promise<TenantDto> {
@@ -100,7 +100,7 @@ export class TenantService {
       },
     );
     // Its users can no longer act: API keys cached for them are dropped before the answer.
-    await this.events.principalsChanged({
+    await this.events.emitAndWait('principalsChanged', {
       userIds: await this.repo.userIdsOf({ tenantId: tenant.Id }),
       ceiling: 'none',
     });

@@ -75,7 +75,7 @@ export class UserService {
 
   /**
    * A role the actor may assign: visible to them (the user's tenant is the role's tenant), and holding no
-   * permission the actor lacks (security issue 37: nobody hands out a permission they do not hold).
+   * permission the actor lacks (nobody hands out a permission they do not hold).
    */
   private async assignableRole(actor: Actor, roleGuid: string) {
     const role = await this.repo.findRoleByGuid(roleGuid);
@@ -132,7 +132,7 @@ export class UserService {
    */
   async assignableRoles(actor: Actor): Promise<RoleChoiceDto[]> {
     const visible = await this.repo.listRoles(actor.landlord ? undefined : actor.tenantId);
-    // Only the roles this actor may hand out (issue 37): the console offers nothing the service refuses.
+    // Only the roles this actor may hand out: the console offers nothing the service refuses.
     const permissions = await this.repo.permissionsOf(visible.map((r) => r.Id));
     const roles = visible.filter((r) => !permissionsNotHeld(actor, permissions.get(r.Id) ?? []).length);
     const tenants = new Map(
@@ -218,7 +218,7 @@ export class UserService {
   }
 
   /**
-   * Writes only the columns the request changes (security issue 13): an edit racing a revocation, a logout or
+   * Writes only the columns the request changes: an edit racing a revocation, a logout or
    * a lockout never writes back a stale TokensValidFrom or lockout. With If-Match only to the version named
    * (412 otherwise: versionedWrite).
    */
@@ -277,7 +277,7 @@ export class UserService {
         return deleted ? u : undefined;
       },
     );
-    await this.events.principalsChanged({ userIds: [user.Id], ceiling: 'none' });
+    await this.events.emitAndWait('principalsChanged', { userIds: [user.Id], ceiling: 'none' });
   }
 
   /**
@@ -286,7 +286,7 @@ export class UserService {
    * statement moves TokensValidFrom forward, so no session outlives the old password even if a listener
    * fails. The instant is taken after the (slow) hash, and the statement applies only while no session started
    * at or after it (UserSecurityRepository.resetPassword), so a sign-in with the old password that completes
-   * meanwhile is ended too (security issue 13). It is taken before the transaction begins: on SQLite a
+   * meanwhile is ended too. It is taken before the transaction begins: on SQLite a
    * transaction holds the one connection (SqliteGate), so the sign-ins of that window complete while the reset
    * waits for its turn, not inside it.
    */
@@ -413,7 +413,7 @@ export class UserService {
     )
       return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
-      await this.events.principalsChanged({ userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
+      await this.events.emitAndWait('principalsChanged', { userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
     return this.dto(await this.current(user.Guid));
   }
 
@@ -432,7 +432,7 @@ export class UserService {
     at: Date,
     client: ClientContext | null,
   ): Promise<void> {
-    return this.events.sessionsCut({
+    return this.events.emitAndWait('sessionsCut', {
       cause,
       userGuid: user.Guid,
       userName: user.Name,

@@ -9,8 +9,8 @@ import {
   IdentityEvents,
   type SessionCutCause,
   type SessionsCut,
+  type SessionsRevoked,
 } from '@app/identity';
-import { SessionEvents, SessionsRevoked } from '@app/auth';
 import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
 import { StreamRegistry } from './stream-registry';
 
@@ -77,18 +77,17 @@ export class SessionRevocationService implements OnApplicationBootstrap, OnModul
     private readonly identityEvents: IdentityEvents,
     private readonly streams: StreamRegistry,
     private readonly recorder: LogoutRecorder,
-    private readonly events: SessionEvents,
     private readonly clock: Clock,
     private readonly trail: AdminEvents,
   ) {}
 
   onApplicationBootstrap(): void {
     // Password change (auth feature) revokes through the database itself and tells us here.
-    const stopRevoked = this.events.onRevoked((e) => this.revokedEverywhere(e));
+    const stopRevoked = this.identityEvents.on('sessionsRevoked', (e) => this.revokedEverywhere(e));
     // An administrator's password reset or deactivation (identity feature) has already moved
     // TokensValidFrom in its own statement: close the streams everywhere and write the UserLogout row before
     // the administrator's answer (the identity service waits for this listener).
-    const stopCut = this.identityEvents.onSessionsCut((cut) => this.recordAdministratorCut(cut));
+    const stopCut = this.identityEvents.on('sessionsCut', (cut) => this.recordAdministratorCut(cut));
     this.stopListening = () => {
       stopRevoked();
       stopCut();

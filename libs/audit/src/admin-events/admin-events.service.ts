@@ -10,7 +10,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Counter } from '@opentelemetry/api';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
-import { type Actor, clientContextOf, Clock, inertText } from '@app/common';
+import { type Actor, type AdminWriteContext, Clock, inertText } from '@app/common';
 import type { Transaction } from '@app/database';
 import { REDIS } from '@app/redis';
 import { SERVICE_NAME, ServiceMeterProvider } from '@app/telemetry';
@@ -23,13 +23,7 @@ import {
   recordChange,
 } from './admin-event-types';
 import { AdminEventRepository } from './admin-event.repository';
-import { AdminRoute, AdminRoutes } from './admin-routes';
-import {
-  actingRequest,
-  AdminRequest,
-  type AdminRequestState,
-  AnsweredWrites,
-} from './admin-request.middleware';
+import { AnsweredWrites } from './admin-request.middleware';
 import {
   type Refusal,
   RefusalAggregates,
@@ -91,7 +85,6 @@ export class AdminEvents
 
   constructor(
     private readonly repo: AdminEventRepository,
-    private readonly routes: AdminRoutes,
     private readonly clock: Clock,
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(REDIS) redis: Redis | null,
@@ -144,17 +137,16 @@ export class AdminEvents
    * Runs `write` (the change's one conditional statement, or the few of one change) in ONE transaction with its
    * AdminEvent row: the row is inserted after the statement, only when it changed something (a result other
    * than undefined, null or false), and both commit or neither does. `write` makes its statements in the
-   * transaction it is given (`repo.in(tx)`). Outside an administrative route's request (`actor` acts through
-   * none: bootstrap, the demo seed) the write runs as it is, with no transaction.
+   * transaction it is given (`repo.in(tx)`). For an actor without an AdminWriteContext (not acting through an
+   * administrative route: bootstrap, the demo seed) the write runs as it is, with no transaction.
    */
   async applied<T>(
     actor: Actor,
     describe: AdminWrite | ((result: T) => AdminWrite),
     write: (tx?: Transaction) => Promise<T>,
   ): Promise<T> {
-    const state = actingRequest(actor);
-    const route = state ? this.routes.of(state.req) : undefined;
-    if (!state || !route || !state.req.actor || state.recorded) return write();
+    const context = actor.adminWrite;
+    if (!context || context.recorded) return write();
     const result = await this.dataSource.transaction(async (tx) => {
       // The actor's tenant as it was before the change (a tenant may rename itself).
       const tenantName = await this.repo.tenantName(actor.tenantId, tx);
@@ -163,9 +155,9 @@ export class AdminEvents
       const { target, changes } = typeof describe === 'function' ? describe(written) : describe;
       await this.repo.insert(
         {
-          ...this.row(state.req, route, target, {
+          ...this.row(actor, context, target, {
             outcome: AdminEventOutcome.Applied,
-            status: route.successStatus,
+            status: context.route.successStatus,
             changes: changes ?? [],
           }),
           ActorTenantName: tenantName,
@@ -174,7 +166,7 @@ export class AdminEvents
       );
       return written;
     });
-    if (!changedNothing(result)) state.recorded = true;
+    if (!changedNothing(result)) context.recorded = true;
     return result;
   }
 
@@ -196,11 +188,10 @@ export class AdminEvents
   }
 
   /** A write request was answered: a refusal of an administrative route is counted (RefusalAggregates). */
-  answered(state: AdminRequestState, status: number): void {
-    if (state.recorded || status < 400 || status >= 500 || status === 401) return;
-    const route = this.routes.of(state.req);
-    if (!route || !state.req.actor) return;
-    this.refusals.add(this.refusalOf(state.req, route, status));
+  answered(actor: Actor | undefined, status: number, message: string | null): void {
+    const context = actor?.adminWrite;
+    if (!actor || !context || context.recorded || status < 400 || status >= 500 || status === 401) return;
+    this.refusals.add(this.refusalOf(actor, context, status, message));
   }
 
   /** Resolves when every refusal row this node is opening or writing has been written. */
@@ -214,27 +205,20 @@ export class AdminEvents
     await this.refusals.settled();
   }
 
-  private refusalOf(req: AdminRequest, route: AdminRoute, status: number): Refusal {
-    const actor = req.actor!;
-    const params = (req.params ?? {}) as Record<string, string | undefined>;
-    const targetGuid = route.targetParam === null ? null : (params[route.targetParam ?? 'guid'] ?? null);
+  private refusalOf(actor: Actor, context: AdminWriteContext, status: number, message: string | null): Refusal {
+    const { targetGuid } = context;
     return {
       actorGuid: actor.userGuid,
-      action: route.action,
+      action: context.route.action,
       status,
       targetGuid: inertText(targetGuid, ADMIN_EVENT_LIMITS.guid),
       at: this.clock.now(),
       row: () =>
         this.row(
-          req,
-          route,
+          actor,
+          context,
           { guid: targetGuid, name: null, tenantId: actor.tenantId },
-          {
-            outcome: AdminEventOutcome.Refused,
-            status,
-            changes: [],
-            message: req.answeredProblem?.detail ?? null,
-          },
+          { outcome: AdminEventOutcome.Refused, status, changes: [], message },
         ),
     };
   }
@@ -263,14 +247,12 @@ export class AdminEvents
   }
 
   private row(
-    req: AdminRequest,
-    route: AdminRoute,
+    actor: Actor,
+    context: AdminWriteContext,
     target: AdminTarget,
     answer: { outcome: AdminEventOutcome; status: number; changes: FieldChange[]; message?: string | null },
   ): Omit<AdminEvent, 'Id'> {
-    const actor = req.actor!;
-    const client = clientContextOf(req);
-    const key = req.headers['x-api-key'];
+    const { route, client } = context;
     const L = ADMIN_EVENT_LIMITS;
     return {
       CreatedDate: new Date(this.clock.now()),
@@ -280,8 +262,7 @@ export class AdminEvents
       ActorTenantName: null,
       CredentialKind: actor.credential,
       // spec: API key record — the first eight characters are the display-safe identifier for auditing.
-      ApiKeyIdentifier:
-        actor.credential === 'api-key' && typeof key === 'string' ? inertText(key.slice(0, 8), 16) : null,
+      ApiKeyIdentifier: inertText(context.apiKeyIdentifier, 16),
       Action: route.action,
       TargetType: route.targetType,
       TargetGuid: inertText(target.guid, L.guid),

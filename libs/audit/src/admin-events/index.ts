@@ -1,5 +1,4 @@
 export * from './admin-event-types';
 export * from './admin-events.service';
-export * from './admin-routes';
 export * from './admin-request.middleware';
 export * from './refusal-aggregates';

@@ -5,8 +5,8 @@ import { OAUTH_SETTINGS, type OAuthSettings } from '@app/config';
 import { clientContextOf, Public, RawInput } from '@app/common';
 import { ownOrigin } from '../csrf';
 import { writeCookies } from '../http/session-response';
-import { authenticateWith } from '../strategies/authenticate-with';
-import { OidcStrategy } from '../strategies/oidc.strategy';
+import { AppPassport } from '../strategies/app-passport';
+import { OIDC_STRATEGY, OidcStrategy } from '../strategies/oidc.strategy';
 import { OAuthSignInService, OidcIdentity, OidcOutcome } from './oauth-sign-in.service';
 
 const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
@@ -23,9 +23,12 @@ const noStore = (res: Response) => res.setHeader('Cache-Control', 'no-store');
 export class OAuthController {
   constructor(
     private readonly oauth: OAuthSignInService,
-    private readonly strategy: OidcStrategy,
+    strategy: OidcStrategy,
+    private readonly passport: AppPassport,
     @Inject(OAUTH_SETTINGS.token) private readonly settings: OAuthSettings,
-  ) {}
+  ) {
+    passport.use(OIDC_STRATEGY, strategy);
+  }
 
   /** 302 to the provider's authorization endpoint; `returnUrl` must be a local path (else `/`). */
   @Get('Login')
@@ -65,7 +68,7 @@ export class OAuthController {
     writeCookies(res, [this.oauth.transactionCleared(req.secure)]);
     let outcome: OidcOutcome;
     try {
-      const run = await authenticateWith<OidcIdentity>(this.strategy, req, res);
+      const run = await this.passport.run<OidcIdentity>(OIDC_STRATEGY, req, res);
       outcome = run.kind === 'success' ? run : { kind: 'fail' };
     } catch (error) {
       outcome = { kind: 'error', error };

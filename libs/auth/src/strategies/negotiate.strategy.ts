@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-strategy';
 import type { HttpRequestLike } from '@app/common';
-import { asError } from './authenticate-with';
 import { EstablishedHandshake, Handshake, NegotiateService } from '../negotiate.service';
 
 export const NEGOTIATE_STRATEGY = 'negotiate';
@@ -33,12 +32,12 @@ export class GssNegotiateStrategy extends Strategy {
       (handshake) => {
         if (handshake.kind !== 'established') return this.fail(handshake, 401);
         this.verify(handshake, (err, user) => {
-          if (err) this.error(asError(err));
+          if (err) this.error(err as Error);
           else if (!user) this.fail(handshake, 401);
           else this.success(user);
         });
       },
-      (err: unknown) => this.error(asError(err)),
+      (err: unknown) => this.error(err as Error),
     );
   }
 }

@@ -3,7 +3,6 @@ import { PassportStrategy } from '@nestjs/passport';
 import type { IDToken } from 'openid-client';
 import { Strategy } from 'passport-strategy';
 import type { HttpRequestLike } from '@app/common';
-import { asError } from './authenticate-with';
 import { OAUTH_TRANSACTION_COOKIE } from '../oauth/oauth-transaction';
 import { OAuthSignInService, OidcCallbackInput, OidcIdentity } from '../oauth/oauth-sign-in.service';
 
@@ -48,11 +47,11 @@ export class OidcCodeStrategy extends Strategy {
     this.flow.exchange(input).then(
       (exchanged) =>
         this.verify(exchanged, (err, user) => {
-          if (err) this.error(asError(err));
+          if (err) this.error(err as Error);
           else if (!user) this.fail(401);
           else this.success(user);
         }),
-      (err: unknown) => this.error(asError(err)),
+      (err: unknown) => this.error(err as Error),
     );
   }
 }

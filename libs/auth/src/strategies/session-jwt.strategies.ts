@@ -9,7 +9,6 @@ import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
 import { IssuedToken, type SessionClaims, SessionTokens } from '../session-tokens';
 import { SessionUserReader } from '../session-user-reader';
-import { asError } from './authenticate-with';
 import {
   BEARER_JWT_STRATEGY,
   bearerTokenOf,
@@ -83,44 +82,21 @@ function actorFrom(user: SessionUser | null, claims: SessionClaims, credential: 
 }
 
 /**
- * `Authorization: Bearer <session JWT>`. Never refreshed: API clients manage their token, and send the same
- * one for up to 15 minutes. So a token whose signature this process already verified skips passport-jwt's
- * verification and goes straight to `accept` with the payload remembered for it (SessionTokens.remember: by
- * SHA-256 of the token, so only the very same token finds it). Every other token is passport-jwt's, as
- * before: `validate`, its verify callback (reached only with a good signature), remembers it and accepts.
- * The claims and the user (TokensValidFrom, state, permissions) are judged on every request either way.
+ * `Authorization: Bearer <session JWT>`: passport-jwt verifies the signature, `validate` judges the claims
+ * and the user (TokensValidFrom, state, permissions) on every request. Never refreshed: API clients manage
+ * their token.
  */
 @Injectable()
 export class BearerJwtStrategy extends PassportStrategy(JwtStrategy, BEARER_JWT_STRATEGY) {
   constructor(
-    private readonly tokens: SessionTokens,
+    tokens: SessionTokens,
     private readonly sessions: SessionJwtValidation,
   ) {
     super(sessionJwtOptions(tokens, bearerTokenOf));
   }
 
-  override authenticate(request: HttpRequestLike, options?: object): void {
-    const token = bearerTokenOf(request);
-    const payload = token ? this.tokens.rememberedPayload(token) : undefined;
-    if (payload === undefined) {
-      super.authenticate(request as never, options);
-      return;
-    }
-    // as passport-jwt ends its own verify callback: a problem is an error, a credential a success
-    this.accept(payload).then(
-      (c) => this.success(c),
-      (err: unknown) => this.error(asError(err)),
-    );
-  }
-
   /** passport-jwt's verify callback: the signature was good. */
-  async validate(request: HttpRequestLike, payload: unknown): Promise<ResolvedCredential> {
-    const token = bearerTokenOf(request);
-    if (token && typeof payload === 'object' && payload !== null) this.tokens.remember(token, payload);
-    return this.accept(payload);
-  }
-
-  private async accept(payload: unknown): Promise<ResolvedCredential> {
+  async validate(_request: HttpRequestLike, payload: unknown): Promise<ResolvedCredential> {
     return { actor: await this.sessions.actorOf(payload, 'bearer') };
   }
 }

@@ -1,15 +1,13 @@
 import { GRID } from '@app/declarations';
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
-import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
-import type { GridDefinition } from '../grid-definition';
-import type { GridResponse, GridScope } from '../grid-engine';
-import { GridService, wantsCsv } from '../grid.service';
+import type { Response } from 'express';
+import { Authenticated } from '@app/common';
+import type { GridResponse } from '../grid-engine';
+import { GridService } from '../grid.service';
 import type { GridAnswer } from '../grid-reads';
 import { sendChunked } from './chunked-answer';
 import { ApiGrid } from '../grid-openapi';
-import { ADMIN_EVENT_GRID, USER_LOGIN_GRID, USER_LOGOUT_GRID } from './audit-grids';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID,
   ARCHIVER_WARNING_GRID,
@@ -19,10 +17,11 @@ import {
   MODEL_INVOKE_WARNING_GRID,
 } from './telemetry-grids';
 
-type RawQuery = Record<string, unknown>;
+/** A grid's query string as Express parses it; the grid service validates it. */
+export type RawQuery = Record<string, unknown>;
 
 /** A grid answer: returned whole (Nest writes it), or streamed here (a large read). */
-async function answer(res: Response, pending: Promise<GridAnswer>): Promise<GridResponse | undefined> {
+export async function answer(res: Response, pending: Promise<GridAnswer>): Promise<GridResponse | undefined> {
   const a = await pending;
   if ('response' in a) return a.response;
   await sendChunked(res, a.stream, () => res.status(200).type('application/json; charset=utf-8'));
@@ -117,78 +116,5 @@ export class TelemetryGridsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
     return answer(res, this.grids.read(CAPTURE_QUEUE_HEALTH_GRID, q));
-  }
-}
-
-/**
- * spec: Audit grids — permission Read Security Audit. A tenant administrator sees only their tenant's rows
- * (so failed attempts against unknown user names, which have no tenant, only reach the landlord).
- */
-@ApiTags('Audit grids')
-@Controller('api')
-export class AuditGridsController {
-  constructor(private readonly grids: GridService) {}
-
-  @Get(GRID.UserLogin)
-  @Authenticated({ permission: Permission.ReadSecurityAudit })
-  @ApiOperation({ operationId: 'getUserLogins', summary: 'Sign-in audit trail (every attempt)' })
-  @ApiGrid(USER_LOGIN_GRID, { csv: true })
-  userLogin(
-    @CurrentActor() actor: Actor,
-    @Query() q: RawQuery,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    return this.serve(USER_LOGIN_GRID, actor, q, req, res);
-  }
-
-  @Get(GRID.UserLogout)
-  @Authenticated({ permission: Permission.ReadSecurityAudit })
-  @ApiOperation({ operationId: 'getUserLogouts', summary: 'Logout audit trail (every cut session)' })
-  @ApiGrid(USER_LOGOUT_GRID, { csv: true })
-  userLogout(
-    @CurrentActor() actor: Actor,
-    @Query() q: RawQuery,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    return this.serve(USER_LOGOUT_GRID, actor, q, req, res);
-  }
-
-  @Get('AdminEvent')
-  @Authenticated({ permission: Permission.ReadSecurityAudit })
-  @ApiOperation({
-    operationId: 'getAdminEvents',
-    summary:
-      "Administrators' audit trail: every accepted administrative write with its changes, and the refused ones (scoped by the target's tenant)",
-  })
-  @ApiGrid(ADMIN_EVENT_GRID, { csv: true })
-  adminEvent(
-    @CurrentActor() actor: Actor,
-    @Query() q: RawQuery,
-    @Req() req: Request,
-    @Res({ passthrough: true }) res: Response,
-  ) {
-    return this.serve(ADMIN_EVENT_GRID, actor, q, req, res);
-  }
-
-  private async serve(
-    def: GridDefinition,
-    actor: Actor,
-    q: RawQuery,
-    req: Request,
-    res: Response,
-  ): Promise<GridResponse | undefined> {
-    const scope: GridScope = actor.landlord ? [] : [{ column: 'TenantRegistryId', value: actor.tenantId }];
-    const { format: _format, ...query } = q;
-    if (wantsCsv(q, req.headers.accept)) {
-      const csv = await this.grids.csv(def, query, scope);
-      await sendChunked(res, csv, () => {
-        res.status(200).type('text/csv; charset=utf-8');
-        res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
-      });
-      return undefined;
-    }
-    return answer(res, this.grids.read(def, query, scope));
   }
 }

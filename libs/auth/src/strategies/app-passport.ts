@@ -1,0 +1,51 @@
+import { Injectable } from '@nestjs/common';
+import passport from 'passport';
+import type { Strategy } from 'passport-strategy';
+
+/** How one Passport strategy ended for one request. */
+export type StrategyOutcome<U> =
+  | { kind: 'success'; user: U }
+  | { kind: 'fail'; challenge: unknown; status: number | undefined }
+  | { kind: 'pass' };
+
+/** Passport hands errors on as they came; Promise rejections and problems want an Error. */
+function asError(err: unknown): Error {
+  // Any object is handed on as it came: an error of another realm (a driver's, under Jest) is no
+  // `instanceof Error` here, and the problem filter still needs its code (a database that cannot answer: 503).
+  if (typeof err === 'object' && err !== null) return err as Error;
+  return new Error(typeof err === 'string' ? err : 'The strategy failed.');
+}
+
+/**
+ * This application's own Passport authenticator, holding this application's strategy instances by name.
+ * Passport's default instance is process-wide: two applications in one process (the tests, the benchmarks)
+ * would otherwise share whichever strategy was built last. `run` is the one adapter between Passport and
+ * the callers that decide the answer (the precedence guard, the Negotiate and OpenID Connect sign-ins):
+ * `passport.authenticate` with a callback and no session, its ending as a Promise; nothing is written to
+ * the response.
+ */
+@Injectable()
+export class AppPassport {
+  private readonly authenticator = new passport.Authenticator();
+
+  use(name: string, strategy: Strategy): void {
+    this.authenticator.use(name, strategy);
+  }
+
+  run<U>(name: string, request: object, response: object): Promise<StrategyOutcome<U>> {
+    return new Promise((resolve, reject) => {
+      const authenticate = this.authenticator.authenticate(
+        name,
+        { session: false },
+        (err: unknown, user: U | false | undefined, challenge: unknown, status?: number) => {
+          if (err) reject(asError(err));
+          else if (user) resolve({ kind: 'success', user });
+          else resolve({ kind: 'fail', challenge, status });
+        },
+      ) as (req: object, res: object, next: (err?: unknown) => void) => void;
+      authenticate(request, response, (err?: unknown) =>
+        err ? reject(asError(err)) : resolve({ kind: 'pass' }),
+      );
+    });
+  }
+}

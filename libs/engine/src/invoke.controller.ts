@@ -1,0 +1,84 @@
+import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  Actor,
+  ApiProblemResponses,
+  Authenticated,
+  CurrentActor,
+  GuidParam,
+  Permission,
+  markShed,
+} from '@app/common';
+import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
+import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
+import { InvokeRefused } from './invoke/invoke-admission';
+
+const traceQuery = (trace?: string) => trace !== undefined && trace.toLowerCase() === 'true';
+
+@ApiTags('Invoke')
+@Controller('api/Invoke/EntityAnalysisModel')
+export class InvokeController {
+  constructor(private readonly invoker: InvokeService) {}
+
+  @Post(':guid')
+  @HttpCode(200)
+  @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
+  @ApiBody({
+    description:
+      'Any JSON object (or array), up to 1 MiB, UTF-8, nested at most 64 levels, with no U+0000 and no lone surrogate in any member name or value (docs/SECURITY.md, Input limits)',
+    schema: {
+      // what the JSON body parser takes (strict: an object or an array); the model reads its fields (422)
+      anyOf: [
+        { type: 'object', additionalProperties: true },
+        { type: 'array', items: {} },
+      ],
+      example: { AccountId: 'A-1', Amount: 125.5 },
+    },
+  })
+  @ApiProblemResponses({
+    400: 'A body deeper than 64 levels (field $), not UTF-8 ($), holding U+0000 or a lone surrogate (its JSON path) (urn:problem-type:validation)',
+    422: 'The model cannot read the body: a field it requires is missing or not of its type (errors name the fields) (urn:problem-type:unprocessable)',
+    503: 'Overload: the Archiver queue is full, or the case backlog (case lag) is; or the database is not answering (urn:problem-type:service-unavailable); Retry-After',
+  })
+  @ApiQuery({
+    name: 'trace',
+    required: false,
+    schema: { type: 'string', enum: ['true', 'false'] },
+    description: 'true (any case) adds the trace points',
+  })
+  @ApiOperation({ operationId: 'invokeEntityAnalysisModel', summary: 'Invoke a model with a JSON object' })
+  @ApiOkResponse({ type: InvokeResponseDto })
+  invoke(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @Body() body: unknown,
+    @Query('trace') trace?: string,
+    @Res({ passthrough: true }) res?: Response,
+  ): Promise<InvokeResponse> {
+    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) }).catch((err: unknown) => {
+      // Counted and summarised by InvokeAdmission: no request line of its own.
+      if (err instanceof InvokeRefused && res) markShed(res);
+      throw err;
+    });
+  }
+
+  @Post(':guid/Reprocess/:entryGuid')
+  @HttpCode(200)
+  @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
+  @ApiQuery({ name: 'trace', required: false })
+  @ApiOperation({
+    operationId: 'reprocessEntityAnalysisModelEntry',
+    summary: 'Run an archived invocation through the model again',
+  })
+  @ApiOkResponse({ type: ReprocessResponseDto })
+  @ApiProblemResponses({ 409: 'The invocation is being reprocessed already (urn:problem-type:conflict)' })
+  reprocess(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @GuidParam('entryGuid') entryGuid: string,
+    @Query('trace') trace?: string,
+  ): Promise<ReprocessResponse> {
+    return this.invoker.reprocess(actor, guid, entryGuid, { trace: traceQuery(trace) });
+  }
+}

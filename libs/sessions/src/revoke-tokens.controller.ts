@@ -1,0 +1,37 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  Actor,
+  AdminAction,
+  Authenticated,
+  Client,
+  ClientContext,
+  CurrentActor,
+  GuidParam,
+  type IfMatch,
+  IfMatchHeader,
+  Permission,
+} from '@app/common';
+import { SessionRevocationService } from './session-revocation.service';
+
+@ApiTags('UserRegistry')
+@Controller('api/UserRegistry')
+export class RevokeTokensController {
+  constructor(private readonly revocation: SessionRevocationService) {}
+
+  /** spec: Revoke Sessions — the caller's own tenant only; 204. */
+  @Post('RevokeTokens/:id')
+  @AdminAction('UserRegistry', 'RevokeSessions', 'id')
+  @HttpCode(204)
+  @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiNoContentResponse({ description: 'Every session of the user has ended' })
+  @ApiOperation({ operationId: 'revokeUserTokens', summary: 'Revoke Sessions: every session of a user ends' })
+  revokeTokens(
+    @CurrentActor() actor: Actor,
+    @GuidParam('id') id: string,
+    @Client() client: ClientContext,
+    @IfMatchHeader() ifMatch: IfMatch,
+  ): Promise<void> {
+    return this.revocation.revokeByAdministrator(actor, id, client, ifMatch);
+  }
+}
