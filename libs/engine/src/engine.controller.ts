@@ -1,5 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query, UseFilters } from '@nestjs/common';
 import {
   ApiBody,
   ApiNoContentResponse,
@@ -23,7 +22,6 @@ import {
   type IfMatch,
   IfMatchHeader,
   Permission,
-  markShed,
   RecordAnswer,
 } from '@app/common';
 import { ModelService } from './configuration/model.service';
@@ -47,7 +45,7 @@ import {
 } from './dto/configuration.dto';
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
-import { InvokeRefused } from './invoke/invoke-admission';
+import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
 
 const MODEL = { permission: Permission.ReadWriteModel };
 const WORKFLOW = { permission: Permission.ReadWriteCaseWorkflow };
@@ -387,18 +385,14 @@ export class InvokeController {
   })
   @ApiOperation({ operationId: 'invokeEntityAnalysisModel', summary: 'Invoke a model with a JSON object' })
   @ApiOkResponse({ type: InvokeResponseDto })
+  @UseFilters(InvokeRefusedFilter)
   invoke(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @Body() body: unknown,
     @Query('trace') trace?: string,
-    @Res({ passthrough: true }) res?: Response,
   ): Promise<InvokeResponse> {
-    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) }).catch((err: unknown) => {
-      // Counted and summarised by InvokeAdmission: no request line of its own.
-      if (err instanceof InvokeRefused && res) markShed(res);
-      throw err;
-    });
+    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) });
   }
 
   @Post(':guid/Reprocess/:entryGuid')
