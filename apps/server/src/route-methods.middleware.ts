@@ -48,6 +48,8 @@ export function useMethodNotAllowed(app: Application): void {
   app.use((req: Gathering, res: Response, next: NextFunction) => {
     const allowed = req[ALLOWED];
     if (!allowed) return next();
+    // No route answered: the gathering routes leave no route template behind (the request metrics' http.route).
+    (req as { route?: unknown }).route = undefined;
     // HEAD (Express answers it with GET) and OPTIONS last
     const methods = [...allowed].filter((m) => m !== 'HEAD' && m !== 'OPTIONS');
     if (allowed.has('HEAD')) methods.push('HEAD');

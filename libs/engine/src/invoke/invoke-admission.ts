@@ -109,9 +109,8 @@ export class InvokeAdmission implements OnModuleInit, OnModuleDestroy {
     caseLag: preformatted('caseLag'),
   };
   private readonly isInvokePath = match(INVOKE_ROUTE, { sensitive: false, trailing: true, decode: false });
+  /** Refusals since the last summary, by reason. */
   private readonly pending: Record<InvokeRefusal, number> = { archiver: 0, caseLag: 0 };
-  /** Refusals since start, by reason. */
-  readonly refused: Record<InvokeRefusal, number> = { archiver: 0, caseLag: 0 };
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -175,7 +174,6 @@ export class InvokeAdmission implements OnModuleInit, OnModuleDestroy {
 
   private count(reason: InvokeRefusal): void {
     this.pending[reason]++;
-    this.refused[reason]++;
   }
 
   private summarise(): void {
