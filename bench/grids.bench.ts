@@ -26,6 +26,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@app/database';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID as GRID,
+  dialectFor,
   GridEngine,
   Params,
   parseGridQuery,
@@ -143,10 +144,12 @@ async function measureLimits(
   const scan = await time(RUNS, (i) => summed(i, 'window'));
   // a'. the same over the newest rows of the window, in order (capped)
   const cappedScan = await time(RUNS, (i) => summed(i, 'capped'));
-  // b. the statistics statement, the previous way
+  // b. the statistics statement, the previous way: the dialect's statistics over the capped window alone
+  const dialect = dialectFor(provider);
   const sqlWay = await time(RUNS, async (i) => {
-    const sql = engine.build(GRID, parseGridQuery(GRID, freshQuery(i), base));
-    await ds.query(sql.statistics!.sql, sql.statistics!.params);
+    const { pieces, statisticsCount } = engine.build(GRID, parseGridQuery(GRID, freshQuery(i), base));
+    const p = placeholders();
+    await ds.query(dialect.statistics(pieces.capped(p), statisticsCount, []), p.values);
   });
   // c. the engine's own path, no HTTP (fresh windows: no cache)
   const inEngine = await time(RUNS, async (i) => {

@@ -125,7 +125,13 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
         APPLICATION_OPTIONS,
       );
       app.useLogger(app.get(Logger));
-      useHttpMiddleware(app, s, () => false);
+      // the service's front layer without the application services behind it: no shedding, no write watch
+      useHttpMiddleware(app, s, {
+        draining: () => false,
+        metrics: null,
+        shedInvoke: () => false,
+        watchWrite: () => undefined,
+      });
       await app.listen(0, '127.0.0.1');
       return { server: app.getHttpServer(), close: () => app.close() };
     }

@@ -7,17 +7,13 @@ import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
-import {
-  ArchiverService,
-  CapturePipelineTelemetry,
-  NullPipelineTelemetry,
-  PipelineTelemetry,
-} from '@app/engine';
+import { ArchiverService, CapturePipelineTelemetry, PipelineTelemetry } from '@app/engine';
 import { EngineMetrics, WarningRecorder } from '@app/telemetry';
 import { AppModule } from '../apps/server/src/app.module';
 import { APPLICATION_OPTIONS, configureApp } from '../apps/server/src/create-app';
 import { ServiceExpressAdapter } from '../apps/server/src/express-adapter';
 import { benchSettings } from './support';
+import { NullPipelineTelemetry } from './null-pipeline-telemetry';
 import { SwitchableTelemetry } from './switchable-telemetry';
 
 export type ServerRequest = { id: number; kind: 'on' | 'off' | 'cpu' | 'archiver-idle' | 'close' };

@@ -11,10 +11,11 @@
  * Rounds rotate the three modes in blocks of three; the overhead is the median over blocks of the ratio within
  * a block (which cancels the machine's drift). Settings by environment: BENCH_ROUND (invocations per round),
  * BENCH_ROUNDS, BENCH_VERBOSE=1 (print every round), BENCH_PARTS (in-process, http, input, case-latency,
- * bulk-copy; bench/invoke-input.ts has the two issue 14 parts),
+ * bulk-copy; bench/invoke-input.ts has the input and case-latency parts),
  * BENCH_SECONDS and BENCH_HTTP_ROUNDS (the HTTP part), BENCH_BULK_ROWS. */
 import { invokeOverHttp } from './invoke-http';
 import { caseLatencyBench, inputChecksBench } from './invoke-input';
+import { NullPipelineTelemetry } from './null-pipeline-telemetry';
 import { SwitchableTelemetry } from './switchable-telemetry';
 import 'reflect-metadata';
 import { Test } from '@nestjs/testing';
@@ -46,7 +47,6 @@ import {
   InvokeStage,
   ModelInvokeWarningCapture,
   ModelService,
-  NullPipelineTelemetry,
   PipelineTelemetry,
   StageRollupService,
 } from '@app/engine';

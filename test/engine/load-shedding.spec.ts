@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { createPostgresDatabase } from '../support/databases';
@@ -9,7 +10,7 @@ jest.setTimeout(120_000);
 
 const SUMMARY = 'Invoke refused requests with 503 (overload) in the last second';
 
-type Invoke = (body: string, auth?: boolean) => Promise<Response>;
+type Invoke = ((body: string, auth?: boolean) => Promise<Response>) & { token: string };
 
 const account = (i: number) =>
   JSON.stringify({ transactionId: `t${i}`, account: { id: `ACC-SHED-${i}` }, amount: 9999, country: 'DE' });
@@ -42,12 +43,49 @@ async function invoker(base: string): Promise<Invoke> {
     }),
   });
   const { token } = (await signIn.json()) as { token: string };
-  return (body, auth = true) =>
+  const invoke = (body: string, auth = true) =>
     fetch(`${base}/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) },
       body,
     });
+  return Object.assign(invoke, { token });
+}
+
+interface RawAnswer {
+  status: number;
+  retryAfter: string | undefined;
+  body: string;
+}
+
+/**
+ * An Invoke whose head has passed the door once this resolves (the node answered 100 Continue in the turn it
+ * ran the front layer), its body sent by `finish`: the handler's own check then decides.
+ */
+function invokeHeadFirst(base: string, token: string, body: string): Promise<() => Promise<RawAnswer>> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        authorization: `Bearer ${token}`,
+        expect: '100-continue',
+      },
+    });
+    const answer = new Promise<RawAnswer>((done) =>
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          done({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], body: text }),
+        );
+      }),
+    );
+    req.on('error', reject);
+    req.on('continue', () => resolve(() => (req.end(body), answer)));
+    req.flushHeaders();
+  });
 }
 
 /** Invocations accepted until the held cases fill the backlog (two activations an invocation): their numbers. */
@@ -109,9 +147,10 @@ function expectSummaries(output: string, refused: number): void {
 }
 
 /**
- * Issue 36, item 2, in the real process on PostgreSQL: while case creation is held (the test locks the Case
- * table), the case backlog reaches CaseCreationQueueCapacity and Invoke refuses: 503 with Retry-After, before the
- * body is read (a body that is not JSON, or too large, is refused the same), no request line per refusal but
+ * Overload in the real process on PostgreSQL: while case creation is held (the test locks the Case table), the
+ * case backlog reaches CaseCreationQueueCapacity and Invoke refuses: 503 with Retry-After, before the body is
+ * read (a body that is not JSON, or too large, is refused the same), or by the handler for a request let in
+ * before the backlog filled (the same answer, counted the same), no request line per refusal but
  * one summary line a second whose counts add up to the refusals; a request without a credential still gets its
  * 401, and every accepted invocation is archived and cased once the lock goes.
  */
@@ -128,9 +167,23 @@ describe('load shedding at Invoke (PostgreSQL)', () => {
       await pg.connect();
       await pg.query('BEGIN');
       await pg.query('LOCK TABLE "Case" IN ACCESS EXCLUSIVE MODE');
+      const late = await invokeHeadFirst(base, invoke.token, account(4000));
       const accepted = await fillBacklog(invoke);
       expect(accepted.length).toBeGreaterThanOrEqual(1);
-      const refused = 1 + (await expectRefusals(invoke));
+      const refused = 4 + (await expectRefusals(invoke));
+      // Its head was let in before the backlog filled: the handler refuses it, with the door's very answer.
+      const byHandler = await late();
+      const byDoor = await invoke(account(5000));
+      expect([byHandler.status, byHandler.retryAfter]).toEqual([503, '1']);
+      expect(byHandler.body).toBe(await byDoor.text());
+      // The door knows the route as Express matches it (any letter case, a final slash, a query): a 2 MiB body,
+      // which the body parser would refuse with a 413, gets the 503 before it is read.
+      const spelled = await fetch(`${base}/api/invoke/entityanalysismodel/${DEMO_MODEL_GUID}/?trace=true`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${invoke.token}` },
+        body: `{"x":"${'y'.repeat(2 * 1024 * 1024)}"}`,
+      });
+      expect([spelled.status, spelled.headers.get('retry-after')]).toEqual([503, '1']);
       expect((await invoke(account(2000), false)).status).toBe(401);
       expect((await fetch(`${base}/api/Live`)).status).toBe(200);
 

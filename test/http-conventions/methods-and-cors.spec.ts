@@ -1,5 +1,7 @@
+import type { Application } from 'express';
 import request from 'supertest';
 import { ALL_PERMISSIONS, EXAMPLE_GUID } from '@app/common';
+import { INVOKE_ROUTE } from '@app/engine';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { signIn, type SignedIn } from '../support/auth';
@@ -19,7 +21,7 @@ async function administrator(t: TestApp): Promise<SignedIn> {
 
 /**
  * A known /api path asked with a method it does not take answers 405 with Allow (RFC 9110 §15.5.6), and OPTIONS
- * 204 with Allow (issue 38, item 4); unknown paths keep their 404.
+ * 204 with Allow; unknown paths keep their 404.
  */
 describe.each(TEST_PROVIDERS)('methods of the API paths, on %s', (provider) => {
   let t: TestApp;
@@ -76,10 +78,17 @@ describe.each(TEST_PROVIDERS)('methods of the API paths, on %s', (provider) => {
     await request(t.url).get(`/api/TenantRegistry/${EXAMPLE_GUID}/Extra`).expect(404);
     await request(t.url).delete('/Account/Login').expect(404);
   });
+
+  it("the Invoke route InvokeAdmission's door recognises is the one the application registers", () => {
+    const router = (t.app.getHttpAdapter().getInstance() as Application).router as unknown as {
+      listRoutes(): { path: unknown; methods?: string[] }[];
+    };
+    expect(router.listRoutes()).toContainEqual({ path: INVOKE_ROUTE, methods: ['POST'], router: undefined });
+  });
 });
 
 /**
- * CORS with CorsAllowedOrigins (issue 38, item 6): a listed origin's preflight is answered, the explicit
+ * CORS with CorsAllowedOrigins: a listed origin's preflight is answered, the explicit
  * credentials (Authorization, x-api-key) may be sent and the conventions' headers read; cookies are never
  * credentials across origins, and a cookie-authenticated write from there is refused as before.
  */

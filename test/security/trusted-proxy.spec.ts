@@ -7,12 +7,13 @@ import { allUp, ForwardedHeaders, Haproxy, startHaproxy } from '../support/hapro
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Security issue 37, item 4: behind a balancer, the client address, scheme and host a node uses are the ones
- * the balancer saw, never what the client wrote in X-Forwarded-*: with a balancer that appends to the
- * client's headers (HAProxy's `option forwardfor`, `add-header`) and with one that overwrites them (the
- * shipped docker/haproxy.cfg). TrustProxy as Express takes it: a hop count (True meaning one), or the
- * balancers' addresses and ranges. Checked for the sign-in rate limit, the UserLogin address, the cookie's
- * CSRF check, the sign-in routes' cross-site check and the Secure cookie.
+ * Behind a balancer, the client address, scheme and host a node uses are the ones the balancer saw, never what
+ * the client wrote in X-Forwarded-*: Express's own `trust proxy` (TrustProxy: a hop count, True meaning one, or
+ * the balancers' addresses and ranges) reads the address hop by hop from X-Forwarded-For, and the scheme and host
+ * from X-Forwarded-Proto and -Host as the balancer overwrote them (the shipped docker/haproxy.cfg). A balancer
+ * that appends to the client's headers (HAProxy's `option forwardfor`, `add-header`) is trusted for
+ * X-Forwarded-For only (TrustProxyHeaders), as is one that sets nothing else. Checked for the sign-in rate limit,
+ * the UserLogin address, the cookie's CSRF check, the sign-in routes' cross-site check and the Secure cookie.
  */
 jest.setTimeout(120_000);
 
@@ -22,11 +23,13 @@ const LIMIT = 20;
 const ALL_THREE = 'X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host';
 
 describe.each<[ForwardedHeaders, string, string]>([
-  ['append', 'True', ALL_THREE],
-  ['append', '1', ALL_THREE],
-  ['append', '127.0.0.1', ALL_THREE],
-  ['append', '10.0.0.0/8, 127.0.0.1/32', ALL_THREE],
+  // A balancer that appends: the client's own -Proto and -Host come first, so only X-Forwarded-For is trusted.
+  ['append', 'True', 'X-Forwarded-For'],
+  ['append', '1', 'X-Forwarded-For'],
+  ['append', '127.0.0.1', 'X-Forwarded-For'],
+  ['append', '10.0.0.0/8, 127.0.0.1/32', 'X-Forwarded-For'],
   ['overwrite', 'True', ALL_THREE],
+  ['overwrite', '10.0.0.0/8, 127.0.0.1/32', ALL_THREE],
   // A balancer that sets only X-Forwarded-For: the client's own -Proto and -Host reach the node unchanged.
   ['for-only', 'True', 'X-Forwarded-For'],
 ])(

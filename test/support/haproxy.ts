@@ -10,7 +10,8 @@ import { waitForPort } from './redis-server';
  * - `overwrite`: what docker/haproxy.cfg ships, and what docs/SECURITY.md asks of any balancer: each of the three
  *   headers replaced by what the balancer saw, so nothing the client wrote reaches a node;
  * - `append`: HAProxy's `option forwardfor` and `add-header`, which keep what the client sent and add the
- *   balancer's value after it (the tests use it to prove that a node still reads only the balancer's value);
+ *   balancer's value after it (the tests use it to prove that a node reads the client address hop by hop; Express
+ *   reads the first -Proto and -Host value, the client's, so such a balancer is trusted for X-Forwarded-For only);
  * - `for-only`: a balancer that sets X-Forwarded-For and nothing else, passing on the client's own
  *   X-Forwarded-Proto and -Host (the node must then be told to trust only X-Forwarded-For: TrustProxyHeaders).
  */

@@ -9,10 +9,10 @@ import {
   Lifecycle,
   ProblemFilter,
   RequestInputGuard,
-  parseCookiesOnRead,
+  ignoreUntrustedForwardedHeaders,
   listCursorKey,
   LIST_CURSOR_KEY,
-  readForwardedHeadersByTrustedHops,
+  readCookies,
   reservedMemberPath,
   unknownBodyMember,
   validationProblem,
@@ -28,7 +28,6 @@ import { createOpenApiDocument } from './openapi';
 import { requestLines } from './request-logging.middleware';
 import { requestMetrics } from './request-metrics.middleware';
 import { bodyParsers } from './body-parsers.middleware';
-import { invokeShedding } from './invoke-shedding.middleware';
 import { corsOptions } from './cors';
 import { contentSecurityPolicy, EXPLORER_CSP_DIRECTIVES } from './security-headers.middleware';
 import { securityHeaderWriter } from './fast-paths/helmet-replay';
@@ -96,14 +95,13 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   const lifecycle = app.get(Lifecycle);
   // The request metrics only when something exports them (EnableOpenTelemetry): otherwise nothing reads them.
   const metrics = settings.EnableOpenTelemetry ? app.get(HttpServerMetrics) : null;
-  useHttpMiddleware(
-    app,
-    settings,
-    () => lifecycle.draining,
+  const admission = app.get(InvokeAdmission);
+  useHttpMiddleware(app, settings, {
+    draining: () => lifecycle.draining,
     metrics,
-    invokeShedding(app.get(InvokeAdmission)),
-    watchWrites(app.get(AdminEvents)),
-  );
+    shedInvoke: (req, res) => admission.atDoor(req, res),
+    watchWrite: watchWrites(app.get(AdminEvents)),
+  });
   checkJsonReply(app.getHttpAdapter().getInstance());
   // After the credential guard (APP_GUARD, applied when the app was created).
   app.useGlobalGuards(app.get(RequestInputGuard));
@@ -111,19 +109,29 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   setUpSwagger(app);
 }
 
+/** The steps of the front layer that come from the application's services (useHttpMiddleware). */
+export interface FrontLayerSteps {
+  /** The node is shutting down (Lifecycle). */
+  draining: () => boolean;
+  /** The request metrics, or null when nothing exports them (EnableOpenTelemetry off). */
+  metrics: HttpServerMetrics | null;
+  /** Overload: answers an Invoke it refuses before its body is read, and says so (InvokeAdmission.atDoor). */
+  shedInvoke: (req: Request, res: Response) => boolean;
+  /** Reports a write request's answer to AdminEvents (a refused administrative write is recorded). */
+  watchWrite: (req: Request, res: Response) => void;
+}
+
 /**
  * What every request passes before routing, as ONE Express layer (each layer is a step of Express's router
- * walk for every request): its log line set up, its request metrics (when exported), the security headers, the draining `Connection: close`, then
- * the body parsers. Cookies are parsed when first read (parseCookiesOnRead). Also what the HTTP benchmark's
- * "bare Nest with the service's middleware" rung runs.
+ * walk for every request): the forwarded headers the balancer does not set cleared, its cookies parsed, its
+ * log line set up, its request metrics (when exported), the security headers, the overload door, the
+ * administrative write watch, the draining `Connection: close`, then the body parsers. Also what the HTTP
+ * benchmark's "bare Nest with the service's middleware" rung runs.
  */
 export function useHttpMiddleware(
   app: NestExpressApplication,
   settings: Settings,
-  draining: () => boolean,
-  metrics: HttpServerMetrics | null = null,
-  shedInvoke: ((req: Request, res: Response) => boolean) | null = null,
-  watchWrite: ((req: Request, res: Response) => void) | null = null,
+  steps: FrontLayerSteps,
 ): void {
   app.disable('x-powered-by');
   // No ETag computed by Express: it would hash every body (a whole grid page included), and a hash says nothing
@@ -132,26 +140,28 @@ export function useHttpMiddleware(
   app.set('etag', false);
   // Signs and checks the lists' paging cursors (Paged): a key of its own, derived from JwtKey.
   app.set(LIST_CURSOR_KEY, listCursorKey(settings.JwtKey ?? ''));
-  // TrustProxy: False, a number of hops (True: one) or the balancers' addresses; scheme and host by the same rule.
+  // TrustProxy: False, a number of hops (True: one) or the balancers' addresses. Express reads the client
+  // address, scheme and host by it (req.ip, req.protocol, req.host); the headers the balancer does not set
+  // (TrustProxyHeaders) are cleared first.
   app.set('trust proxy', settings.trustProxy);
-  const requestPrototype = app.getHttpAdapter().getInstance().request;
-  readForwardedHeadersByTrustedHops(requestPrototype, settings.trustedForwardedHeaders);
-  parseCookiesOnRead(requestPrototype);
+  const ignoreUntrusted = ignoreUntrustedForwardedHeaders(settings.trustedForwardedHeaders);
   const startRequestLine = requestLines(settings);
   const writeSecurityHeaders = securityHeaderWriter();
-  const measure = metrics ? requestMetrics(metrics, settings.trustProxy !== false) : null;
+  const measure = steps.metrics ? requestMetrics(steps.metrics, settings.trustProxy !== false) : null;
   const parseBody = bodyParsers();
+  const { draining, shedInvoke, watchWrite } = steps;
   // Only with CorsAllowedOrigins: one more layer, before this one, that answers no CORS request by itself.
   const cors = corsOptions(settings.CorsAllowedOrigins);
   if (cors) app.enableCors(cors);
   app.use((req: Request, res: Response, next: NextFunction) => {
+    if (ignoreUntrusted) ignoreUntrusted(req);
+    readCookies(req);
     startRequestLine(req, res);
     if (measure) measure(req, res);
     writeSecurityHeaders(req, res);
-    // Overload: an Invoke refused before its body is read (invoke-shedding.middleware).
-    if (shedInvoke?.(req, res)) return;
-    // A write request's answer reported to AdminEvents (a refused administrative write is recorded).
-    if (watchWrite) watchWrite(req, res);
+    // An Invoke refused before its body is read: counted and summarised, no request line.
+    if (shedInvoke(req, res)) return;
+    watchWrite(req, res);
     // Shutting down: every answer closes its connection, so kept-alive clients reconnect to another node.
     if (draining()) res.setHeader('Connection', 'close');
     // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read must

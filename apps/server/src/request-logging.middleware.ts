@@ -6,7 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Settings } from '@app/config';
-import { isShed, terminalLogStream } from '@app/common';
+import { terminalLogStream } from '@app/common';
+import { isShed } from '@app/engine';
 import { lineBatcher, REQUEST_LINE_BATCH } from './fast-paths/line-batcher';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -105,7 +106,7 @@ export function requestLines(settings: Settings): (req: Request, res: Response) 
       // Load shed (503, queue full): summarised once a second (InvokeAdmission), never a line per request.
       if (isShed(res)) return;
       const statusCode = res.statusCode;
-      // A client that left (mid-body included, security issue 37) is its own business: info, never more.
+      // A client that left (mid-body included: a slow or cut-off sender) is its own business: info, never more.
       const aborted = !res.writableFinished;
       const line = {
         req: { id, method, url },

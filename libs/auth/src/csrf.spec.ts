@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { isProvablySameOrigin, isUnsafeMethod, ownOrigin } from './csrf';
 
-/** A request as the service reads it: scheme and host already decided (readForwardedHeadersByTrustedHops). */
+/** A request as the service reads it: scheme and host already decided (Express's `trust proxy`). */
 function req(headers: Record<string, string>, protocol = 'http', host?: string): Request {
   const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
   return { headers: { host: 'app.example:8443', ...lower }, protocol, host } as unknown as Request;

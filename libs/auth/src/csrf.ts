@@ -24,7 +24,7 @@ function header(req: HttpRequestLike, name: string): string | undefined {
 
 /**
  * The request's own origin: its scheme and host as the service reads them (`req.protocol`, `req.host`: Host and
- * the socket, or what the trusted balancer wrote in X-Forwarded-Proto/-Host, readForwardedHeadersByTrustedHops).
+ * the socket, or what the trusted balancer wrote in X-Forwarded-Proto/-Host: Express's `trust proxy`).
  */
 export function ownOrigin(req: HttpRequestLike): string | null {
   const host = req.host ?? header(req, 'host');

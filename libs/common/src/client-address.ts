@@ -11,12 +11,12 @@ export interface HttpRequestLike {
   ip?: string;
   /** HTTPS, or X-Forwarded-Proto https written by the trusted balancer (`req.secure`). */
   secure?: boolean;
-  /** `http` or `https`, with the same rule (`req.protocol`: readForwardedHeadersByTrustedHops). */
+  /** `http` or `https`, with the same rule (Express's `req.protocol`). */
   protocol?: string;
   /** Host, or X-Forwarded-Host written by the trusted balancer (`req.host`). */
   host?: string;
   socket?: { remoteAddress?: string; localAddress?: string };
-  /** The Cookie header, parsed when first read (parseCookiesOnRead). */
+  /** The Cookie header, parsed by the front layer (readCookies). */
   cookies?: Record<string, unknown>;
 }
 

@@ -27,7 +27,6 @@ export * from './record-answers.interceptor';
 export * from './validation-schema';
 export * from './forwarded-request';
 export * from './paging';
-export * from './load-shedding';
 export * from './admin-action';
 export * from './background-slices';
 export * from './name-skeleton';

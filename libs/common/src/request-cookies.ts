@@ -2,27 +2,11 @@ import { parse } from 'cookie';
 import type { IncomingMessage } from 'node:http';
 
 /**
- * `req.cookies` on an Express application's requests, parsed from the Cookie header when it is first read
- * and kept on the request, as Express's own `req.ip` or `req.secure` are getters on the same prototype. Most
- * requests never read it (an API key or a bearer token decides before the cookie is looked at), so they no
- * longer pay for it, as they did with cookie-parser. Parsed by `cookie`, the parser cookie-parser uses, with
- * the same result for the service's cookies; there are no signed cookies and no `j:` JSON cookies (the service
- * sets neither; such a value stays the string it is, never an object). An assignment replaces the value.
+ * `req.cookies` from the Cookie header, parsed by the `cookie` package (the parser cookie-parser uses), set by
+ * the front layer on every request before anything reads it; `{}` without the header. The service sets no
+ * signed and no `j:` JSON cookies, so it reads none: such a value stays the string it is.
  */
-export function parseCookiesOnRead(requestPrototype: object): void {
-  const keep = (req: object, value: unknown) =>
-    Object.defineProperty(req, 'cookies', { value, writable: true, enumerable: true, configurable: true });
-  Object.defineProperty(requestPrototype, 'cookies', {
-    configurable: true,
-    enumerable: true,
-    get(this: IncomingMessage): Record<string, string> {
-      const header = this.headers.cookie;
-      const cookies = header ? parse(header) : {};
-      keep(this, cookies);
-      return cookies;
-    },
-    set(this: IncomingMessage, value: unknown) {
-      keep(this, value);
-    },
-  });
+export function readCookies(req: IncomingMessage & { cookies?: Record<string, string | undefined> }): void {
+  const header = req.headers.cookie;
+  req.cookies = header ? parse(header) : {};
 }

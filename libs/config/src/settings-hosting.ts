@@ -64,7 +64,7 @@ export const HOSTING_SETTINGS = [
     10_000,
     100,
     3_600_000,
-    "PostgreSQL: how long one statement of a large grid read may run (statement_timeout) before it is cancelled and answered 503 with Retry-After. SQL Server: SqlServerRequestTimeoutMilliseconds. SQLite cannot cancel a statement: there every statement of a read is one short indexed batch.",
+    'PostgreSQL: how long one statement of a large grid read may run (statement_timeout) before it is cancelled and answered 503 with Retry-After. SQL Server: SqlServerRequestTimeoutMilliseconds. SQLite cannot cancel a statement: there every statement of a read is one short indexed batch.',
   ),
   int(
     'GridUnindexedSortMaxRows',
@@ -124,7 +124,7 @@ export const HOSTING_SETTINGS = [
     },
     default: 'False',
     description:
-      "Which reverse proxies are trusted to say who the client is: `False` (none: the socket's address is the client), `True` (exactly one hop, the balancer in front), a number of hops, or a comma-separated list of the balancers' addresses and CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too), as Express takes it. The client address, scheme and host are then the values the trusted hops wrote in X-Forwarded-For / -Proto / -Host, never what the client wrote before them; the balancer must set or append all three (docs/SECURITY.md, Behind a balancer).",
+      "Which reverse proxies are trusted to say who the client is: `False` (none: the socket's address is the client), `True` (exactly one hop, the balancer in front), a number of hops, or a comma-separated list of the balancers' addresses and CIDR ranges (`loopback`, `linklocal`, `uniquelocal` too), as Express takes it. The client address is then read from X-Forwarded-For hop by hop, never what the client wrote before the trusted hops; the scheme and host from X-Forwarded-Proto / -Host, which the balancer must overwrite (Express reads their first value; an appending balancer needs TrustProxyHeaders=X-Forwarded-For) (docs/SECURITY.md, Behind a balancer).",
   },
   {
     name: 'TrustProxyHeaders',

@@ -197,7 +197,7 @@ describe("ModelInvokeWarning only strictly above the Model's Logs: Warn Threshol
       findStatusesByIds: () => Promise.resolve([]),
     } as unknown as ConfigurationRepository;
     const archiver = { enqueue: () => undefined } as unknown as ArchiverService;
-    const admission = { refusal: () => null } as unknown as InvokeAdmission;
+    const admission = { admit: () => undefined } as unknown as InvokeAdmission;
     const invoke = new InvokeService(
       new ModelCatalog(configuration, clock),
       archiver,

@@ -1,5 +1,4 @@
-import { Body, Controller, HttpCode, Post, Query, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Body, Controller, HttpCode, Post, Query, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
@@ -8,11 +7,10 @@ import {
   CurrentActor,
   GuidParam,
   Permission,
-  markShed,
 } from '@app/common';
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
-import { InvokeRefused } from './invoke/invoke-admission';
+import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
 
 const traceQuery = (trace?: string) => trace !== undefined && trace.toLowerCase() === 'true';
 
@@ -49,18 +47,14 @@ export class InvokeController {
   })
   @ApiOperation({ operationId: 'invokeEntityAnalysisModel', summary: 'Invoke a model with a JSON object' })
   @ApiOkResponse({ type: InvokeResponseDto })
+  @UseFilters(InvokeRefusedFilter)
   invoke(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
     @Body() body: unknown,
     @Query('trace') trace?: string,
-    @Res({ passthrough: true }) res?: Response,
   ): Promise<InvokeResponse> {
-    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) }).catch((err: unknown) => {
-      // Counted and summarised by InvokeAdmission: no request line of its own.
-      if (err instanceof InvokeRefused && res) markShed(res);
-      throw err;
-    });
+    return this.invoker.invoke(actor, guid, body, { trace: traceQuery(trace) });
   }
 
   @Post(':guid/Reprocess/:entryGuid')

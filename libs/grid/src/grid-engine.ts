@@ -195,12 +195,6 @@ export class GridEngine {
       : `SELECT ${extras.join(', ')}`;
     return {
       rows: { sql: rows, params: rowsParams.values },
-      /** The bare statistics statement (the benchmark's baseline), built only when asked for. */
-      get statistics(): { sql: string; params: unknown[] } | null {
-        if (!statColumns.length) return null;
-        const bareParams = d.params();
-        return { sql: d.statistics(capped(bareParams), statColumns.length, []), params: bareParams.values };
-      },
       /** What the engine runs: statistics (when the grid has any), total and cache markers in one statement. */
       summary: { sql: summary, params: summaryParams.values },
       windowOnly,

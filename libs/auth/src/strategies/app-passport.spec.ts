@@ -6,8 +6,8 @@ type Actions = Strategy & Record<string, (...args: unknown[]) => void>;
 /** A Passport strategy whose authenticate does `act` with its actions (this.success, this.fail…). */
 function strategy(act: (self: Actions, request: { n?: number }) => void): Strategy {
   const s = new Strategy();
-  s.authenticate = function (this: Actions, request: { n?: number }) {
-    act(this, request);
+  s.authenticate = function (this: Actions, request: object) {
+    act(this, request as { n?: number });
   };
   return s;
 }

@@ -14,7 +14,7 @@ import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
 import { ArchiveRepository } from '../archiver/archive.repository';
 import { CaseActivation, CaseOutcome } from '../case-creation/case-creation.service';
 import { CompiledModel, ModelCatalog } from '../model/model-catalog';
-import { InvokeAdmission, InvokeRefused } from './invoke-admission';
+import { InvokeAdmission } from './invoke-admission';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { InvokeStage } from '../telemetry/stages';
 import { convertField, FIELD_DATA_TYPE_NAMES, FieldValue } from '../model/field-types';
@@ -233,12 +233,8 @@ export class InvokeService {
     const model = await this.model(actor, modelGuid);
     // From here to enqueue everything is synchronous: nothing can take the free slot in between, and a
     // full queue is answered before any side effect (no trace warning, no archive row, no case).
-    // (Over HTTP a refusal is almost always made before the body is read: invoke-shedding.middleware.)
-    const refusal = this.admission.refusal();
-    if (refusal) {
-      this.admission.shed(refusal);
-      throw new InvokeRefused(refusal);
-    }
+    // (Over HTTP a refusal is almost always made before the body is read: InvokeAdmission.atDoor.)
+    this.admission.admit();
     const { response, item } = this.run(
       model,
       body,

@@ -121,14 +121,3 @@ export class InMemoryPipelineTelemetry extends PipelineTelemetry {
     this.bump(this.failures, `${pipeline}:${stage}`);
   }
 }
-
-/** Does nothing: the "telemetry off" side of the invoke benchmark. */
-export class NullPipelineTelemetry extends PipelineTelemetry {
-  invokeTracePoint(): void {}
-  modelInvokeWarning(): void {}
-  archiverStage(): void {}
-  archiverWarning(): void {}
-  caseCreationStage(): void {}
-  caseCreationWarning(): void {}
-  backgroundFailure(): void {}
-}
