@@ -7,7 +7,7 @@ type Actions = Strategy & Record<string, (...args: unknown[]) => void>;
 function strategy(act: (self: Actions, request: { n?: number }) => void): Strategy {
   const s = new Strategy();
   s.authenticate = function (this: Actions, request: object) {
-    act(this, request as { n?: number });
+    act(this, request);
   };
   return s;
 }
