@@ -8,6 +8,7 @@ import { providerOf } from './portable-columns';
 import { assertReadCommittedSnapshot } from './sql-server';
 import { retryIdempotentSqlServerReads } from './sql-server-retry';
 import { gateSqliteConnection } from './sqlite-gate';
+import { SqliteCheckpoints } from './sqlite-checkpoints';
 
 type TargetSettings = Pick<
   DatabaseSettings,
@@ -71,7 +72,8 @@ export class DatabaseModule {
   static forRoot(): DynamicModule {
     return {
       module: DatabaseModule,
-      providers: [DatabaseStartupCheck],
+      providers: [DatabaseStartupCheck, SqliteCheckpoints],
+      exports: [SqliteCheckpoints],
       imports: [
         TypeOrmModule.forRootAsync({
           inject: [DATABASE_SETTINGS.token],

@@ -13,3 +13,4 @@ export * from './sql-server-retry';
 export * from './transactions';
 export * from './sqlite-gate';
 export * from './database-sizes';
+export * from './sqlite-checkpoints';
