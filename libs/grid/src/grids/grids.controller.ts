@@ -29,7 +29,31 @@ async function answer(res: Response, pending: Promise<GridAnswer>): Promise<Grid
   return undefined;
 }
 
-/** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403). */
+/**
+ * A grid's answer, or its CSV export when asked (`format=csv`, or an Accept that prefers text/csv): the
+ * page's columns, streamed in chunks, named by the grid and its window.
+ */
+async function serve(
+  grids: GridService,
+  def: GridDefinition,
+  q: RawQuery,
+  req: Request,
+  res: Response,
+  scope: GridScope = [],
+): Promise<GridResponse | undefined> {
+  const { format: _format, ...query } = q;
+  if (wantsCsv(q, req.headers.accept)) {
+    const csv = await grids.csv(def, query, scope);
+    await sendChunked(res, csv, () => {
+      res.status(200).type('text/csv; charset=utf-8');
+      res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
+    });
+    return undefined;
+  }
+  return answer(res, grids.read(def, query, scope));
+}
+
+/** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403); CSV like every grid. */
 @ApiTags('Telemetry grids')
 @Controller('api')
 export class TelemetryGridsController {
@@ -41,12 +65,13 @@ export class TelemetryGridsController {
     operationId: 'getArchiverStagePerformanceCounters',
     summary: 'Archiver stage rollups (one row per stage per Model per minute)',
   })
-  @ApiGrid(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID)
+  @ApiGrid(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, { csv: true })
   archiverStagePerformanceCounter(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q));
+    return serve(this.grids, ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q, req, res);
   }
 
   @Get(GRID.ArchiverWarning)
@@ -55,12 +80,13 @@ export class TelemetryGridsController {
     operationId: 'getArchiverWarnings',
     summary: 'Archiver stages slower than ArchiverWarnThresholdMilliseconds',
   })
-  @ApiGrid(ARCHIVER_WARNING_GRID)
+  @ApiGrid(ARCHIVER_WARNING_GRID, { csv: true })
   archiverWarning(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(ARCHIVER_WARNING_GRID, q));
+    return serve(this.grids, ARCHIVER_WARNING_GRID, q, req, res);
   }
 
   @Get(GRID.CaseCreationStagePerformanceCounter)
@@ -69,12 +95,13 @@ export class TelemetryGridsController {
     operationId: 'getCaseCreationStagePerformanceCounters',
     summary: 'Case creation stage rollups (one row per stage per minute)',
   })
-  @ApiGrid(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID)
+  @ApiGrid(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, { csv: true })
   caseCreationStagePerformanceCounter(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q));
+    return serve(this.grids, CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q, req, res);
   }
 
   @Get(GRID.CaseCreationWarning)
@@ -83,12 +110,13 @@ export class TelemetryGridsController {
     operationId: 'getCaseCreationWarnings',
     summary: 'Case creation stages slower than CaseCreationWarnThresholdMilliseconds',
   })
-  @ApiGrid(CASE_CREATION_WARNING_GRID)
+  @ApiGrid(CASE_CREATION_WARNING_GRID, { csv: true })
   caseCreationWarning(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(CASE_CREATION_WARNING_GRID, q));
+    return serve(this.grids, CASE_CREATION_WARNING_GRID, q, req, res);
   }
 
   @Get(GRID.ModelInvokeWarning)
@@ -97,12 +125,13 @@ export class TelemetryGridsController {
     operationId: 'getModelInvokeWarnings',
     summary: 'Invoke trace points over the warn threshold of their Model',
   })
-  @ApiGrid(MODEL_INVOKE_WARNING_GRID)
+  @ApiGrid(MODEL_INVOKE_WARNING_GRID, { csv: true })
   modelInvokeWarning(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(MODEL_INVOKE_WARNING_GRID, q));
+    return serve(this.grids, MODEL_INVOKE_WARNING_GRID, q, req, res);
   }
 
   @Get(GRID.CaptureQueueHealth)
@@ -111,12 +140,13 @@ export class TelemetryGridsController {
     operationId: 'getCaptureQueueHealth',
     summary: 'Depth and drops of the six capture queues, per minute',
   })
-  @ApiGrid(CAPTURE_QUEUE_HEALTH_GRID)
+  @ApiGrid(CAPTURE_QUEUE_HEALTH_GRID, { csv: true })
   captureQueueHealth(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(CAPTURE_QUEUE_HEALTH_GRID, q));
+    return serve(this.grids, CAPTURE_QUEUE_HEALTH_GRID, q, req, res);
   }
 }
 
@@ -172,7 +202,7 @@ export class AuditGridsController {
     return this.serve(ADMIN_EVENT_GRID, actor, q, req, res);
   }
 
-  private async serve(
+  private serve(
     def: GridDefinition,
     actor: Actor,
     q: RawQuery,
@@ -180,15 +210,6 @@ export class AuditGridsController {
     res: Response,
   ): Promise<GridResponse | undefined> {
     const scope: GridScope = actor.landlord ? [] : [{ column: 'TenantRegistryId', value: actor.tenantId }];
-    const { format: _format, ...query } = q;
-    if (wantsCsv(q, req.headers.accept)) {
-      const csv = await this.grids.csv(def, query, scope);
-      await sendChunked(res, csv, () => {
-        res.status(200).type('text/csv; charset=utf-8');
-        res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
-      });
-      return undefined;
-    }
-    return answer(res, this.grids.read(def, query, scope));
+    return serve(this.grids, def, q, req, res, scope);
   }
 }
