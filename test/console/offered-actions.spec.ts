@@ -6,7 +6,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { launchChromium } from '../support/chromium';
-import { axeViolations, LAPTOP, PHONE, watchPage } from '../support/console-browser';
+import { axeViolations, DESKTOP, LAPTOP, PHONE, screenshotAt, watchPage } from '../support/console-browser';
 import { signInThroughPage } from '../support/console-telemetry';
 
 /** The permissions of the tenant administrator: users, roles and the audit, nothing of the pipelines. */
@@ -219,6 +219,11 @@ describe('the console in Chromium, part 4: a tenant administrator is offered onl
     expect(await updates.count()).toBe(1);
     expect(await updates.innerText()).toContain(`Role: ${oldRole} → auditors`);
     expect(await page.locator('tbody').innerText()).not.toContain('RoleRegistryId');
+    for (const size of [DESKTOP, LAPTOP, PHONE]) await screenshotAt(page, 'part4-history', size);
+    await page.goto(`${t.url}/Administration/AdminEvent`);
+    await page.locator('[data-total]').waitFor();
+    for (const size of [DESKTOP, LAPTOP, PHONE]) await screenshotAt(page, 'part4-admin-actions', size);
+    await page.setViewportSize(LAPTOP);
     expect(refusals).toEqual([]);
     expect(problems).toEqual([]);
   });
