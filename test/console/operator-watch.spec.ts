@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { CaptureQueueHealth } from '@app/capture-queues';
+import { ArchiverWarning, CaptureQueueHealth } from '@app/capture-queues';
 import { ALL_PERMISSIONS } from '@app/common';
 import { CONSOLE_GRID_PAGES } from '@app/console';
 import { GRID_PAGE_COLUMNS } from '@app/declarations';
@@ -113,6 +113,21 @@ describe('the console in Chromium, part 4: failures, charts and lean answers', (
       ...minutes.filter((m) => m <= 20 || m > 30).map((m) => row(1, at(GAP_FROM, m), 6)),
       ...minutes.map((m) => row(2, at(GAP_FROM, m), 0)),
     ]);
+    // Archiver warnings in the same hour: 3 a minute for 20 minutes, 1 500 ms to 2 500 ms each
+    await t.app
+      .get(DataSource)
+      .getRepository(ArchiverWarning)
+      .insert(
+        Array.from({ length: 60 }, (_, i) => ({
+          EntityAnalysisModelGuid: '5e1ec7ed-0000-4000-8000-00000000de70',
+          EntityAnalysisModelInstanceEntryGuid: null,
+          StageId: 1,
+          DurationMicroseconds: 1_500_000 + (i % 3) * 500_000,
+          BatchSize: 1,
+          CreatedDate: at(GAP_FROM, 1 + Math.floor(i / 3)),
+          Instance: 'node-a',
+        })),
+      );
     const many = Array.from({ length: 1_500 }, (_, i) =>
       row(1 + (i % 2), new Date(MANY_FROM.getTime() + 1_000 + i * 2_000), i % 9),
     );
@@ -171,6 +186,28 @@ describe('the console in Chromium, part 4: failures, charts and lean answers', (
     expect(
       await page.getByText(/Times in 24-hour form, in this browser.s zone \(UTC[+-]\d\d:\d\d\)/).count(),
     ).toBe(1);
+    expect(problems).toEqual([]);
+  });
+
+  it('a warnings grid charts how many warnings per bucket beside the largest duration, each in its own unit', async () => {
+    await page.goto(`${t.url}/Administration/ArchiverWarning?${windowQuery(GAP_FROM, GAP_TO)}`);
+    const count = page.locator('[data-series-value="count"] [data-chart="time-series"][data-drawn]');
+    const max = page.locator('[data-series-value="max"] [data-chart="time-series"][data-drawn]');
+    await count.waitFor();
+    await max.waitFor();
+    const countTicks = JSON.parse((await count.getAttribute('data-y-ticks'))!) as string[];
+    expect(countTicks.filter(Boolean).every((t) => /^\d+$/.test(t))).toBe(true);
+    expect(countTicks).toContain('3');
+    // the duration: one unit (s, from 2.5 s) on the axis, in the table and in the statistics
+    expect(await max.getAttribute('data-unit')).toBe('s');
+    const maxTicks = JSON.parse((await max.getAttribute('data-y-ticks'))!) as string[];
+    for (const tick of maxTicks) expect(tick).toMatch(/^[\d.]+ s$/);
+    expect(await page.locator('tbody tr[data-row-id] td:nth-child(3)').first().innerText()).toMatch(
+      /^[\d.]+ s$/,
+    );
+    expect(await page.locator('[data-statistics="durationMicroseconds"] dd').nth(2).innerText()).toBe(
+      '2.5 s',
+    );
     expect(problems).toEqual([]);
   });
 
