@@ -319,9 +319,9 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
       .expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const lines = res.text.split('\r\n');
-    // The byte-order mark, then the labels the console shows (times with their zone).
+    // The byte-order mark, then the page's columns in its order with its labels (times with their zone).
     expect(lines[0]).toBe(
-      '\uFEFF"Id","User name","Remote address","Local address","User agent","Scheme id","Failed","Failure id","Message","When (UTC)","Scheme","Failure"',
+      '\uFEFF"When (UTC)","User name","Scheme","Failed","Failure","Message","Remote address","User agent"',
     );
     expect(res.text).toContain('"\'=cmd|calc"');
     expect(res.text).not.toMatch(/(^|,)"?=cmd/m);
@@ -361,17 +361,21 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     expect([...raw.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(all.text.replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
     const total = (await request(t.url).get('/api/UserLogin').set(auth).expect(200)).body.total as number;
-    expect(all.headers['content-disposition']).toBe('attachment; filename="UserLogin.csv"');
+    // named by the grid and its window (UTC)
+    expect(all.headers['content-disposition']).toMatch(
+      /^attachment; filename="UserLogin_\d{4}-\d\d-\d\dT\d{4,6}Z_\d{4}-\d\d-\d\dT\d{4,6}Z\.csv"$/,
+    );
     const records = all.text.split('\r\n').slice(1).filter(Boolean);
     expect(records.length).toBe(total);
-    for (const record of records) expect(record).toMatch(/,\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3},/);
+    // When, first as on the page: a spreadsheet date-time in UTC
+    for (const record of records) expect(record).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3},/);
     const capped = await request(t.url)
       .get('/api/UserLogin')
       .query({ format: 'csv', take: '1' })
       .set(auth)
       .expect(200);
-    expect(capped.headers['content-disposition']).toBe(
-      `attachment; filename="UserLogin-newest-1-of-${total}.csv"`,
+    expect(capped.headers['content-disposition']).toMatch(
+      new RegExp(`^attachment; filename="UserLogin_[\\dT-]+Z_[\\dT-]+Z-newest-1-of-${total}\\.csv"$`),
     );
     expect(capped.text.split('\r\n').filter(Boolean).length).toBe(2);
   });

@@ -69,8 +69,10 @@ describe("the console in Chromium: Administrators' actions", () => {
     const expected = `Permissions: Invoke → ${after.map((p) => PERMISSION_NAMES[p]).join(', ')}`;
     await page.getByRole('link', { name: `History of the role ${role.name}` }).click();
     await page.waitForURL(new RegExp(`/Administration/AdminEvent\\?targetGuid=${role.guid}`));
+    // titled by the record's name, never its identifier
+    await page.getByRole('heading', { level: 1, name: `History of ${role.name}` }).waitFor();
     expect(await page.locator(`[data-target-guid="${role.guid}"]`).innerText()).toContain(
-      'The history of one record',
+      'Every action on this record',
     );
     const row = page.locator('tbody tr[data-row-id]').filter({ hasText: 'RoleRegistry.Update' });
     await row.first().waitFor();
@@ -154,7 +156,7 @@ describe("the console in Chromium: Administrators' actions", () => {
     await page.goto(`${t.url}/Security/Users/${admin.guid}`);
     await page.getByRole('link', { name: `History of the user ${admin.name}` }).click();
     await page.waitForURL(new RegExp(`targetGuid=${admin.guid}`));
-    await page.getByRole('heading', { name: "Administrators' actions" }).waitFor();
+    await page.getByRole('heading', { level: 1, name: /^History of / }).waitFor();
     expect(problems).toEqual([]);
   });
 });

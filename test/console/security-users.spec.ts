@@ -87,6 +87,9 @@ describe('the console in Chromium: Security pages of a user', () => {
     await page.getByLabel('Must change it at the next sign-in').uncheck();
     await page.getByLabel('WirePasswordHash').uncheck();
     await page.getByRole('button', { name: 'Reset password' }).click();
+    // a reset cannot be undone: it asks first
+    const confirm = page.getByRole('dialog', { name: `Reset the password of ${name}?` });
+    await confirm.getByRole('button', { name: 'Reset password' }).click();
     await page.getByText(`The password of ${name} is reset.`).waitFor();
     const reset = JSON.parse(sent.find((r) => r.path === `/api/UserRegistry/${guid}/ResetPassword`)!.body!);
     expect(reset).toEqual({ password: plain, passwordExpired: false, wirePasswordHash: false });
@@ -209,7 +212,10 @@ describe('the console in Chromium: Security pages of a user', () => {
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, '35-security-api-key-revoke-confirm');
     await dialog.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByText('This user has no API key.').waitFor();
+    // a revoked key stays listed, marked so, with its History and nothing to revoke
+    await row.getByText(/^Revoked /).waitFor();
+    await row.getByRole('link', { name: 'History of the key console key' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Revoke the key console key' }).count()).toBe(0);
     await waitFor(async () => (await invoke()).status === 401, 5_000, 'the revoked key to be refused');
 
     // Keys are made only for users of the signed-in user's own tenant: elsewhere the page does not offer it.

@@ -1,9 +1,16 @@
-import { Controller, Get, HttpStatus, Inject, Query, Res, UseFilters } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Param, Query, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { CONSOLE_SETTINGS, type ConsoleSettings } from '@app/config';
-import { Authenticated, GuidParam, ProblemException, ProblemType, Public } from '@app/common';
-import { BrowserChallengeFilter, oauthLoginLocation } from '@app/auth';
+import {
+  Authenticated,
+  GUID_PATTERN,
+  ParseGuidPipe,
+  ProblemException,
+  ProblemType,
+  Public,
+} from '@app/common';
+import { BrowserChallengeFilter, isPageNavigation, oauthLoginLocation } from '@app/auth';
 import { GRID_NAMES } from '@app/declarations';
 import { ConsoleBuild } from './console-build';
 
@@ -79,15 +86,23 @@ export class ConsolePagesController {
     this.page(res);
   }
 
-  /** Security → Users → a user. */
+  /**
+   * Security → Users → a user. A browser navigating to a path that names no user (`/Security/Users/New`
+   * typed as an address) gets the console's Not Found page with status 404, never the JSON of a 400; any
+   * other client keeps the 400 problem that names the parameter.
+   */
   @Get('Security/Users/:guid')
   @Authenticated()
   @UseFilters(BrowserChallengeFilter)
-  userPage(@GuidParam() _guid: string, @Res() res: Response): void {
+  userPage(@Param('guid') guid: string, @Req() req: Request, @Res() res: Response): void {
+    if (!GUID_PATTERN.test(guid)) {
+      if (!isPageNavigation(req)) new ParseGuidPipe().transform(guid, { type: 'param', data: 'guid' });
+      return this.page(res, HttpStatus.NOT_FOUND);
+    }
     this.page(res);
   }
 
-  private page(res: Response): void {
+  private page(res: Response, status: number = HttpStatus.OK): void {
     if (this.build.indexHtml === null)
       throw new ProblemException(
         HttpStatus.SERVICE_UNAVAILABLE,
@@ -95,7 +110,7 @@ export class ConsolePagesController {
         'The console has not been built. Run npm run build.',
         ProblemType.unavailable,
       );
-    res.setHeader('Cache-Control', 'no-store');
+    res.status(status).setHeader('Cache-Control', 'no-store');
     res.type('html').send(this.build.indexHtml);
   }
 }

@@ -1,2 +1,3 @@
 export * from './names';
 export * from './return-url';
+export * from './grid-pages';

@@ -118,9 +118,15 @@ describe('the export file (issue 40)', () => {
     expect(CSV_BYTE_ORDER_MARK).toBe('\uFEFF');
     expect(Buffer.from(CSV_BYTE_ORDER_MARK, 'utf8')).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
   });
-  it('names a capped export: how many of how many', () => {
-    expect(csvFileName('UserLogin', 100_000, 100_041)).toBe('UserLogin-newest-100000-of-100041.csv');
-    expect(csvFileName('UserLogin', 7, 7)).toBe('UserLogin.csv');
-    expect(csvFileName('UserLogin', 0, 0)).toBe('UserLogin.csv');
+  it('names the export by its grid and window (UTC), and a capped one by how many of how many', () => {
+    const window = { from: new Date('2026-11-29T11:00:00Z'), to: new Date('2026-11-29T12:00:30.250Z') };
+    expect(csvFileName('UserLogin', window, 100_000, 100_041)).toBe(
+      'UserLogin_2026-11-29T1100Z_2026-11-29T120030Z-newest-100000-of-100041.csv',
+    );
+    expect(csvFileName('UserLogin', window, 7, 7)).toBe('UserLogin_2026-11-29T1100Z_2026-11-29T120030Z.csv');
+    expect(csvFileName('UserLogin', window, 0, 0)).toBe('UserLogin_2026-11-29T1100Z_2026-11-29T120030Z.csv');
+  });
+  it('heads a duration held in microseconds with its unit', () => {
+    expect(csvColumn('durationMicroseconds', 'Duration', 'number', true).heading).toBe('Duration (µs)');
   });
 });

@@ -82,20 +82,25 @@ export function csvInstant(value: unknown): string {
   return Number.isNaN(ms) ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-/** A column of an export: its heading (the label the page shows; times with their zone) and kind. */
+/**
+ * A column of an export: its heading (the label the page shows; times with their zone, durations with their
+ * unit, since the file holds the microseconds the page writes in a unit of its choice) and kind.
+ */
 export interface CsvColumn {
   name: string;
   heading: string;
   kind: 'date' | 'other';
 }
 
-export function csvColumn(name: string, label: string | undefined, kind: string): CsvColumn {
+export function csvColumn(
+  name: string,
+  label: string | undefined,
+  kind: string,
+  micros = false,
+): CsvColumn {
   const date = kind === 'date';
-  return {
-    name,
-    heading: `${label ?? name}${date ? ` (${CSV_TIME_ZONE})` : ''}`,
-    kind: date ? 'date' : 'other',
-  };
+  const unit = date ? ` (${CSV_TIME_ZONE})` : micros ? ' (µs)' : '';
+  return { name, heading: `${label ?? name}${unit}`, kind: date ? 'date' : 'other' };
 }
 
 /** One record of an export: time cells as csvInstant, every other cell as csvCell; CRLF after it. */
@@ -103,10 +108,24 @@ export function csvRecord(columns: readonly CsvColumn[], row: Record<string, unk
   return `${columns.map((c) => (c.kind === 'date' ? csvInstant(row[c.name]) : csvCell(row[c.name]))).join(',')}\r\n`;
 }
 
+/** An instant as a file name holds it (no `:`, which Windows refuses): 2026-11-29T1105Z, to the second when needed. */
+function fileInstant(at: Date): string {
+  const iso = at.toISOString();
+  const seconds = iso.slice(17, 19) === '00' ? '' : iso.slice(17, 19);
+  return `${iso.slice(0, 10)}T${iso.slice(11, 13)}${iso.slice(14, 16)}${seconds}Z`;
+}
+
 /**
- * The export's file name: the grid's name, and when the window holds more rows than the export (the
- * newest 100 000 of a larger window, or `take`), how many of how many: `UserLogin-newest-100000-of-100041.csv`.
+ * The export's file name: the grid's name, its window in UTC, and when the window holds more rows than the
+ * export (the newest 100 000 of a larger window, or `take`), how many of how many:
+ * `UserLogin_2026-11-29T1100Z_2026-11-29T1200Z-newest-100000-of-100041.csv`.
  */
-export function csvFileName(grid: string, exported: number, total: number): string {
-  return exported < total ? `${grid}-newest-${exported}-of-${total}.csv` : `${grid}.csv`;
+export function csvFileName(
+  grid: string,
+  window: { from: Date; to: Date },
+  exported: number,
+  total: number,
+): string {
+  const name = `${grid}_${fileInstant(window.from)}_${fileInstant(window.to)}`;
+  return exported < total ? `${name}-newest-${exported}-of-${total}.csv` : `${name}.csv`;
 }

@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Clock } from '@app/common';
 import { GRID_SETTINGS, type GridSettings } from '@app/config';
+import { GRID_PAGE_COLUMNS, type PageColumn } from '@app/declarations';
 import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type CsvColumn } from './csv';
 import type { GridDefinition } from './grid-definition';
 import { GridEngine, GridResponse, GridScope, STATISTICS_CAP } from './grid-engine';
@@ -128,7 +129,7 @@ export class GridService {
     // The export's order is always newest first, over the whole window (no sort, no paging).
     const rowsOf = { ...q, sort: null, before: null };
     return {
-      filename: csvFileName(def.name, exported, total),
+      filename: csvFileName(def.name, q, exported, total),
       total,
       exported,
       close,
@@ -153,12 +154,20 @@ export class GridService {
   }
 }
 
-/** An export's columns: the grid's, then what `decorate` adds, each with its label. */
-function exportColumns(def: GridDefinition): CsvColumn[] {
-  return [
-    ...def.columns.map((c) => csvColumn(c.name, c.label, c.kind)),
-    ...(def.derived ?? []).map((m) => csvColumn(m.name, m.label, m.kind)),
-  ];
+/**
+ * An export's columns: those of the grid's page (GRID_PAGE_COLUMNS, shared with the console), in the page's
+ * order with the page's labels, one column per fact; a grid without a page: every column, then what
+ * `decorate` adds, each with its label.
+ */
+export function exportColumns(def: GridDefinition): CsvColumn[] {
+  const members = [...def.columns, ...(def.derived ?? [])];
+  const page = (GRID_PAGE_COLUMNS as Partial<Record<string, readonly PageColumn[]>>)[def.name];
+  if (!page) return members.map((m) => csvColumn(m.name, m.label, m.kind));
+  return page.map((c) => {
+    const member = members.find((m) => m.name === c.key);
+    if (!member) throw new Error(`The page of ${def.name} shows ${c.key}, which the grid does not answer.`);
+    return csvColumn(c.key, c.label, member.kind, c.format === 'micros');
+  });
 }
 
 /** A CSV download: its file name and its text, produced chunk by chunk as it is sent. */

@@ -188,6 +188,21 @@ export class IdentityRepository implements TransactionBound {
     });
     return rows.map((u) => u.Id);
   }
+  /** How many live users hold each of the roles (0 for none): whether Delete would be accepted. */
+  async countUsersOfRoles(roleIds: number[]): Promise<Map<number, number>> {
+    const out = new Map<number, number>(roleIds.map((id) => [id, 0]));
+    const rows = await findInChunks(roleIds, (chunk) =>
+      this.users
+        .createQueryBuilder('u')
+        .select('u.RoleRegistryId', 'roleId')
+        .addSelect('COUNT(*)', 'users')
+        .where({ RoleRegistryId: In(chunk), DeletedDate: IsNull() })
+        .groupBy('u.RoleRegistryId')
+        .getRawMany<{ roleId: number | string; users: number | string }>(),
+    );
+    for (const r of rows) out.set(Number(r.roleId), Number(r.users));
+    return out;
+  }
   countActiveUsersOfRole(roleId: number): Promise<number> {
     return this.users.count({ where: { RoleRegistryId: roleId, DeletedDate: IsNull() } });
   }

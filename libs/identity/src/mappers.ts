@@ -17,7 +17,12 @@ export function toTenantDto(t: TenantRegistry): TenantDto {
   };
 }
 
-export function toRoleDto(r: RoleRegistry, tenantGuid: string, permissions: number[]): RoleDto {
+export function toRoleDto(
+  r: RoleRegistry,
+  tenantGuid: string,
+  permissions: number[],
+  users: number,
+): RoleDto {
   return {
     guid: r.Guid,
     tenantGuid,
@@ -25,6 +30,7 @@ export function toRoleDto(r: RoleRegistry, tenantGuid: string, permissions: numb
     permissions,
     permissionNames: permissions.map((p) => PERMISSION_NAMES[p as Permission] ?? `Unknown ${p}`),
     createdDate: r.CreatedDate.toISOString(),
+    users,
     version: r.Version,
   };
 }

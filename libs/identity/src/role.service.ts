@@ -57,18 +57,27 @@ export class RoleService {
   }
 
   private async dto(role: RoleRegistry, tenantGuid: string): Promise<RoleDto> {
-    const perms = await this.repo.permissionsOf([role.Id]);
-    return toRoleDto(role, tenantGuid, perms.get(role.Id) ?? []);
+    const [perms, users] = await Promise.all([
+      this.repo.permissionsOf([role.Id]),
+      this.repo.countActiveUsersOfRole(role.Id),
+    ]);
+    return toRoleDto(role, tenantGuid, perms.get(role.Id) ?? [], users);
   }
 
   /** The roles the actor may see, a page of them when asked (null: the whole list). */
   async list(actor: Actor, page: PageRequest | null = null): Promise<Page<RoleDto>> {
     const rows = await this.repo.pageRoles(actor.landlord ? undefined : actor.tenantId, page);
     return pageOf(rows, async (roles) => {
-      const perms = await this.repo.permissionsOf(roles.map((r) => r.Id));
+      const ids = roles.map((r) => r.Id);
+      const [perms, users] = await Promise.all([
+        this.repo.permissionsOf(ids),
+        this.repo.countUsersOfRoles(ids),
+      ]);
       const tenantIds = [...new Set(roles.map((r) => r.TenantRegistryId))];
       const tenants = new Map((await this.repo.findTenantsByIds(tenantIds)).map((t) => [t.Id, t.Guid]));
-      return roles.map((r) => toRoleDto(r, tenants.get(r.TenantRegistryId) ?? '', perms.get(r.Id) ?? []));
+      return roles.map((r) =>
+        toRoleDto(r, tenants.get(r.TenantRegistryId) ?? '', perms.get(r.Id) ?? [], users.get(r.Id) ?? 0),
+      );
     });
   }
 
@@ -109,7 +118,7 @@ export class RoleService {
           }),
         );
         await tx.replacePermissions(role.Id, permissions);
-        return toRoleDto(role, tenantGuid, permissions);
+        return toRoleDto(role, tenantGuid, permissions, 0);
       }),
     );
   }
@@ -164,8 +173,9 @@ export class RoleService {
               tx.findRoleById(role.Id),
               tx.permissionsOf([role.Id]),
             ]);
+            const users = await tx.countActiveUsersOfRole(role.Id);
             return {
-              dto: toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? []),
+              dto: toRoleDto(written ?? role, tenant.Guid, perms.get(role.Id) ?? [], users),
               roleId: role.Id,
             };
           }),

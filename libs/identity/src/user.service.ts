@@ -28,6 +28,7 @@ import { toUserDto } from './mappers';
 import { SignInRaceError, UserSecurityRepository } from './user-security.repository';
 import { normalizeUserName } from './names';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
+import { withRoleNames } from './role-names';
 import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
 
 /** A name already in use, or one that looks like it (the same skeleton). */
@@ -398,6 +399,9 @@ export class UserService {
   ): Promise<UserDto | undefined> {
     const stamped = { ...changes, UpdatedDate: new Date(this.clock.now()), UpdatedUser: actor.userName };
     const change = recordChange(user.TenantRegistryId, user, { ...user, ...changes });
+    // A save that changes nothing writes nothing: no stamp, no version, no "Update" row with no fields.
+    if (change.changes.length === 0) return this.dto(user);
+    change.changes = await withRoleNames(change.changes, (ids) => this.repo.findRolesByIds(ids));
     if (changes.Active === false) {
       const at = await this.racing(() =>
         this.trail.applied(actor, change, (tx) =>

@@ -25,3 +25,12 @@ export function allows(session: Pick<Session, 'permissions' | 'landlord'>, acces
   if (access.landlord && !session.landlord) return false;
   return access.permission === undefined || session.permissions.includes(access.permission);
 }
+
+/**
+ * Whether the signed-in user holds every one of `permissions`: the service refuses to hand out, or to act on
+ * someone who holds, a permission the caller lacks (a role's permissions, a user's role), so the page offers
+ * only what passes this.
+ */
+export function holdsEvery(session: Pick<Session, 'permissions'>, permissions: readonly number[]): boolean {
+  return permissions.every((p) => session.permissions.includes(p));
+}

@@ -5,11 +5,10 @@ import type { Request, Response } from 'express';
 import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
 import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
-import { GridService, wantsCsv } from '../grid.service';
-import { sendChunked } from './chunked-answer';
+import { GridService } from '../grid.service';
 import { ApiGrid } from '../grid-openapi';
 import { ADMIN_EVENT_GRID, USER_LOGIN_GRID, USER_LOGOUT_GRID } from './audit-grids';
-import { answer, type RawQuery } from './telemetry-grids.controller';
+import { serve, type RawQuery } from './grid-answers';
 
 /**
  * spec: Audit grids — permission Read Security Audit. A tenant administrator sees only their tenant's rows
@@ -63,7 +62,7 @@ export class AuditGridsController {
     return this.serve(ADMIN_EVENT_GRID, actor, q, req, res);
   }
 
-  private async serve(
+  private serve(
     def: GridDefinition,
     actor: Actor,
     q: RawQuery,
@@ -71,15 +70,6 @@ export class AuditGridsController {
     res: Response,
   ): Promise<GridResponse | undefined> {
     const scope: GridScope = actor.landlord ? [] : [{ column: 'TenantRegistryId', value: actor.tenantId }];
-    const { format: _format, ...query } = q;
-    if (wantsCsv(q, req.headers.accept)) {
-      const csv = await this.grids.csv(def, query, scope);
-      await sendChunked(res, csv, () => {
-        res.status(200).type('text/csv; charset=utf-8');
-        res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
-      });
-      return undefined;
-    }
-    return answer(res, this.grids.read(def, query, scope));
+    return serve(this.grids, def, q, req, res, scope);
   }
 }

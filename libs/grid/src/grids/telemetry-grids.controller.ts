@@ -1,13 +1,12 @@
 import { GRID } from '@app/declarations';
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { Authenticated } from '@app/common';
 import type { GridResponse } from '../grid-engine';
 import { GridService } from '../grid.service';
-import type { GridAnswer } from '../grid-reads';
-import { sendChunked } from './chunked-answer';
 import { ApiGrid } from '../grid-openapi';
+import { serve, type RawQuery } from './grid-answers';
 import {
   ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID,
   ARCHIVER_WARNING_GRID,
@@ -17,18 +16,7 @@ import {
   MODEL_INVOKE_WARNING_GRID,
 } from './telemetry-grids';
 
-/** A grid's query string as Express parses it; the grid service validates it. */
-export type RawQuery = Record<string, unknown>;
-
-/** A grid answer: returned whole (Nest writes it), or streamed here (a large read). */
-export async function answer(res: Response, pending: Promise<GridAnswer>): Promise<GridResponse | undefined> {
-  const a = await pending;
-  if ('response' in a) return a.response;
-  await sendChunked(res, a.stream, () => res.status(200).type('application/json; charset=utf-8'));
-  return undefined;
-}
-
-/** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403). */
+/** spec: Telemetry grids — read-only, landlord tenant only (any other caller: 403); CSV like every grid. */
 @ApiTags('Telemetry grids')
 @Controller('api')
 export class TelemetryGridsController {
@@ -40,12 +28,13 @@ export class TelemetryGridsController {
     operationId: 'getArchiverStagePerformanceCounters',
     summary: 'Archiver stage rollups (one row per stage per Model per minute)',
   })
-  @ApiGrid(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID)
+  @ApiGrid(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, { csv: true })
   archiverStagePerformanceCounter(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q));
+    return serve(this.grids, ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID, q, req, res);
   }
 
   @Get(GRID.ArchiverWarning)
@@ -54,12 +43,13 @@ export class TelemetryGridsController {
     operationId: 'getArchiverWarnings',
     summary: 'Archiver stages slower than ArchiverWarnThresholdMilliseconds',
   })
-  @ApiGrid(ARCHIVER_WARNING_GRID)
+  @ApiGrid(ARCHIVER_WARNING_GRID, { csv: true })
   archiverWarning(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(ARCHIVER_WARNING_GRID, q));
+    return serve(this.grids, ARCHIVER_WARNING_GRID, q, req, res);
   }
 
   @Get(GRID.CaseCreationStagePerformanceCounter)
@@ -68,12 +58,13 @@ export class TelemetryGridsController {
     operationId: 'getCaseCreationStagePerformanceCounters',
     summary: 'Case creation stage rollups (one row per stage per minute)',
   })
-  @ApiGrid(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID)
+  @ApiGrid(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, { csv: true })
   caseCreationStagePerformanceCounter(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q));
+    return serve(this.grids, CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID, q, req, res);
   }
 
   @Get(GRID.CaseCreationWarning)
@@ -82,12 +73,13 @@ export class TelemetryGridsController {
     operationId: 'getCaseCreationWarnings',
     summary: 'Case creation stages slower than CaseCreationWarnThresholdMilliseconds',
   })
-  @ApiGrid(CASE_CREATION_WARNING_GRID)
+  @ApiGrid(CASE_CREATION_WARNING_GRID, { csv: true })
   caseCreationWarning(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(CASE_CREATION_WARNING_GRID, q));
+    return serve(this.grids, CASE_CREATION_WARNING_GRID, q, req, res);
   }
 
   @Get(GRID.ModelInvokeWarning)
@@ -96,12 +88,13 @@ export class TelemetryGridsController {
     operationId: 'getModelInvokeWarnings',
     summary: 'Invoke trace points over the warn threshold of their Model',
   })
-  @ApiGrid(MODEL_INVOKE_WARNING_GRID)
+  @ApiGrid(MODEL_INVOKE_WARNING_GRID, { csv: true })
   modelInvokeWarning(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(MODEL_INVOKE_WARNING_GRID, q));
+    return serve(this.grids, MODEL_INVOKE_WARNING_GRID, q, req, res);
   }
 
   @Get(GRID.CaptureQueueHealth)
@@ -110,11 +103,12 @@ export class TelemetryGridsController {
     operationId: 'getCaptureQueueHealth',
     summary: 'Depth and drops of the six capture queues, per minute',
   })
-  @ApiGrid(CAPTURE_QUEUE_HEALTH_GRID)
+  @ApiGrid(CAPTURE_QUEUE_HEALTH_GRID, { csv: true })
   captureQueueHealth(
     @Query() q: RawQuery,
+    @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<GridResponse | undefined> {
-    return answer(res, this.grids.read(CAPTURE_QUEUE_HEALTH_GRID, q));
+    return serve(this.grids, CAPTURE_QUEUE_HEALTH_GRID, q, req, res);
   }
 }

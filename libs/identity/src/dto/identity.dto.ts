@@ -69,6 +69,10 @@ export class RoleDto {
   @ApiProperty({ type: [Number] }) permissions!: number[];
   @ApiProperty({ type: [String] }) permissionNames!: string[];
   @ApiProperty() createdDate!: string;
+  @ApiProperty({
+    description: 'How many live users hold the role (the service refuses to delete it while any do)',
+  })
+  users!: number;
   @VersionProperty() version!: number;
 }
 

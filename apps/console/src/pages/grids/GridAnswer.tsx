@@ -6,12 +6,21 @@ import type { GridResponse } from './grid-types';
 import styles from './grids.module.css';
 import { StatisticsPanel } from './StatisticsPanel';
 import type { Paging } from './paging';
+import { columnUnits, type DurationUnit } from './units';
 
 /**
- * Rows the table lists at most: Rows may fetch up to 100 000, but a plain table of that many rows takes the
- * browser seconds and hundreds of megabytes to lay out.
+ * The unit of each duration column, one per quantity across the page: from the service's statistics over
+ * the whole window where the grid has them, else from the rows shown.
  */
-const TABLE_ROWS = 1_000;
+export function gridUnits(grid: GridDeclaration, data: GridResponse<Row>): Record<string, DurationUnit> {
+  return columnUnits(grid.columns, (key) => {
+    const statistics = data.statistics[key];
+    if (statistics && statistics.max !== null)
+      return Math.max(Math.abs(statistics.max), Math.abs(statistics.min ?? 0));
+    return Math.max(0, ...data.rows.map((r) => (typeof r[key] === 'number' ? Math.abs(r[key]) : 0)));
+  });
+}
+
 /** The newest rows an export holds at most (spec: each grid holds the last 100 000). */
 const EXPORT_CAP = 100_000;
 const n = (v: number) => v.toLocaleString();
@@ -37,7 +46,7 @@ export function CountLine({
 }) {
   const shown = data.rows.length;
   const first = paging.offset + 1;
-  const exported = Math.min(view.has('take') ? Number(view.get('take')) : EXPORT_CAP, EXPORT_CAP, data.total);
+  const exported = Math.min(EXPORT_CAP, data.total);
   return (
     <div className={styles.countLine}>
       <div>
@@ -63,24 +72,30 @@ export function CountLine({
           )}
           {fetching && <span className={styles.fetching}> Refreshing…</span>}
         </p>
-        {grid.csv && exported < data.total && (
+        {exported < data.total && (
           <p className={styles.capped} data-capped={exported}>
-            The CSV holds the newest {n(exported)} of the {n(data.total)} rows in the window
-            {view.has('take') ? ' (Rows is set)' : ' (the most an export holds)'}; its file name says so.
+            The CSV holds the newest {n(exported)} of the {n(data.total)} rows in the window (the most an
+            export holds); its file name says so.
           </p>
         )}
       </div>
-      {grid.csv && (
-        <a className={formStyles.secondary} href={csvHref(grid, view)} download>
-          Download CSV
-        </a>
-      )}
+      <a className={formStyles.secondary} href={csvHref(grid, view)} download>
+        Download CSV
+      </a>
     </div>
   );
 }
 
 /** Per statistics column: the service's figures and histogram over the whole window. */
-export function StatisticsSection({ grid, data }: { grid: GridDeclaration; data: GridResponse<Row> }) {
+export function StatisticsSection({
+  grid,
+  data,
+  units,
+}: {
+  grid: GridDeclaration;
+  data: GridResponse<Row>;
+  units: Record<string, DurationUnit>;
+}) {
   if (grid.statistics.length === 0) return null;
   return (
     <section aria-labelledby="grid-statistics-title">
@@ -95,7 +110,9 @@ export function StatisticsSection({ grid, data }: { grid: GridDeclaration; data:
             format: 'number' as const,
           };
           const statistics = data.statistics[key];
-          return statistics ? <StatisticsPanel key={key} column={column} statistics={statistics} /> : null;
+          return statistics ? (
+            <StatisticsPanel key={key} column={column} statistics={statistics} unit={units[key]} />
+          ) : null;
         })}
       </div>
     </section>
@@ -110,6 +127,7 @@ export function RowsSection({
   onSort,
   paging,
   stale,
+  units,
 }: {
   grid: GridDeclaration;
   data: GridResponse<Row>;
@@ -117,6 +135,7 @@ export function RowsSection({
   onSort: (field: string) => void;
   paging: Paging;
   stale: boolean;
+  units: Record<string, DurationUnit>;
 }) {
   const shown = data.rows.length;
   return (
@@ -132,17 +151,7 @@ export function RowsSection({
         </p>
       ) : (
         <>
-          {shown > TABLE_ROWS && (
-            <p role="status" className={styles.empty}>
-              The table lists the first {n(TABLE_ROWS)} of the {n(shown)} rows fetched; Older rows pages on.
-            </p>
-          )}
-          <GridTable
-            grid={grid}
-            rows={shown > TABLE_ROWS ? data.rows.slice(0, TABLE_ROWS) : data.rows}
-            sort={sort}
-            onSort={onSort}
-          />
+          <GridTable grid={grid} rows={data.rows} sort={sort} onSort={onSort} units={units} />
         </>
       )}
       <Pager data={data} paging={paging} stale={stale} />

@@ -1,27 +1,35 @@
 import formStyles from '../../components/forms.module.css';
+import { formatClock } from '../../components/time';
 import type { GridDeclaration } from './declarations';
 import styles from './grids.module.css';
 import type { LiveState } from './use-live';
 
-const LIVE_TEXT: Record<LiveState, string> = {
+const LIVE_TEXT: Record<LiveState | 'stale', string> = {
   connecting: 'Connecting…',
   live: 'Live',
   reconnecting: 'Reconnecting…',
   stopped: 'Not live',
   paused: 'Paused',
+  stale: 'Not updating',
 };
 
 /** The grid's title and what keeps it fresh: "Live" (the stream), the poll, or Paused, with Pause/Resume. */
 export function GridHeading({
   grid,
+  title,
   state,
   refusal,
+  updatedAt,
   paused,
   onPause,
 }: {
   grid: GridDeclaration;
-  state: LiveState | 'poll';
+  /** The page's title: the grid's, or for one record's history the record's name. */
+  title: string;
+  state: LiveState | 'poll' | 'stale';
   refusal: boolean;
+  /** When the rows shown were read (0: none yet); said whenever they are not being kept fresh. */
+  updatedAt: number;
   paused: boolean;
   onPause: (paused: boolean) => void;
 }) {
@@ -32,7 +40,7 @@ export function GridHeading({
   return (
     <div className={styles.heading}>
       <div>
-        <h1>{grid.title}</h1>
+        <h1>{title}</h1>
         <p className={styles.summary}>
           {grid.summary} <span className={styles.member}>GET /api/{grid.name}</span>
         </p>
@@ -40,7 +48,14 @@ export function GridHeading({
       <div className={styles.live}>
         <span role="status" className={styles.liveState} data-live={state}>
           <span className={styles.dot} aria-hidden="true" />
-          {text}
+          <span>
+            {text}
+            {updatedAt > 0 && state !== 'live' && state !== 'poll' && (
+              <span className={styles.updated} data-updated-at={updatedAt}>
+                , last updated {formatClock(updatedAt)}
+              </span>
+            )}
+          </span>
         </span>
         {!refusal && (
           <button

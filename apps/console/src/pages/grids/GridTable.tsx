@@ -2,6 +2,7 @@ import type { GridDeclaration } from './declarations';
 import { formatCell, textOf } from './format';
 import type { Row } from './grid-api';
 import styles from './grids.module.css';
+import type { DurationUnit } from './units';
 
 export interface Sort {
   field: string | null;
@@ -17,9 +18,12 @@ export function GridTable({
   rows,
   sort,
   onSort,
+  units,
 }: {
   grid: GridDeclaration;
   rows: Row[];
+  /** The unit of each duration column (one per quantity across the page). */
+  units: Record<string, DurationUnit>;
   sort: Sort;
   onSort: (field: string) => void;
 }) {
@@ -63,7 +67,7 @@ export function GridTable({
           {rows.map((row, i) => (
             <tr key={textOf(row.id) || i} data-row-id={textOf(row.id)}>
               {grid.columns.map((c) => {
-                const text = formatCell(row[c.key], c.format);
+                const text = formatCell(row[c.key], c.format, units[c.key]);
                 const numeric = c.format === 'number' || c.format === 'micros';
                 if (c.format === 'guid' && typeof row[c.key] === 'string')
                   return (

@@ -3,6 +3,7 @@ import type { ColumnDeclaration } from './declarations';
 import { formatDuration, formatNumber } from './format';
 import type { ColumnStatistics } from './grid-types';
 import styles from './grids.module.css';
+import type { DurationUnit } from './units';
 
 /**
  * One statistics column over the whole filtered window (the service computes it, capped at the newest
@@ -11,14 +12,21 @@ import styles from './grids.module.css';
 export function StatisticsPanel({
   column,
   statistics,
+  unit,
 }: {
   column: ColumnDeclaration;
   statistics: ColumnStatistics;
+  /** The column's unit on this page (durations). */
+  unit?: DurationUnit;
 }) {
   const id = `statistics-${column.key}`;
-  // Durations in the unit that reads best (317 852 µs: 318 ms); the bucket table keeps every digit.
+  // Durations in the page's unit for the column (317 852 µs: 318 ms, as in the table and the charts).
   const value = (v: number | null) =>
-    v === null ? '—' : column.format === 'micros' ? formatDuration(v) : formatNumber(v, column.format, true);
+    v === null
+      ? '—'
+      : column.format === 'micros' && !unit
+        ? formatDuration(v)
+        : formatNumber(v, column.format, true, unit);
   return (
     <section className={styles.panel} aria-labelledby={id} data-statistics={column.key}>
       <h3 id={id}>
@@ -51,7 +59,13 @@ export function StatisticsPanel({
         </div>
       </dl>
       {statistics.count > 0 ? (
-        <Histogram id={id} label={column.key} buckets={statistics.histogram} format={column.format} />
+        <Histogram
+          id={id}
+          label={column.label}
+          buckets={statistics.histogram}
+          format={column.format}
+          unit={unit}
+        />
       ) : (
         <p className={styles.empty}>No rows in the window: nothing to draw.</p>
       )}

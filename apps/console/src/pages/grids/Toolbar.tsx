@@ -14,8 +14,7 @@ import {
   windowChoice,
   type WindowChoice,
 } from './toolbar-state';
-
-const MAX_TAKE = 100_000;
+import { MAX_PAGE_ROWS } from './paging';
 
 /** Changes to the URL's view: a value, or '' to remove the parameter. */
 export type ViewChanges = Record<string, string>;
@@ -225,8 +224,8 @@ function ViewTools({
           aria-describedby="grid-take-hint"
         />
         <span id="grid-take-hint" className={styles.visuallyHidden}>
-          Rows per page, at most {MAX_TAKE.toLocaleString()}; the statistics and the chart cover the whole
-          window whatever this is.
+          Rows per page, at most {MAX_PAGE_ROWS.toLocaleString()}; the statistics and the chart cover the
+          whole window whatever this is.
         </span>
       </div>
     </>

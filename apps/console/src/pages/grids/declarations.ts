@@ -1,10 +1,16 @@
-import { ARCHIVER_STAGE_NAMES, CAPTURE_QUEUE_NAMES, CASE_CREATION_STAGE_NAMES } from '@app/declarations';
+import {
+  ARCHIVER_STAGE_NAMES,
+  CAPTURE_QUEUE_NAMES,
+  CASE_CREATION_STAGE_NAMES,
+  GRID_PAGE_COLUMNS,
+  type PageColumnFormat,
+} from '@app/declarations';
 import type { operations } from '../../api/schema.gen';
 import { PERMISSION, type Access } from '../../components/permissions';
 import type { GridName, GridRows } from './grid-types';
 
 /** How a cell is shown. `micros`: a duration in microseconds; `instant`: in the browser's zone. */
-export type ColumnFormat = 'number' | 'micros' | 'text' | 'instant' | 'guid' | 'boolean';
+export type ColumnFormat = PageColumnFormat;
 
 export interface ColumnDeclaration {
   /** The row's member, and the value of sortField (the server's column name). */
@@ -43,6 +49,11 @@ export interface TimeSeriesDeclaration {
   format: ColumnFormat;
   /** What one line stands for, when there are several. */
   per?: 'stage' | 'queue';
+  /**
+   * The rows are warnings: beside the largest value, a chart of how many there were per time bucket, named
+   * by this word ("Warnings").
+   */
+  counts?: string;
 }
 
 /**
@@ -77,15 +88,17 @@ export interface GridDeclaration {
    * or a short poll while the page is visible.
    */
   live: { stream: true } | { stream: false; pollMilliseconds: number };
-  csv: boolean;
 }
 
-/** Columns are named by the row's members: a typo is a type error. */
+/**
+ * The page's columns (GRID_PAGE_COLUMNS, shared with the service's CSV export), each named by a member of the
+ * grid's row as the OpenAPI document declares it: a column the service does not answer is a type error.
+ */
 function columns<N extends GridName>(
   _grid: N,
-  list: (Omit<ColumnDeclaration, 'key'> & { key: keyof GridRows[N] & string })[],
+  list: readonly (Omit<ColumnDeclaration, 'key'> & { key: keyof GridRows[N] & string })[],
 ): ColumnDeclaration[] {
-  return list;
+  return [...list];
 }
 
 const stageOptions = (names: readonly string[]) => names.map((label, i) => ({ value: i + 1, label }));
@@ -108,22 +121,12 @@ export const GRIDS: readonly GridDeclaration[] = [
       'One row per Archiver stage per model, about every minute: the time its runs took (Min and Max: the ' +
       'shortest and longest run; BulkCopyArchiveBuffer runs once per batch) and the invocations they handled.',
     access: LANDLORD,
-    columns: columns('ArchiverStagePerformanceCounter', [
-      { key: 'createdDate', label: 'Created', format: 'instant' },
-      { key: 'stageName', label: 'Stage', format: 'text' },
-      { key: 'entityAnalysisModelGuid', label: 'Model', format: 'guid' },
-      { key: 'totalMicroseconds', label: 'Total', format: 'micros' },
-      { key: 'minMicroseconds', label: 'Min', format: 'micros' },
-      { key: 'maxMicroseconds', label: 'Max', format: 'micros' },
-      { key: 'invokeCount', label: 'Invocations', format: 'number' },
-      { key: 'instance', label: 'Instance', format: 'text' },
-    ]),
+    columns: columns('ArchiverStagePerformanceCounter', GRID_PAGE_COLUMNS.ArchiverStagePerformanceCounter),
     filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
     sortable: true,
     statistics: STAGE_COUNTER_STATISTICS,
     timeSeries: { label: 'Total time', format: 'micros', per: 'stage' },
     live: { stream: true },
-    csv: false,
   },
   {
     name: 'ArchiverWarning',
@@ -131,21 +134,12 @@ export const GRIDS: readonly GridDeclaration[] = [
     group: 'Telemetry',
     summary: 'Archiver stages slower than ArchiverWarnThresholdMilliseconds.',
     access: LANDLORD,
-    columns: columns('ArchiverWarning', [
-      { key: 'createdDate', label: 'Created', format: 'instant' },
-      { key: 'stageName', label: 'Stage', format: 'text' },
-      { key: 'durationMicroseconds', label: 'Duration', format: 'micros' },
-      { key: 'batchSize', label: 'Rows', format: 'number' },
-      { key: 'entityAnalysisModelGuid', label: 'Model', format: 'guid' },
-      { key: 'entityAnalysisModelInstanceEntryGuid', label: 'Invocation', format: 'guid' },
-      { key: 'instance', label: 'Instance', format: 'text' },
-    ]),
+    columns: columns('ArchiverWarning', GRID_PAGE_COLUMNS.ArchiverWarning),
     filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
     sortable: true,
     statistics: ['durationMicroseconds'],
-    timeSeries: { label: 'Duration', format: 'micros', per: 'stage' },
+    timeSeries: { label: 'Duration', format: 'micros', per: 'stage', counts: 'Warnings' },
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
-    csv: false,
   },
   {
     name: 'CaseCreationStagePerformanceCounter',
@@ -155,21 +149,15 @@ export const GRIDS: readonly GridDeclaration[] = [
       'One row per case creation stage, about every minute: the time its runs took (Min and Max: the ' +
       'shortest and longest run; stages 1 and 2 run once per batch) and the activations they handled.',
     access: LANDLORD,
-    columns: columns('CaseCreationStagePerformanceCounter', [
-      { key: 'createdDate', label: 'Created', format: 'instant' },
-      { key: 'stageName', label: 'Stage', format: 'text' },
-      { key: 'totalMicroseconds', label: 'Total', format: 'micros' },
-      { key: 'minMicroseconds', label: 'Min', format: 'micros' },
-      { key: 'maxMicroseconds', label: 'Max', format: 'micros' },
-      { key: 'invokeCount', label: 'Activations', format: 'number' },
-      { key: 'instance', label: 'Instance', format: 'text' },
-    ]),
+    columns: columns(
+      'CaseCreationStagePerformanceCounter',
+      GRID_PAGE_COLUMNS.CaseCreationStagePerformanceCounter,
+    ),
     filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
     sortable: true,
     statistics: STAGE_COUNTER_STATISTICS,
     timeSeries: { label: 'Total time', format: 'micros', per: 'stage' },
     live: { stream: true },
-    csv: false,
   },
   {
     name: 'CaseCreationWarning',
@@ -177,24 +165,13 @@ export const GRIDS: readonly GridDeclaration[] = [
     group: 'Telemetry',
     summary: 'Case creation stages slower than CaseCreationWarnThresholdMilliseconds.',
     access: LANDLORD,
-    columns: columns('CaseCreationWarning', [
-      { key: 'createdDate', label: 'Created', format: 'instant' },
-      { key: 'stageName', label: 'Stage', format: 'text' },
-      { key: 'durationMicroseconds', label: 'Duration', format: 'micros' },
-      { key: 'batchSize', label: 'Activations', format: 'number' },
-      { key: 'caseWorkflowName', label: 'Workflow', format: 'text' },
-      { key: 'caseKey', label: 'Case key', format: 'text' },
-      { key: 'caseKeyValue', label: 'Case key value', format: 'text' },
-      { key: 'destination', label: 'Destination', format: 'text' },
-      { key: 'instance', label: 'Instance', format: 'text' },
-    ]),
+    columns: columns('CaseCreationWarning', GRID_PAGE_COLUMNS.CaseCreationWarning),
     filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
     search: 'the case key value',
     sortable: true,
     statistics: ['durationMicroseconds'],
-    timeSeries: { label: 'Duration', format: 'micros', per: 'stage' },
+    timeSeries: { label: 'Duration', format: 'micros', per: 'stage', counts: 'Warnings' },
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
-    csv: false,
   },
   {
     name: 'ModelInvokeWarning',
@@ -202,22 +179,13 @@ export const GRIDS: readonly GridDeclaration[] = [
     group: 'Telemetry',
     summary: "Trace points of the invoke pipeline slower than their model's warn threshold.",
     access: LANDLORD,
-    columns: columns('ModelInvokeWarning', [
-      { key: 'occurredDate', label: 'Occurred', format: 'instant' },
-      { key: 'entityAnalysisModelName', label: 'Model', format: 'text' },
-      { key: 'message', label: 'Trace point', format: 'text' },
-      { key: 'elapsedMicroseconds', label: 'Elapsed', format: 'micros' },
-      { key: 'sinceLastEntryMicroseconds', label: 'Since previous', format: 'micros' },
-      { key: 'entityAnalysisModelInstanceEntryGuid', label: 'Invocation', format: 'guid' },
-      { key: 'instance', label: 'Instance', format: 'text' },
-    ]),
+    columns: columns('ModelInvokeWarning', GRID_PAGE_COLUMNS.ModelInvokeWarning),
     search: 'the model name or the trace point',
     time: 'occurredDate',
     sortable: true,
     statistics: ['elapsedMicroseconds', 'sinceLastEntryMicroseconds'],
-    timeSeries: { label: 'Time since the previous trace point', format: 'micros' },
+    timeSeries: { label: 'Time since the previous trace point', format: 'micros', counts: 'Warnings' },
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
-    csv: false,
   },
   {
     name: 'CaptureQueueHealth',
@@ -226,19 +194,12 @@ export const GRIDS: readonly GridDeclaration[] = [
     summary:
       'One row per capture queue per flush. A depth that never falls, or any drop, means delayed or lost data.',
     access: LANDLORD,
-    columns: columns('CaptureQueueHealth', [
-      { key: 'createdDate', label: 'Created', format: 'instant' },
-      { key: 'queueName', label: 'Queue', format: 'text' },
-      { key: 'queueDepth', label: 'Depth', format: 'number' },
-      { key: 'droppedCount', label: 'Dropped', format: 'number' },
-      { key: 'instance', label: 'Instance', format: 'text' },
-    ]),
+    columns: columns('CaptureQueueHealth', GRID_PAGE_COLUMNS.CaptureQueueHealth),
     filter: { param: 'queueId', label: 'Queue', options: QUEUES },
     sortable: false,
     statistics: ['queueDepth', 'droppedCount'],
     timeSeries: { label: 'Queue depth', format: 'number', per: 'queue' },
     live: { stream: true },
-    csv: false,
   },
   {
     name: 'UserLogin',
@@ -246,16 +207,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     group: 'Audit',
     summary: 'Every sign-in attempt, successful or not (UserLogin). Never purged.',
     access: AUDIT,
-    columns: columns('UserLogin', [
-      { key: 'createdDate', label: 'When', format: 'instant' },
-      { key: 'createdUser', label: 'User name', format: 'text' },
-      { key: 'authenticationType', label: 'Scheme', format: 'text' },
-      { key: 'failed', label: 'Failed', format: 'boolean' },
-      { key: 'failureType', label: 'Failure', format: 'text' },
-      { key: 'failureMessage', label: 'Message', format: 'text' },
-      { key: 'remoteIp', label: 'Remote address', format: 'text' },
-      { key: 'userAgent', label: 'User agent', format: 'text' },
-    ]),
+    columns: columns('UserLogin', GRID_PAGE_COLUMNS.UserLogin),
     search: 'the user name, addresses, user agent or message',
     sortable: false,
     statistics: [],
@@ -264,7 +216,6 @@ export const GRIDS: readonly GridDeclaration[] = [
       { param: 'failed', label: 'Failed, with steps to continue' },
     ],
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
-    csv: true,
   },
   {
     name: 'UserLogout',
@@ -272,21 +223,11 @@ export const GRIDS: readonly GridDeclaration[] = [
     group: 'Audit',
     summary: 'Every session cut: logouts, Revoke Sessions, password changes (UserLogout). Never purged.',
     access: AUDIT,
-    columns: columns('UserLogout', [
-      { key: 'createdDate', label: 'When', format: 'instant' },
-      { key: 'userName', label: 'User name', format: 'text' },
-      { key: 'reason', label: 'Reason', format: 'text' },
-      { key: 'outcome', label: 'Outcome', format: 'text' },
-      { key: 'revokedByUser', label: 'Revoked by', format: 'text' },
-      { key: 'sessionStartedDate', label: 'Session started', format: 'instant' },
-      { key: 'remoteIp', label: 'Remote address', format: 'text' },
-      { key: 'userAgent', label: 'User agent', format: 'text' },
-    ]),
+    columns: columns('UserLogout', GRID_PAGE_COLUMNS.UserLogout),
     search: 'the user name, addresses, user agent or message',
     sortable: false,
     statistics: [],
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
-    csv: true,
   },
   {
     name: 'AdminEvent',
@@ -295,29 +236,12 @@ export const GRIDS: readonly GridDeclaration[] = [
     summary:
       "Every administrative change with its fields old → new, and the refused ones (AdminEvent): an actor's refusals of one action and status are counted together, a row a minute, with their first and last target. Never purged.",
     access: AUDIT,
-    columns: columns('AdminEvent', [
-      { key: 'createdDate', label: 'When', format: 'instant' },
-      { key: 'actorUser', label: 'Actor', format: 'text' },
-      { key: 'actorTenantName', label: "Actor's tenant", format: 'text' },
-      { key: 'action', label: 'Action', format: 'text' },
-      { key: 'eventCount', label: 'Count', format: 'number' },
-      { key: 'targetName', label: 'Target', format: 'text' },
-      { key: 'targetGuid', label: 'First target', format: 'guid' },
-      { key: 'lastTargetGuid', label: 'Last target', format: 'guid' },
-      { key: 'changeSummary', label: 'Changed fields', format: 'text' },
-      { key: 'outcome', label: 'Outcome', format: 'text' },
-      { key: 'statusCode', label: 'Status', format: 'number' },
-      { key: 'message', label: 'Message', format: 'text' },
-      { key: 'credentialKind', label: 'Credential', format: 'text' },
-      { key: 'remoteIp', label: 'Remote address', format: 'text' },
-      { key: 'apiKeyIdentifier', label: 'API key', format: 'text' },
-    ]),
+    columns: columns('AdminEvent', GRID_PAGE_COLUMNS.AdminEvent),
     search: 'the actor, the target or the action',
     sortable: true,
     statistics: [],
     targetHistory: true,
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
-    csv: true,
   },
 ];
 

@@ -1,13 +1,23 @@
 import { formatInstant } from '../../components/time';
 import type { ColumnFormat } from './declarations';
+import { inUnit, type DurationUnit } from './units';
 
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
 const significant = new Intl.NumberFormat(undefined, { maximumSignificantDigits: 3 });
 
-/** A number as the column shows it: microseconds with their unit, counts whole. */
-export function formatNumber(value: number, format: ColumnFormat, precise = false): string {
+/**
+ * A number as the column shows it: a duration in the quantity's unit when the page chose one (units.ts),
+ * else in microseconds; counts whole.
+ */
+export function formatNumber(
+  value: number,
+  format: ColumnFormat,
+  precise = false,
+  unit?: DurationUnit,
+): string {
+  if (format === 'micros' && unit) return inUnit(value, unit, precise);
   const text = (precise || !Number.isInteger(value) ? decimal : integer).format(value);
   return format === 'micros' ? `${text} µs` : text;
 }
@@ -26,9 +36,13 @@ export function formatDuration(micros: number): string {
   return `${significant.format(micros / 60_000_000)} min`;
 }
 
-/** A value of a chart's axis or tooltip: durations in their best unit, other numbers short (12.3K). */
-export function chartValue(value: number, format: ColumnFormat): string {
-  return format === 'micros' ? formatDuration(value) : compactNumber(value);
+/**
+ * A value of a chart's axis or tooltip: durations in the quantity's unit (else each in its best unit), other
+ * numbers short (12.3K).
+ */
+export function chartValue(value: number, format: ColumnFormat, unit?: DurationUnit): string {
+  if (format === 'micros') return unit ? inUnit(value, unit) : formatDuration(value);
+  return compactNumber(value);
 }
 
 /** Any value of a row as text (rows are JSON: strings, numbers, booleans, null). */
@@ -39,7 +53,7 @@ export function textOf(value: unknown): string {
 }
 
 /** One cell of the table. Nothing is ever rendered as HTML: React escapes every value. */
-export function formatCell(value: unknown, format: ColumnFormat): string {
+export function formatCell(value: unknown, format: ColumnFormat, unit?: DurationUnit): string {
   if (value === null || value === undefined || value === '') return '—';
   switch (format) {
     case 'instant': {
@@ -48,7 +62,7 @@ export function formatCell(value: unknown, format: ColumnFormat): string {
     }
     case 'number':
     case 'micros':
-      return typeof value === 'number' ? formatNumber(value, format) : textOf(value);
+      return typeof value === 'number' ? formatNumber(value, format, true, unit) : textOf(value);
     case 'boolean':
       return value === true ? 'Yes' : value === false ? 'No' : textOf(value);
     default:

@@ -56,11 +56,11 @@ export function fetchSeries(
 }
 
 /**
- * The CSV download of the same window (the service's format=csv): every row unless take was set; not the
- * page of older rows the table shows, nor its order (an export is always newest first).
+ * The CSV download of the same window (the service's format=csv): every row of it (the newest 100 000 at
+ * most), not only the page the table shows (Rows is a page's size), nor its order (newest first).
  */
 export function csvHref(grid: GridDeclaration, view: URLSearchParams): string {
-  const q = requestParams(view, Date.now(), ['sortField', 'sortDirection', ...PAGING_PARAMS]);
+  const q = requestParams(view, Date.now(), ['take', 'sortField', 'sortDirection', ...PAGING_PARAMS]);
   q.set('format', 'csv');
   return `/api/${grid.name}?${q.toString()}`;
 }

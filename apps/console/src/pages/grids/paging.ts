@@ -4,6 +4,18 @@ import { textOf } from './format';
 
 /** Rows a page holds when Rows is empty (the service's default take). */
 export const DEFAULT_TAKE = 100;
+/**
+ * The most rows a page holds, asks for and lists: the console never asks for rows it does not show. A plain
+ * table of 100 000 rows takes a browser seconds and hundreds of megabytes to lay out (and 27 MB of JSON to
+ * fetch); a larger window is read page by page (Older rows), its statistics and chart come from the service.
+ */
+export const MAX_PAGE_ROWS = 1_000;
+
+/** The Rows of a view as a page size: a whole number from 1 to MAX_PAGE_ROWS, else the default. */
+export function pageRows(take: string | null): number {
+  const requested = Number(take);
+  return Number.isInteger(requested) && requested > 0 ? Math.min(requested, MAX_PAGE_ROWS) : DEFAULT_TAKE;
+}
 
 /**
  * "Older rows" through a window larger than a page: the URL holds the last row's time and id (beforeTime,
@@ -26,8 +38,7 @@ export function pagingOf(
   view: URLSearchParams,
   go: (changes: Record<string, string>) => void,
 ): Paging {
-  const requested = Number(view.get('take'));
-  const take = Number.isInteger(requested) && requested > 0 ? Math.min(requested, 100_000) : DEFAULT_TAKE;
+  const take = pageRows(view.get('take'));
   const page = Math.max(1, Math.trunc(Number(view.get('page'))) || 1);
   const enabled = !view.has('sortField');
   const current = enabled && view.has('beforeTime') ? page : 1;

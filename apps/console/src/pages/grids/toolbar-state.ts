@@ -1,4 +1,5 @@
 import type { GridDeclaration } from './declarations';
+import { pageRows } from './paging';
 
 /** The time ranges the toolbar offers; each is the last span of time up to now, moving with the clock. */
 export const RANGES = [
@@ -57,6 +58,8 @@ export function gridQuery(grid: GridDeclaration, url: URLSearchParams): URLSearc
     if (value !== null && value !== '' && takes(grid, name)) out.set(name, value);
   }
   if (out.has('from') || out.has('to')) out.delete('range');
+  // Rows is a page's size: never more than a page shows (an old bookmark's take=100000 reads as the most).
+  if (out.has('take')) out.set('take', String(pageRows(out.get('take'))));
   return out;
 }
 

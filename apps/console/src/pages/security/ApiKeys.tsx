@@ -19,11 +19,12 @@ type Notice = { tone: 'success' | 'error'; text: string };
  * (identifier, name, description, created), Generate API Key (Name required, Description optional) whose raw
  * key is shown once, and revoke. Shown only for users of the signed-in user's own tenant, as the service rules.
  */
-export function ApiKeys({ user, session }: { user: User; session: Session }) {
+export function ApiKeys({ user, session, mayAct }: { user: User; session: Session; mayAct: boolean }) {
   const keys = useQuery(apiKeysQuery(user.guid));
   const [notice, setNotice] = useState<Notice | null>(null);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const active = keys.data?.filter((k) => !k.revokedDate) ?? [];
+  // Revoked keys stay listed, marked so, with their History: a key that vanished could not be looked into.
+  const listed = keys.data ?? [];
   return (
     <section className={styles.card} aria-labelledby="keys-title">
       <h2 id="keys-title">API keys</h2>
@@ -34,16 +35,20 @@ export function ApiKeys({ user, session }: { user: User; session: Session }) {
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
       {created && <NewKey created={created} onStored={() => setCreated(null)} />}
       {keys.isError && <Alert tone="error">{securityError(keys.error)}</Alert>}
-      {keys.data && active.length === 0 && <p>This user has no API key.</p>}
-      {active.length > 0 && <KeyTable user={user} session={session} keys={active} onNotice={setNotice} />}
-      <GenerateKey
-        user={user}
-        onCreated={(key) => {
-          setNotice(null);
-          setCreated(key);
-        }}
-        onNotice={setNotice}
-      />
+      {keys.data && listed.length === 0 && <p>This user has no API key.</p>}
+      {listed.length > 0 && (
+        <KeyTable user={user} session={session} keys={listed} mayRevoke={mayAct} onNotice={setNotice} />
+      )}
+      {mayAct && (
+        <GenerateKey
+          user={user}
+          onCreated={(key) => {
+            setNotice(null);
+            setCreated(key);
+          }}
+          onNotice={setNotice}
+        />
+      )}
     </section>
   );
 }
@@ -93,6 +98,7 @@ function KeyTableHead() {
         <th scope="col">Name</th>
         <th scope="col">Description</th>
         <th scope="col">Created</th>
+        <th scope="col">State</th>
         <th scope="col">
           <span className={styles.visuallyHidden}>Actions</span>
         </th>
@@ -101,16 +107,63 @@ function KeyTableHead() {
   );
 }
 
-/** The active keys, each revoked after a question. */
+/** One key: active, or revoked (when and by whom), with its History; Revoke only where offered. */
+function KeyRow({
+  apiKey: k,
+  session,
+  onRevoke,
+}: {
+  apiKey: ApiKey;
+  session: Session;
+  onRevoke?: () => void;
+}) {
+  return (
+    <tr data-key-guid={k.guid}>
+      <td className={styles.mono}>{k.displayIdentifier}…</td>
+      <td>{k.name}</td>
+      <td>{k.description ?? '—'}</td>
+      <td>
+        {formatDateTime(Date.parse(k.createdDate))} by {k.createdUser}
+      </td>
+      <td>
+        {k.revokedDate ? (
+          <span className={`${styles.badge} ${styles.off}`}>
+            Revoked {formatDateTime(Date.parse(k.revokedDate))}
+            {k.revokedUser ? ` by ${k.revokedUser}` : ''}
+          </span>
+        ) : (
+          <span className={`${styles.badge} ${styles.ok}`}>Active</span>
+        )}
+      </td>
+      <td>
+        <HistoryLink session={session} guid={k.guid} label={`History of the key ${k.name}`} />{' '}
+        {onRevoke && (
+          <button
+            type="button"
+            className={`${formStyles.secondary} ${styles.danger}`}
+            onClick={onRevoke}
+            aria-label={`Revoke the key ${k.name}`}
+          >
+            Revoke
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** The keys, active and revoked; an active one is revoked after a question. */
 function KeyTable({
   user,
   session,
   keys,
+  mayRevoke,
   onNotice,
 }: {
   user: User;
   session: Session;
   keys: ApiKey[];
+  mayRevoke: boolean;
   onNotice: (n: Notice) => void;
 }) {
   const queryClient = useQueryClient();
@@ -135,25 +188,12 @@ function KeyTable({
           <KeyTableHead />
           <tbody>
             {keys.map((k) => (
-              <tr key={k.guid} data-key-guid={k.guid}>
-                <td className={styles.mono}>{k.displayIdentifier}…</td>
-                <td>{k.name}</td>
-                <td>{k.description ?? '—'}</td>
-                <td>
-                  {formatDateTime(Date.parse(k.createdDate))} by {k.createdUser}
-                </td>
-                <td>
-                  <HistoryLink session={session} guid={k.guid} label={`History of the key ${k.name}`} />{' '}
-                  <button
-                    type="button"
-                    className={`${formStyles.secondary} ${styles.danger}`}
-                    onClick={() => setRevoking(k)}
-                    aria-label={`Revoke the key ${k.name}`}
-                  >
-                    Revoke
-                  </button>
-                </td>
-              </tr>
+              <KeyRow
+                key={k.guid}
+                apiKey={k}
+                session={session}
+                onRevoke={mayRevoke && !k.revokedDate ? () => setRevoking(k) : undefined}
+              />
             ))}
           </tbody>
         </table>

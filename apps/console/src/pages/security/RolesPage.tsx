@@ -8,11 +8,12 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import formStyles from '../../components/forms.module.css';
 import { usePageTitle } from '../../components/page-title';
-import { allows, PERMISSION } from '../../components/permissions';
+import { allows, holdsEvery, PERMISSION } from '../../components/permissions';
 import { refused, securityError, useNames } from './controls';
 import { HistoryLink } from './HistoryLink';
 import { permissionsQuery, rolesQuery, tenantsQuery, type Role } from './queries';
 import styles from './security.module.css';
+import { Loading } from '../../components/Loading';
 
 type PermissionCode = Schemas['CreateRoleDto']['permissions'][number];
 
@@ -27,6 +28,11 @@ export function RolesPage() {
   const [message, setMessage] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
   const mayManage =
     allows(session, { permission: PERMISSION.ReadWriteSecurityRole }) && !refused(roles.error);
+  // A banner belongs to the action that raised it: starting another one clears it.
+  const start = (next: Role | 'new') => {
+    setMessage(null);
+    setEditing(next);
+  };
 
   const remove = useMutation({
     mutationFn: (role: Role) =>
@@ -49,7 +55,7 @@ export function RolesPage() {
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
       {mayManage && editing === null && (
         <p>
-          <button type="button" className={formStyles.primary} onClick={() => setEditing('new')}>
+          <button type="button" className={formStyles.primary} onClick={() => start('new')}>
             New role
           </button>
         </p>
@@ -66,9 +72,17 @@ export function RolesPage() {
         />
       )}
       {roles.isError && <Alert tone="error">{securityError(roles.error)}</Alert>}
-      {roles.isPending && <p role="status">Loading roles…</p>}
+      {roles.isPending && <Loading what="roles" />}
       {roles.data && (
-        <RolesTable roles={roles.data} session={session} onEdit={setEditing} onDelete={setDeleting} />
+        <RolesTable
+          roles={roles.data}
+          session={session}
+          onEdit={start}
+          onDelete={(role) => {
+            setMessage(null);
+            setDeleting(role);
+          }}
+        />
       )}
       <ConfirmDialog
         open={deleting !== null}
@@ -78,7 +92,7 @@ export function RolesPage() {
         onConfirm={() => deleting && remove.mutate(deleting)}
         onCancel={() => setDeleting(null)}
       >
-        <p>The role {deleting?.name} is deleted. The service refuses while users still hold it.</p>
+        <p>The role {deleting?.name} is deleted. No user holds it.</p>
       </ConfirmDialog>
     </>
   );
@@ -108,6 +122,7 @@ function RolesTable({
               <th scope="col">Name</th>
               <th scope="col">Tenant</th>
               <th scope="col">Permissions</th>
+              <th scope="col">Users</th>
               <th scope="col">
                 <span className={styles.visuallyHidden}>Actions</span>
               </th>
@@ -115,30 +130,13 @@ function RolesTable({
           </thead>
           <tbody>
             {roles.map((r) => (
-              <tr key={r.guid}>
+              <tr key={r.guid} data-role-guid={r.guid}>
                 <td>{r.name}</td>
                 <td>{tenantName(r.tenantGuid)}</td>
                 <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
+                <td>{r.users}</td>
                 <td>
-                  <div className={styles.cellActions}>
-                    <HistoryLink session={session} guid={r.guid} label={`History of the role ${r.name}`} />
-                    <button
-                      type="button"
-                      className={formStyles.secondary}
-                      onClick={() => onEdit(r)}
-                      aria-label={`Edit the role ${r.name}`}
-                    >
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      className={`${formStyles.secondary} ${styles.danger}`}
-                      onClick={() => onDelete(r)}
-                      aria-label={`Delete the role ${r.name}`}
-                    >
-                      Delete
-                    </button>
-                  </div>
+                  <RoleActions role={r} session={session} onEdit={onEdit} onDelete={onDelete} />
                 </td>
               </tr>
             ))}
@@ -149,22 +147,60 @@ function RolesTable({
   );
 }
 
-function RoleForm({
-  role,
+/**
+ * Edit and Delete only where the service accepts them: a role holding a permission the caller lacks cannot be
+ * changed by them (403), and one that users still hold cannot be deleted (409).
+ */
+function RoleActions({
+  role: r,
   session,
-  onDone,
+  onEdit,
+  onDelete,
 }: {
-  role: Role | null;
+  role: Role;
   session: Session;
-  onDone: (text?: string) => void;
+  onEdit: (role: Role) => void;
+  onDelete: (role: Role) => void;
 }) {
-  const queryClient = useQueryClient();
-  const [name, setName] = useState(role?.name ?? '');
-  const [chosen, setChosen] = useState<Set<number>>(new Set(role?.permissions ?? []));
-  const [tenantGuid, setTenantGuid] = useState(session.tenantGuid);
-  const [error, setError] = useState<string | null>(null);
+  const mayChange = holdsEvery(session, r.permissions);
+  return (
+    <div className={styles.cellActions}>
+      <HistoryLink session={session} guid={r.guid} label={`History of the role ${r.name}`} />
+      {mayChange && (
+        <button
+          type="button"
+          className={formStyles.secondary}
+          onClick={() => onEdit(r)}
+          aria-label={`Edit the role ${r.name}`}
+        >
+          Edit
+        </button>
+      )}
+      {mayChange && r.users === 0 && (
+        <button
+          type="button"
+          className={`${formStyles.secondary} ${styles.danger}`}
+          onClick={() => onDelete(r)}
+          aria-label={`Delete the role ${r.name}`}
+        >
+          Delete
+        </button>
+      )}
+    </div>
+  );
+}
 
-  const save = useMutation({
+/** Creates or saves the role with the form's values; says what happened (or the service's reason). */
+function useSaveRole(
+  role: Role | null,
+  session: Session,
+  form: { name: string; chosen: Set<number>; tenantGuid: string },
+  onDone: (text?: string) => void,
+  setError: (text: string) => void,
+) {
+  const queryClient = useQueryClient();
+  const { name, chosen, tenantGuid } = form;
+  return useMutation({
     mutationFn: async () => {
       const list = [...chosen].sort((a, b) => a - b) as PermissionCode[];
       if (role)
@@ -187,6 +223,23 @@ function RoleForm({
     },
     onError: (err) => setError(securityError(err)),
   });
+}
+
+function RoleForm({
+  role,
+  session,
+  onDone,
+}: {
+  role: Role | null;
+  session: Session;
+  onDone: (text?: string) => void;
+}) {
+  const [name, setName] = useState(role?.name ?? '');
+  const [chosen, setChosen] = useState<Set<number>>(new Set(role?.permissions ?? []));
+  const [tenantGuid, setTenantGuid] = useState(session.tenantGuid);
+  const [error, setError] = useState<string | null>(null);
+  const roleTenant = role?.tenantGuid ?? tenantGuid;
+  const save = useSaveRole(role, session, { name, chosen, tenantGuid }, onDone, setError);
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -209,9 +262,20 @@ function RoleForm({
         {error && <Alert tone="error">{error}</Alert>}
         <Field id="role-name" label="Name" value={name} onChange={setName} autoComplete="off" />
         {!role && session.landlord && (
-          <TenantChoice session={session} value={tenantGuid} onChange={setTenantGuid} />
+          <TenantChoice
+            session={session}
+            value={tenantGuid}
+            onChange={(guid) => {
+              setTenantGuid(guid);
+              if (guid !== session.tenantGuid) toggle(PERMISSION.ReadWriteTenant, false);
+            }}
+          />
         )}
-        <PermissionChoice chosen={chosen} onToggle={toggle} />
+        <PermissionChoice
+          chosen={chosen}
+          onToggle={toggle}
+          offered={(id) => offeredPermission(session, roleTenant, id)}
+        />
         <div className={formStyles.actions}>
           <button type="button" className={formStyles.secondary} onClick={() => onDone()}>
             Cancel
@@ -262,20 +326,33 @@ function TenantChoice({
   );
 }
 
-/** The permissions a role may hold, as checkboxes. */
+/**
+ * Whether the service would accept giving a role of `tenant` this permission from this caller: one they hold
+ * themselves; Read Write Tenant only on a landlord role, the only place it grants anything (the tenants'
+ * pages are the landlord's).
+ */
+function offeredPermission(session: Session, tenant: string, id: number): boolean {
+  if (!session.permissions.includes(id)) return false;
+  return id !== PERMISSION.ReadWriteTenant || (session.landlord && tenant === session.tenantGuid);
+}
+
+/** The permissions this caller may give the role, as checkboxes. */
 function PermissionChoice({
   chosen,
   onToggle,
+  offered,
 }: {
   chosen: Set<number>;
   onToggle: (id: number, on: boolean) => void;
+  offered: (id: number) => boolean;
 }) {
-  const permissions = useQuery(permissionsQuery);
+  // What the service would accept, plus what the role already holds (so it can be taken away).
+  const permissions = useQuery(permissionsQuery).data?.filter((p) => offered(p.id) || chosen.has(p.id));
   return (
     <fieldset className={styles.fieldset}>
       <legend>Permissions</legend>
       <div className={styles.permissions}>
-        {permissions.data?.map((p) => (
+        {permissions?.map((p) => (
           <div key={p.id} className={styles.check}>
             <input
               id={`permission-${p.id}`}

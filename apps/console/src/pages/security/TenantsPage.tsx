@@ -13,6 +13,7 @@ import { formatDateTime } from '../../components/time';
 import { refused, securityError } from './controls';
 import { tenantsQuery, type Tenant } from './queries';
 import styles from './security.module.css';
+import { Loading } from '../../components/Loading';
 
 type Notice = { tone: 'success' | 'error'; text: string };
 
@@ -68,7 +69,7 @@ export function TenantsPage() {
       </p>
       {notice && <Alert tone={notice.tone}>{notice.text}</Alert>}
       {tenants.isError && <Alert tone="error">{securityError(tenants.error)}</Alert>}
-      {tenants.isPending && <p role="status">Loading tenants…</p>}
+      {tenants.isPending && <Loading what="tenants" />}
       {tenants.data && (
         <section className={styles.card} aria-labelledby="tenants-title">
           <h2 id="tenants-title">
@@ -114,7 +115,10 @@ export function TenantsPage() {
         onConfirm={() => deleting && changes.remove.mutate(deleting, { onSettled: () => setDeleting(null) })}
         onCancel={() => setDeleting(null)}
       >
-        <p>The tenant {deleting?.name} is deleted. The service refuses while it still has users or roles.</p>
+        <p>
+          The tenant {deleting?.name} is deleted: its users can no longer sign in, and their API keys stop
+          working.
+        </p>
       </ConfirmDialog>
     </>
   );

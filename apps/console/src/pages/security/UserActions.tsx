@@ -2,13 +2,12 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, done, unwrap } from '../../api/client';
-import type { Session } from '../../api/queries';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import formStyles from '../../components/forms.module.css';
 import { securityError } from './controls';
 import { USERS_KEY, userQuery, type User } from './queries';
 import styles from './security.module.css';
-import { allowedActions, type Action } from './user-actions';
+import type { Action, allowedActions } from './user-actions';
 
 const CONFIRM: Record<
   Exclude<Action, 'activate' | 'unlock'>,
@@ -68,17 +67,17 @@ const DONE: Record<Action, (name: string) => string> = {
 /** The actions the service allows on this user (user-actions.ts); the irreversible ones ask first. */
 export function UserActions({
   user,
-  session,
+  allowed,
   onMessage,
 }: {
   user: User;
-  session: Session;
+  allowed: ReturnType<typeof allowedActions>;
   onMessage: (m: { tone: 'success' | 'error'; text: string }) => void;
 }) {
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const [asking, setAsking] = useState<Action | null>(null);
-  const { actions, notes } = allowedActions(user, session);
+  const { actions, notes } = allowed;
   const act = useMutation({
     mutationFn: (action: Action) => perform(action, user.guid),
     onSuccess: (next, action) => {

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ifMatch, unwrap } from '../../api/client';
 import { signInOptionsQuery, type Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
+import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
 import formStyles from '../../components/forms.module.css';
 import { lengthRule } from '../../components/password-rules';
@@ -50,7 +51,12 @@ export function EditUser({
       <Field id="edit-user-email" label="E-mail" type="email" value={email} onChange={setEmail} />
       <RoleSelect
         id="edit-user-role"
-        choices={choices?.filter((r) => r.tenantGuid === user.tenantGuid)}
+        choices={choices?.filter(
+          (r) =>
+            r.tenantGuid === user.tenantGuid &&
+            // nobody changes their own role (the service's 403): one's own page offers only the role held
+            (user.guid !== session.userGuid || r.guid === user.roleGuid),
+        )}
         value={roleGuid}
         onChange={setRoleGuid}
       />
@@ -63,33 +69,86 @@ export function EditUser({
   );
 }
 
-/** POST …/ResetPassword once the page's own checks pass; with the flag, only the hash travels. */
+type ResetBody = { password: string; passwordExpired: boolean; wirePasswordHash: boolean };
+
+/**
+ * POST …/ResetPassword once the page's own checks pass and the administrator confirmed (`asking`: the checked
+ * request waiting for it, since a reset cannot be undone); with the flag, only the hash travels.
+ */
 function useResetPassword(user: User, onReset: (user: User) => void, onError: (text: string) => void) {
   const options = useQuery(signInOptionsQuery);
+  const [asking, setAsking] = useState<ResetBody | null>(null);
   const reset = useMutation({
-    mutationFn: async (body: { password: string; passwordExpired: boolean; wirePasswordHash: boolean }) =>
+    mutationFn: async (body: ResetBody) =>
       (
         await unwrap(
           api.POST('/api/UserRegistry/{guid}/ResetPassword', { params: { path: { guid: user.guid } }, body }),
         )
       ).data,
-    onSuccess: onReset,
-    onError: (err) => onError(securityError(err)),
+    onSuccess: (next) => {
+      setAsking(null);
+      onReset(next);
+    },
+    onError: (err) => {
+      setAsking(null);
+      onError(securityError(err));
+    },
   });
-  function submit(password: string, repeat: string, expired: boolean, wire: boolean): boolean {
+  /** The request's body once the page's own checks pass (else null, the reason given to onError). */
+  function check(password: string, repeat: string, expired: boolean, wire: boolean): ResetBody | null {
     if (!options.data) {
       onError('The password rules are still loading; try again.');
-      return false;
+      return null;
     }
     const checked = administeredPassword(options.data, user.name, password, repeat, wire);
     if ('error' in checked) {
       onError(checked.error);
-      return false;
+      return null;
     }
-    reset.mutate({ password: checked.value, passwordExpired: expired, wirePasswordHash: wire });
-    return true;
+    return { password: checked.value, passwordExpired: expired, wirePasswordHash: wire };
   }
-  return { submit, busy: reset.isPending, rule: options.data ? lengthRule(options.data) : undefined };
+  return {
+    ask: (password: string, repeat: string, expired: boolean, wire: boolean) =>
+      setAsking(check(password, repeat, expired, wire)),
+    asking,
+    confirm: () => asking && reset.mutate(asking),
+    cancel: () => setAsking(null),
+    busy: reset.isPending,
+    rule: options.data ? lengthRule(options.data) : undefined,
+  };
+}
+
+/** The question before a reset, which cannot be undone: what happens to the user's sessions and next sign-in. */
+function ConfirmReset({
+  user,
+  asking,
+  busy,
+  onConfirm,
+  onCancel,
+}: {
+  user: User;
+  asking: ResetBody | null;
+  busy: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  return (
+    <ConfirmDialog
+      open={asking !== null}
+      title={`Reset the password of ${user.name}?`}
+      confirm="Reset password"
+      busy={busy}
+      onConfirm={onConfirm}
+      onCancel={onCancel}
+    >
+      <p>
+        The password is replaced at once and every session of {user.name} ends.
+        {asking?.passwordExpired
+          ? ' They sign in with the new password and must change it at the next sign-in.'
+          : ' They sign in with the new password.'}
+      </p>
+    </ConfirmDialog>
+  );
 }
 
 /**
@@ -114,7 +173,7 @@ export function ResetPassword({ user, onReset }: { user: User; onReset: (user: U
   function submit(event: FormEvent) {
     event.preventDefault();
     setError(null);
-    reset.submit(password, repeat, expired, wire);
+    reset.ask(password, repeat, expired, wire);
   }
   return (
     <section className={styles.card} aria-labelledby="reset-title">
@@ -163,6 +222,13 @@ export function ResetPassword({ user, onReset }: { user: User; onReset: (user: U
           </button>
         </div>
       </form>
+      <ConfirmReset
+        user={user}
+        asking={reset.asking}
+        busy={reset.busy}
+        onConfirm={reset.confirm}
+        onCancel={reset.cancel}
+      />
     </section>
   );
 }

@@ -12,15 +12,26 @@ import styles from './security.module.css';
 import { HistoryLink } from './HistoryLink';
 import { UserActions } from './UserActions';
 import { EditUser, ResetPassword } from './UserForms';
-import { allowedActions } from './user-actions';
+import { allowedActions, mayActOn } from './user-actions';
+import { Loading } from '../../components/Loading';
+import { NotFoundPage } from '../not-found/NotFoundPage';
 
 const when = (iso: string | null | undefined) => (iso ? formatDateTime(Date.parse(iso)) : '—');
 
 /** Security → Users → a user: details, the actions the service allows, Edit, Reset password, API keys. */
 export function UserPage() {
-  const session = useOutletContext<Session>();
   const { guid = '' } = useParams();
+  // An address that names no user (/Security/Users/New typed by hand) is a page that does not exist.
+  if (!GUID.test(guid)) return <NotFoundPage />;
+  return <UserLoader guid={guid} />;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function UserLoader({ guid }: { guid: string }) {
+  const session = useOutletContext<Session>();
   const user = useQuery(userQuery(guid));
+  const { choices, settled } = useNames(session);
   usePageTitle(user.data ? `User ${user.data.name}` : 'User');
   return (
     <>
@@ -28,13 +39,32 @@ export function UserPage() {
         <Link to="/Security/Users">← Users</Link>
       </p>
       {user.isError && <Alert tone="error">{securityError(user.error)}</Alert>}
-      {user.isPending && <p role="status">Loading the user…</p>}
-      {user.data && <UserView key={user.data.guid} user={user.data} session={session} />}
+      {(user.isPending || (user.data && !settled)) && <Loading what="the user" />}
+      {user.data && settled && (
+        <UserView
+          key={user.data.guid}
+          user={user.data}
+          session={session}
+          allowed={allowedActions(user.data, session, mayActOn(user.data, choices ?? []))}
+          readAt={user.dataUpdatedAt}
+        />
+      )}
     </>
   );
 }
 
-function UserView({ user, session }: { user: User; session: Session }) {
+function UserView({
+  user,
+  session,
+  allowed,
+  readAt,
+}: {
+  user: User;
+  session: Session;
+  allowed: ReturnType<typeof allowedActions>;
+  /** When the user's answer arrived (what "must change the password" is judged against). */
+  readAt: number;
+}) {
   const queryClient = useQueryClient();
   const [message, setMessage] = useState<{ tone: 'success' | 'error'; text: string } | null>(null);
   const changed = (next: User, text: string) => {
@@ -52,18 +82,20 @@ function UserView({ user, session }: { user: User; session: Session }) {
       </p>
       {message && <Alert tone={message.tone}>{message.text}</Alert>}
       <div className={styles.columns}>
-        <UserDetails user={user} session={session} />
+        <UserDetails user={user} session={session} readAt={readAt} />
         <section className={styles.card} aria-labelledby="user-actions-title">
           <h2 id="user-actions-title">Actions</h2>
-          <UserActions user={user} session={session} onMessage={setMessage} />
-          <EditUser
-            user={user}
-            session={session}
-            onSaved={(next) => changed(next, 'The changes are saved.')}
-          />
+          <UserActions user={user} allowed={allowed} onMessage={setMessage} />
+          {allowed.mayAct && (
+            <EditUser
+              user={user}
+              session={session}
+              onSaved={(next) => changed(next, 'The changes are saved.')}
+            />
+          )}
         </section>
       </div>
-      {user.guid === session.userGuid ? (
+      {!allowed.mayAct ? null : user.guid === session.userGuid ? (
         <section className={styles.card} aria-labelledby="own-password-title">
           <h2 id="own-password-title">Password</h2>
           <p className={styles.muted}>
@@ -76,8 +108,8 @@ function UserView({ user, session }: { user: User; session: Session }) {
           onReset={(next) => changed(next, `The password of ${user.name} is reset.`)}
         />
       )}
-      {allowedActions(user, session).apiKeys ? (
-        <ApiKeys user={user} session={session} />
+      {allowed.apiKeys ? (
+        <ApiKeys user={user} session={session} mayAct={allowed.mayAct} />
       ) : (
         <section className={styles.card} aria-labelledby="keys-title">
           <h2 id="keys-title">API keys</h2>
@@ -90,7 +122,20 @@ function UserView({ user, session }: { user: User; session: Session }) {
   );
 }
 
-function UserDetails({ user, session }: { user: User; session: Session }) {
+/**
+ * What the password means for the next sign-in: none, one that must be changed then (an expiry already past:
+ * a reset with "must change it" expires it at once), one that expires later, or one that does not; as of
+ * `readAt`, when the answer arrived.
+ */
+function PasswordState({ user, readAt }: { user: User; readAt: number }) {
+  if (!user.hasPassword) return <>none (signs in elsewhere)</>;
+  if (!user.passwordExpiryDate) return <>set, does not expire</>;
+  if (Date.parse(user.passwordExpiryDate) <= readAt)
+    return <>set; must change the password at the next sign-in</>;
+  return <>set, expires {when(user.passwordExpiryDate)}</>;
+}
+
+function UserDetails({ user, session, readAt }: { user: User; session: Session; readAt: number }) {
   const { roleName, tenantName } = useNames(session);
   return (
     <section className={styles.card} aria-labelledby="user-facts-title">
@@ -104,11 +149,7 @@ function UserDetails({ user, session }: { user: User; session: Session }) {
         <dd>{user.email ?? '—'}</dd>
         <dt>Password</dt>
         <dd>
-          {!user.hasPassword
-            ? 'none (signs in elsewhere)'
-            : user.passwordExpiryDate
-              ? `set, expires ${when(user.passwordExpiryDate)}`
-              : 'set, does not expire'}
+          <PasswordState user={user} readAt={readAt} />
         </dd>
         <dt>Failed attempts</dt>
         <dd>{user.failedPasswordCount}</dd>

@@ -11,6 +11,7 @@ import { refused, securityError, UserState, useNames } from './controls';
 import { CreateUser } from './CreateUser';
 import { USERS_PAGE, usersPageQuery, type ListPage, type User } from './queries';
 import styles from './security.module.css';
+import { Loading } from '../../components/Loading';
 
 /** Security → Users: the tenant's users (the landlord sees every tenant's), searched and paged by the service. */
 export function UsersPage() {
@@ -22,9 +23,13 @@ export function UsersPage() {
   const page = Math.max(1, Number(params.get('page')) || 1);
   const users = useQuery({ ...usersPageQuery(search, cursor), placeholderData: keepPreviousData });
   const [creating, setCreating] = useState(false);
-  // Offered only where the service would accept it: the right permission, and a list that was not refused.
+  const { choices } = useNames(session);
+  // Offered only where the service would accept it: the right permission, a list that was not refused, and
+  // at least one role the caller may give (every new user needs one).
   const mayCreate =
-    allows(session, { permission: PERMISSION.ReadWriteSecurityUser }) && !refused(users.error);
+    allows(session, { permission: PERMISSION.ReadWriteSecurityUser }) &&
+    !refused(users.error) &&
+    (choices?.length ?? 0) > 0;
   const go = (next: Record<string, string>) =>
     setParams(new URLSearchParams(Object.entries(next).filter(([, v]) => v)));
 
@@ -49,7 +54,7 @@ export function UsersPage() {
       {!refused(users.error) && (
         <UserSearch key={search} search={search} onSearch={(s) => go({ search: s })} />
       )}
-      {users.isPending && <p role="status">Loading users…</p>}
+      {users.isPending && <Loading what="users" />}
       {users.data && (
         <section className={styles.card} aria-labelledby="users-title">
           <h2 id="users-title">{countTitle(users.data, page, search)}</h2>

@@ -7,10 +7,13 @@ import { allows, PERMISSION } from '../../components/permissions';
 import { assignableRolesQuery, tenantsQuery, type RoleChoice, type User } from './queries';
 import styles from './security.module.css';
 
-/** What a refused Security request means here: 403 is "not permitted", the rest as everywhere. */
+/**
+ * What a refused Security request means here: 403 is "not permitted" with the service's own reason (its
+ * problem's detail: "…holds Invoke, which you do not hold"), the rest as everywhere.
+ */
 export function securityError(error: unknown): string {
   if (error instanceof ApiError && error.status === 403)
-    return 'Not permitted: your account may not do this. Ask an administrator if you need it.';
+    return `Not permitted: ${error.problem?.detail ?? 'your account may not do this.'} Ask an administrator if you need it.`;
   return describeError(error);
 }
 
@@ -85,7 +88,9 @@ export function useNames(session: Session) {
     tenants.data?.find((t) => t.guid === guid)?.name ??
     choices.data?.find((r) => r.tenantGuid === guid)?.tenantName ??
     guid;
-  return { choices: choices.data, roleName, tenantName };
+  // Whether the roles the caller may give are known (or will never be): what a page may offer waits for them.
+  const settled = choices.data !== undefined || choices.isError || !choices.isEnabled;
+  return { choices: choices.data, roleName, tenantName, settled };
 }
 
 /**

@@ -4,6 +4,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { HistogramBucket } from '../grid-types';
 import type { ColumnFormat } from '../declarations';
 import { chartValue, compactNumber, formatNumber } from '../format';
+import type { DurationUnit } from '../units';
 import styles from './charts.module.css';
 import { boundariesOf, labelledBoundaries } from './histogram-axis';
 import { tooltipPlugin } from './tooltip';
@@ -25,13 +26,14 @@ function histogramOptions(
   buckets: HistogramBucket[],
   format: ColumnFormat,
   width: number,
+  unit: DurationUnit | undefined,
 ): { options: uPlot.Options; axis: [number, string][] } {
   const xs = buckets.map((_, i) => i);
   const nonEmpty = xs.filter((i) => buckets[i].count > 0);
   const single = buckets.every(
     (b) => b.lowerBound === buckets[0].lowerBound && b.upperBound === b.lowerBound,
   );
-  const labels = boundariesOf(buckets).map((v) => chartValue(v, format));
+  const labels = boundariesOf(buckets).map((v) => chartValue(v, format, unit));
   // One value for every row (min = max): the service puts them all in the last bucket; only its value is labelled.
   const shown = single ? [buckets.length] : labelledBoundaries(labels, width - Y_AXIS);
   // Room on the right for half of the last label, which is centred on the plot's right edge.
@@ -75,7 +77,10 @@ function histogramOptions(
       tooltipPlugin((i) => {
         const b = buckets[i];
         return b
-          ? [`${chartValue(b.lowerBound, format)} – ${chartValue(b.upperBound, format)}`, rowsText(b.count)]
+          ? [
+              `${chartValue(b.lowerBound, format, unit)} – ${chartValue(b.upperBound, format, unit)}`,
+              rowsText(b.count),
+            ]
           : null;
       }),
     ],
@@ -88,6 +93,8 @@ interface HistogramProps {
   label: string;
   buckets: HistogramBucket[];
   format: ColumnFormat;
+  /** The column's unit on this page (durations): the axis, the hover and the table use it. */
+  unit?: DurationUnit;
 }
 
 /**
@@ -95,7 +102,7 @@ interface HistogramProps {
  * the count on the y axis. The buckets are also listed as a table for people who cannot see the chart.
  */
 export function Histogram(props: HistogramProps) {
-  const { label, buckets, format } = props;
+  const { label, buckets, format, unit } = props;
   const box = useRef<HTMLDivElement>(null);
   const width = useWidth(box);
 
@@ -103,7 +110,7 @@ export function Histogram(props: HistogramProps) {
     const el = box.current;
     if (!el || width === 0) return;
     el.removeAttribute('data-drawn');
-    const { options, axis } = histogramOptions(buckets, format, width);
+    const { options, axis } = histogramOptions(buckets, format, width, unit);
     // The boundaries the axis labels, and their labels: what a test measures for overlap.
     el.setAttribute('data-axis-labels', JSON.stringify(axis));
     options.hooks = { draw: [() => el.setAttribute('data-drawn', String(buckets.length))] };
@@ -114,20 +121,20 @@ export function Histogram(props: HistogramProps) {
       el,
     );
     return () => plot.destroy();
-  }, [buckets, format, width]);
+  }, [buckets, format, width, unit]);
 
   const first = buckets[0];
   const last = buckets[buckets.length - 1];
   const range =
     first && last
-      ? `from ${chartValue(first.lowerBound, format)} to ${chartValue(last.upperBound, format)}`
+      ? `from ${chartValue(first.lowerBound, format, unit)} to ${chartValue(last.upperBound, format, unit)}`
       : '';
   const single = first !== undefined && buckets.every((b) => b.upperBound === first.lowerBound);
   return (
     <figure className={styles.figure}>
       {single && (
         <figcaption className={styles.note}>
-          Every row holds {formatNumber(first.lowerBound, format, true)}: one bucket.
+          Every row holds {formatNumber(first.lowerBound, format, true, unit)}: one bucket.
         </figcaption>
       )}
       <div
@@ -144,7 +151,7 @@ export function Histogram(props: HistogramProps) {
   );
 }
 
-function BucketTable({ id, label, buckets, format }: HistogramProps) {
+function BucketTable({ id, label, buckets, format, unit }: HistogramProps) {
   return (
     <details className={styles.details}>
       <summary>The {buckets.length} buckets as a table</summary>
@@ -160,8 +167,8 @@ function BucketTable({ id, label, buckets, format }: HistogramProps) {
         <tbody>
           {buckets.map((b, i) => (
             <tr key={i}>
-              <td>{formatNumber(b.lowerBound, format, true)}</td>
-              <td>{formatNumber(b.upperBound, format, true)}</td>
+              <td>{formatNumber(b.lowerBound, format, true, unit)}</td>
+              <td>{formatNumber(b.upperBound, format, true, unit)}</td>
               <td>{formatNumber(b.count, 'number')}</td>
             </tr>
           ))}

@@ -1,0 +1,41 @@
+import type { Request, Response } from 'express';
+import type { GridDefinition } from '../grid-definition';
+import type { GridResponse, GridScope } from '../grid-engine';
+import type { GridAnswer } from '../grid-reads';
+import { GridService, wantsCsv } from '../grid.service';
+import { sendChunked } from './chunked-answer';
+
+/** A grid's query string as Express parses it; the grid service validates it. */
+export type RawQuery = Record<string, unknown>;
+
+/** A grid answer: returned whole (Nest writes it), or streamed here (a large read). */
+export async function answer(res: Response, pending: Promise<GridAnswer>): Promise<GridResponse | undefined> {
+  const a = await pending;
+  if ('response' in a) return a.response;
+  await sendChunked(res, a.stream, () => res.status(200).type('application/json; charset=utf-8'));
+  return undefined;
+}
+
+/**
+ * A grid's answer, or its CSV export when asked (`format=csv`, or an Accept that prefers text/csv): the
+ * page's columns, streamed in chunks, named by the grid and its window.
+ */
+export async function serve(
+  grids: GridService,
+  def: GridDefinition,
+  q: RawQuery,
+  req: Request,
+  res: Response,
+  scope: GridScope = [],
+): Promise<GridResponse | undefined> {
+  const { format: _format, ...query } = q;
+  if (wantsCsv(q, req.headers.accept)) {
+    const csv = await grids.csv(def, query, scope);
+    await sendChunked(res, csv, () => {
+      res.status(200).type('text/csv; charset=utf-8');
+      res.setHeader('Content-Disposition', `attachment; filename="${csv.filename}"`);
+    });
+    return undefined;
+  }
+  return answer(res, grids.read(def, query, scope));
+}
