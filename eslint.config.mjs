@@ -107,6 +107,7 @@ export default tseslint.config(
       '**/*.middleware.ts',
       '**/*.spec.ts',
       'libs/auth/src/http/session-response.ts',
+      'libs/grid/src/grids/grid-answers.ts',
       'apps/server/src/create-app.ts',
       'apps/server/src/express-adapter.ts',
       'apps/server/src/fast-paths/**',
