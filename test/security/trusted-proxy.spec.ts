@@ -12,7 +12,8 @@ import { startTestApp, TestApp } from '../support/test-app';
  * the balancers' addresses and ranges) reads the address hop by hop from X-Forwarded-For, and the scheme and host
  * from X-Forwarded-Proto and -Host as the balancer overwrote them (the shipped docker/haproxy.cfg). A balancer
  * that appends to the client's headers (HAProxy's `option forwardfor`, `add-header`) is trusted for
- * X-Forwarded-For only (TrustProxyHeaders), as is one that sets nothing else. Checked for the sign-in rate limit,
+ * X-Forwarded-For only (TrustProxyHeaders), as is one that sets nothing else; trusted for all three, the
+ * appended -Proto and -Host (two values) are believed for neither. Checked for the sign-in rate limit,
  * the UserLogin address, the cookie's CSRF check, the sign-in routes' cross-site check and the Secure cookie.
  */
 jest.setTimeout(120_000);
@@ -28,6 +29,9 @@ describe.each<[ForwardedHeaders, string, string]>([
   ['append', '1', 'X-Forwarded-For'],
   ['append', '127.0.0.1', 'X-Forwarded-For'],
   ['append', '10.0.0.0/8, 127.0.0.1/32', 'X-Forwarded-For'],
+  // The same balancer with the default TrustProxyHeaders: a -Proto or -Host with the client's value and the
+  // balancer's is believed for neither (the node's own scheme and Host header instead).
+  ['append', 'True', ALL_THREE],
   ['overwrite', 'True', ALL_THREE],
   ['overwrite', '10.0.0.0/8, 127.0.0.1/32', ALL_THREE],
   // A balancer that sets only X-Forwarded-For: the client's own -Proto and -Host reach the node unchanged.

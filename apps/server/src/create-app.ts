@@ -154,7 +154,7 @@ export function useHttpMiddleware(
   const cors = corsOptions(settings.CorsAllowedOrigins);
   if (cors) app.enableCors(cors);
   app.use((req: Request, res: Response, next: NextFunction) => {
-    if (ignoreUntrusted) ignoreUntrusted(req);
+    ignoreUntrusted(req);
     readCookies(req);
     startRequestLine(req, res);
     if (measure) measure(req, res);

@@ -28,7 +28,7 @@ function request(
     socket: { remoteAddress: socket, encrypted: false },
     connection: { remoteAddress: socket },
   });
-  ignoreUntrustedForwardedHeaders(parseTrustProxyHeaders(trustProxyHeaders)!)?.(req);
+  ignoreUntrustedForwardedHeaders(parseTrustProxyHeaders(trustProxyHeaders)!)(req);
   return req;
 }
 
@@ -77,7 +77,18 @@ describe('X-Forwarded-* by Express trust proxy', () => {
     expect([onlyProto.protocol, onlyProto.host]).toEqual(['https', 'node.internal:5001']);
     const withHost = request('True', '10.0.0.5', headers, 'X-Forwarded-For, X-Forwarded-Host');
     expect([withHost.protocol, withHost.host]).toEqual(['http', 'public.example']);
-    expect(ignoreUntrustedForwardedHeaders({ proto: true, host: true })).toBeNull();
+  });
+
+  it("a trusted -Proto or -Host with several values (a hop appended to the client's): neither is believed", () => {
+    const appended = {
+      'x-forwarded-proto': 'https, http',
+      'x-forwarded-host': 'evil.example, public.example',
+    };
+    const req = request('True', '10.0.0.5', { ...forged, ...appended });
+    expect([req.ip, req.protocol, req.host]).toEqual(['198.51.100.7', 'http', 'node.internal:5001']);
+    // one value (the balancer overwrote it) is read as it is
+    const overwrote = request('True', '10.0.0.5', { ...forged, ...overwritten });
+    expect([overwrote.protocol, overwrote.host]).toEqual(['https', 'public.example']);
   });
 
   it('TrustProxyHeaders must name X-Forwarded-For, and only the three forwarded headers', () => {

@@ -5,21 +5,34 @@ import type { IncomingMessage } from 'node:http';
  * the client address from X-Forwarded-For hop by hop (`req.ip`, proxy-addr), the scheme and host from the FIRST
  * X-Forwarded-Proto and X-Forwarded-Host value (`req.protocol`, `req.secure`, `req.host`, `req.hostname`); so
  * the balancer must overwrite those two (docker/haproxy.cfg: `http-request set-header`), never append to what
- * the client wrote. A balancer that does not set them (TrustProxyHeaders without them) would pass the client's
- * own values through: the step returned here clears them on each request before anything reads them, so Express
- * falls back to the socket's scheme and the Host header. Null when every forwarded header is trusted.
+ * the client wrote. The step returned here runs on each request before anything reads them:
+ * - a header the balancer does not set (TrustProxyHeaders without it) is cleared: the client's own value would
+ *   pass through;
+ * - a trusted -Proto or -Host holding more than one value is cleared too: a hop appended to what the client wrote,
+ *   and the first value, the one Express would read, is the client's. Express then falls back to the socket's
+ *   scheme and the Host header: a balancer misconfigured to append loses the forwarded scheme and host, and a
+ *   client can never choose them.
  */
 export function ignoreUntrustedForwardedHeaders(trusted: {
   proto: boolean;
   host: boolean;
-}): ((req: IncomingMessage) => void) | null {
-  if (trusted.proto && trusted.host) return null;
-  const names = [
+}): (req: IncomingMessage) => void {
+  const cleared = [
     ...(trusted.proto ? [] : ['x-forwarded-proto']),
     ...(trusted.host ? [] : ['x-forwarded-host']),
   ];
+  const single = [
+    ...(trusted.proto ? ['x-forwarded-proto'] : []),
+    ...(trusted.host ? ['x-forwarded-host'] : []),
+  ];
   return (req) => {
-    for (const name of names) if (req.headers[name] !== undefined) req.headers[name] = undefined;
+    const headers = req.headers;
+    for (const name of cleared) if (headers[name] !== undefined) headers[name] = undefined;
+    for (const name of single) {
+      const value = headers[name];
+      // Node joins a repeated X-Forwarded-* header with ", ", so one comma test covers both ways of appending
+      if (value !== undefined && (Array.isArray(value) || value.includes(','))) headers[name] = undefined;
+    }
   };
 }
 
