@@ -67,7 +67,11 @@ import type { components, paths } from './schema';
 type Schemas = components['schemas'];
 
 export async function main(env: { baseUrl: string; apiKey: string; modelGuid: string }): Promise<object> {
-  const api = createClient<paths>({ baseUrl: env.baseUrl, headers: { 'x-api-key': env.apiKey } });
+  // JSON answers only (the grids also answer text/csv): the media types this program reads
+  const api = createClient<paths, \`application/\${string}json\`>({
+    baseUrl: env.baseUrl,
+    headers: { 'x-api-key': env.apiKey },
+  });
 
   const grid = await api.GET('/api/CaptureQueueHealth', { params: { query: { take: 10, queueId: 1 } } });
   if (!grid.data) throw new Error('grid: ' + grid.response.status);
