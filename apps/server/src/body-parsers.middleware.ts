@@ -21,7 +21,7 @@ function jsonCharsetProblem(): ProblemException {
 }
 
 /**
- * The raw bytes of every JSON body, before parsing (issue 14): nesting deeper than MAX_JSON_DEPTH and bytes that
+ * The raw bytes of every JSON body, before parsing (the input limits, docs/SECURITY.md): nesting deeper than MAX_JSON_DEPTH and bytes that
  * are not UTF-8 are refused here; an escape of U+0000 or of a surrogate marks the request, and RequestInputGuard
  * names the field once the route is known (after the credential guard).
  */
@@ -49,7 +49,7 @@ export function incompleteBody(req: Request, err: unknown): IncompleteBody | und
 }
 
 /**
- * A body that never arrived whole (security issue 37), wherever it was being read: nobody is left to answer, so
+ * A body that never arrived whole (a client that hangs up mid-body), wherever it was being read: nobody is left to answer, so
  * it is no error of the service's. The request's status is set for its one request line (400 when the client
  * left, 408 when it was cut: node:http has sent that answer), it is counted in service.http.request.incomplete
  * (the process's meter provider: the service's once it started), and the request goes no further.

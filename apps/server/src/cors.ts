@@ -18,13 +18,13 @@ export const EXPOSED_HEADERS = [
   'X-Request-Id',
   'WWW-Authenticate',
   'X-Service-Logout-Warning',
-  // the list paging (issue 40): the total and the next page
+  // the list paging: the total and the next page
   'X-Total-Count',
   'Link',
 ];
 
 /**
- * CORS for the origins CorsAllowedOrigins lists (issue 38, item 6), through Nest's `enableCors` (the `cors`
+ * CORS for the origins CorsAllowedOrigins lists (a browser integration on another origin), through Nest's `enableCors` (the `cors`
  * package), or null when none is listed: then no CORS header is ever written, as before (same-origin only).
  *
  * Listed origins may send Authorization (a bearer token) and x-api-key; credentials (cookies) are not allowed

@@ -85,7 +85,7 @@ function applyToSchema(schema: SchemaObject, dto: Type): void {
  * body DTO's schema (components.schemas, by class name) and each whole-query DTO's parameters. The OpenAPI
  * decorators keep what only they say (descriptions, examples, defaults, nullable); types, formats, patterns,
  * lengths, bounds, enums and item rules come from the validation, so the document cannot state less or other
- * than the service enforces (issue 38).
+ * than the service enforces (the document must not promise more than is checked).
  */
 export function applyRequestRules(document: OpenAPIObject, app: INestApplication): void {
   const schemas = (document.components?.schemas ?? {}) as Record<string, SchemaObject>;

@@ -53,7 +53,7 @@ describe.each(TEST_PROVIDERS)('API keys on %s', (provider) => {
   afterAll(() => t.close());
 
   it('a created key authenticates as its user, is stored only as a hash, and is listed without it', async () => {
-    // An administrator hands out only permissions they hold (security issue 37), Invoke included.
+    // An administrator hands out only permissions they hold (no escalation through a key), Invoke included.
     const admin = await createUser(t.app, {
       permissions: [Permission.ReadWriteSecurityUser, Permission.Invoke],
     });

@@ -17,7 +17,7 @@ export enum FailureType {
   OAuthRemoteFailure = 8,
   OAuthLocalValidationFailure = 9,
   OAuthInternalError = 10,
-  // Deliberate extensions of the spec's table (docs/decisions.md, spec-deviation issue 15):
+  // Deliberate extensions of the spec's table (docs/decisions.md, the spec's deviations):
   /** The second factor's passcode did not match, or its step is void (a bad, expired or stale passcode token). */
   SecondFactorMismatch = 11,
   /** The second-factor provider could not be reached: neither refused nor accepted. */

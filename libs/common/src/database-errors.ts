@@ -18,7 +18,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * SQL Server errors that mean "try again shortly" (issue 36): 1205 deadlock victim, 1222 lock request time-out,
+ * SQL Server errors that mean "try again shortly" (a busy server, not a refused row): 1205 deadlock victim, 1222 lock request time-out,
  * and Azure SQL's transient errors 40613 (database not currently available), 40501 (service busy), 40197
  * (error processing the request, a failover), 49918 (not enough resources), 4060 (cannot open the database).
  */

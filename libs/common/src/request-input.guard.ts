@@ -48,8 +48,8 @@ interface RouteInput {
 
 /**
  * What becomes data of a route is refused when it holds U+0000 or a lone surrogate, when a query parameter
- * it reads is repeated or not UTF-8, or when a route that takes no body is sent members (issue 14); a route
- * that takes a body refuses content that is not JSON with a 415 (issue 38). Path
+ * it reads is repeated or not UTF-8, or when a route that takes no body is sent members (the input limits); a route
+ * that takes a body refuses content that is not JSON with a 415 (what it would be read as is not JSON). Path
  * parameters are all GUIDs: ParseGuidPipe refuses the rest. The body's depth and UTF-8 were checked by the
  * body parser (scanJsonBody), before anything else.
  *

@@ -3,7 +3,7 @@ import { HttpStatus } from '@nestjs/common';
 import { ProblemException, RequestRefusal } from './problem';
 
 /**
- * Input limits of every request (issue 14; docs/SECURITY.md, Input limits). They are checked on the raw
+ * Input limits of every request (docs/SECURITY.md, Input limits). They are checked on the raw
  * body before it is parsed, so a hostile body never reaches JSON.parse, class-transformer or the Archiver.
  */
 export const MAX_JSON_DEPTH = 64;
@@ -153,7 +153,7 @@ export function repeatedParameter(name: string): RequestRefusal {
 /**
  * Member names that no request DTO declares and that JSON.parse keeps as own members, but that
  * class-transformer passes over (so the whitelist never saw them): `__proto__` and `constructor`; and
- * `prototype`, for good measure (security issue 37).
+ * `prototype`, for good measure (prototype pollution through a body's member names).
  */
 const RESERVED_MEMBERS = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -17,7 +17,7 @@ import { RequestRefusal } from './problem';
  * is not validated; `null` is validated like any other value, so it is refused by the field's type check,
  * unless the field is declared `nullable` (then `null` is a value of its own, e.g. "no e-mail address").
  * class-validator's `@IsOptional()` lets `null` through on every field, and services that treat anything
- * but `undefined` as given then write it (issue 14): do not use it in DTOs.
+ * but `undefined` as given then write it (a null would clear a column nobody asked to change): do not use it in DTOs.
  *
  * Also marks the OpenAPI property as not required (and nullable when declared), so the document says the
  * same as the validation. Update DTOs derive from Create DTOs with
@@ -171,7 +171,7 @@ function realDay(text: string): boolean {
 
 /**
  * Names and identifiers (user, role, tenant, model, workflow, status, rule, API key names and descriptions,
- * the user name of a sign-in): no control character of any kind (issue 14). Free text that is data (an
+ * the user name of a sign-in): no control character of any kind (they hide in logs and screens). Free text that is data (an
  * Invoke payload, a notification body) may hold tabs and newlines; U+0000 and lone surrogates are refused
  * everywhere, before validation (see request-input.ts).
  */

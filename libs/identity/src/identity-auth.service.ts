@@ -145,7 +145,7 @@ export class IdentityAuthService {
 
   /**
    * spec: Password transport hardening 1. A user's answer is their flag. An unknown name must not stand out
-   * (security issues 13 and 37), so it gets a stable answer drawn like a user's: true for a share of all names,
+   * (an unknown name must not be told from a known one by its answer), so it gets a stable answer drawn like a user's: true for a share of all names,
    * decided by an HMAC of the normalised name under a key derived from JwtKey. The share is
    * WirePasswordHashUnknownPercent when set, else the share of users who have the flag NOW, read from the
    * database with every ask: it follows every flag change at once, on every node and across restarts (a share

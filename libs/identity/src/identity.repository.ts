@@ -278,7 +278,7 @@ export class IdentityRepository implements TransactionBound {
   /**
    * An administrator's edit of a live user: writes only the columns given, never TokensValidFrom, the
    * password or the lockout, so a concurrent revocation, logout or lockout is never undone by a stale copy
-   * of the row (security issue 13). False when the user is gone (deleted meanwhile) or, given `version`, no
+   * of the row (two concurrent writes cannot both win). False when the user is gone (deleted meanwhile) or, given `version`, no
    * longer at that version.
    */
   async updateUser(userId: number, changes: UserChanges, version?: number): Promise<boolean> {

@@ -87,7 +87,7 @@ describe.each(TEST_PROVIDERS)('identity on %s', (provider) => {
           .get(UserService)
           .create(a.actor, { name: 'x-' + a.name, roleGuid: b.roleGuid, password: 'long-enough-password' }),
       );
-      // a GUID the document takes, naming no role the caller may assign (issue 38: 422, not 400)
+      // a GUID the document takes, naming no role the caller may assign (a well-formed value the service refuses: 422, not 400)
       expect(p.status).toBe(422);
     });
 

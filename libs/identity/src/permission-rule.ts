@@ -1,7 +1,7 @@
 import { Actor, isPermission, Permission, PERMISSION_NAMES, Problems } from '@app/common';
 
 /**
- * Security issue 37, item 3: nobody hands out a permission they do not hold. A caller may assign a role, create
+ * Nobody hands out a permission they do not hold. A caller may assign a role, create
  * or edit a role, or act on a user (edit, deactivate, delete, unlock, reset the password of, create an API key
  * for) only when every permission involved is one of their own; and nobody changes their own role. Checked on
  * the server from the caller's role (the Actor), like every permission.

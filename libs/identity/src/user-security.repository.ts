@@ -69,7 +69,7 @@ export class SignInRaceError extends Error {
   }
 }
 /**
- * The security-relevant writes of a user (security issues 13 and 37): sign-in completions, failure counts, password
+ * The security-relevant writes of a user (each one conditional statement that only moves forward): sign-in completions, failure counts, password
  * replacements and resets, deactivation, unlock and revocation. Each is ONE conditional statement per attempt, so
  * concurrent attempts never lose a count nor bring back a session that was ended.
  */
@@ -91,7 +91,7 @@ export class UserSecurityRepository implements TransactionBound {
   }
 
   /**
-   * A deactivation (security issue 37): the edit's columns with Active false AND TokensValidFrom moved forward,
+   * A deactivation: the edit's columns with Active false AND TokensValidFrom moved forward,
    * in ONE statement per attempt, so a later reactivation (a stale edit carrying `active: true` included) never
    * brings an earlier session back. Like a password write it applies only while no session started at or after
    * its instant (sessionsEndAt). Returns that instant, or null when the user is gone.

@@ -417,7 +417,10 @@ export class UserService {
     )
       return undefined;
     if (changes.Active !== undefined || changes.RoleRegistryId !== undefined)
-      await this.events.emitAndWait('principalsChanged', { userIds: [user.Id], ceiling: await this.ceilingOf(changes) });
+      await this.events.emitAndWait('principalsChanged', {
+        userIds: [user.Id],
+        ceiling: await this.ceilingOf(changes),
+      });
     return this.dto(await this.current(user.Guid));
   }
 

@@ -4,7 +4,7 @@ import { StageRollupService } from '@app/engine';
 import { StreamPublisher } from './stream-publisher';
 
 /**
- * Pushes each minute's telemetry into the open streams as it is written (issue 4, item 4): the six
+ * Pushes each minute's telemetry into the open streams as it is written (the console's live grids): the six
  * CaptureQueueHealth rows after every flush, and the stage rollups after every rollup write. Landlord streams
  * only, like the telemetry grids.
  */

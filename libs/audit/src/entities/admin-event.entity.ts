@@ -2,7 +2,7 @@ import { Entity, Index } from 'typeorm';
 import { PortableColumn, PortableIdentityColumn } from '@app/database';
 
 /**
- * One administrative write through the API (issue 39): applied, in the same transaction as the change, or
+ * One administrative write through the API: applied, in the same transaction as the change, or
  * refused (refusals of one actor, action and status counted together, a row a minute per node). Never purged, like
  * UserLogin. Never holds a secret: a password or key hash is only "changed".
  */
