@@ -1,4 +1,4 @@
-/* Parts of `npm run bench:invoke` for issue 14:
+/* Parts of `npm run bench:invoke` about the request input rules and the case lag:
  *   - input: the cost the request input rules add to one Invoke, measured directly (the raw-body scan of
  *     the body parser's verify hook, and RequestInputGuard), in µs per invocation;
  *   - case-latency: how long after an Invoke is answered its case exists, with the default
@@ -61,7 +61,7 @@ export function inputChecksBench(): void {
   const scanLarge = timePerCall(() => scanJsonBody(large), 50, 9);
   const guardCost = timePerCall(() => guard.canActivate(context), 200_000);
   const guardTrace = timePerCall(() => guard.canActivate(withTrace), 200_000);
-  console.log('Request input rules on Invoke (issue 14), measured directly, medians of rounds:');
+  console.log('Request input rules on Invoke, measured directly, medians of rounds:');
   console.log(
     `  raw-body scan (depth, UTF-8, escapes), the demo body (${body.length} B): ${scan.toFixed(3)} µs; with escapes (${escaped.length} B): ${scanEscaped.toFixed(3)} µs; ${(large.length / 1024).toFixed(0)} KiB: ${scanLarge.toFixed(0)} µs (${(((large.length / scanLarge) * 1e6) / 2 ** 20).toFixed(0)} MiB/s)`,
   );

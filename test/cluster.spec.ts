@@ -14,7 +14,7 @@ import {
 import { waitFor } from './support/spawn-server';
 
 /**
- * The two invariants a user of several nodes relies on (issue 21), with real node processes on one
+ * The two invariants a user of several nodes relies on, with real node processes on one
  * PostgreSQL and one Redis: no request succeeds with a revoked token on any node after the revocation has
  * answered, and every invocation answered 200 is archived through a rolling restart (SIGTERM, draining
  * shutdown). The client plays the load balancer: it sends only to nodes whose /api/Ready answers 200.
@@ -57,7 +57,7 @@ describe('two nodes on PostgreSQL and Redis', () => {
     await Promise.all(nodes.filter((n) => n.process.child.exitCode === null).map((n) => n.stop()));
   });
 
-  // The API-key revocation window on the other node (security issue 49, item 9): every node acknowledges applying a
+  // The API-key revocation window on the other node: every node acknowledges applying a
   // revocation before the acting node answers, so node B never accepts a key after node A's answer.
   it('after an API-key revocation answers on node A, node B never accepts the key (30 revocations, B asked back to back)', async () => {
     const rounds = 30;

@@ -22,7 +22,7 @@ interface Grid {
   statistics: Record<string, { count: number; mean: number | null }>;
 }
 
-/** The home page's health, the phone layout, the Not Found page, and axe on every page and dialog (issue 40). */
+/** The home page's health, the phone layout, the Not Found page, and axe on every page and dialog. */
 describe('the console in Chromium, part 3: the home page, a phone, every page and dialog', () => {
   let t: TestApp;
   let browser: Browser;
@@ -108,7 +108,10 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
     expect(archived.rows).toBeGreaterThan(0);
     expect(Number(await archiveRows.getAttribute('data-rows'))).toBe(archived.rows);
     for (const table of ['Case', 'AdminEvent', 'UserLogin', 'UserLogout'])
-      expect([table, await figure(page, 'database').locator(`[data-table="${table}"]`).count()]).toEqual([table, 1]);
+      expect([table, await figure(page, 'database').locator(`[data-table="${table}"]`).count()]).toEqual([
+        table,
+        1,
+      ]);
     for (let q = 1; q <= 6; q++) {
       const depth = await figureValue(page, `queue-${q}`);
       const { answer } = await gridOf(page, `queue-${q}`);

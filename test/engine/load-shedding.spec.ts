@@ -109,7 +109,7 @@ function expectSummaries(output: string, refused: number): void {
 }
 
 /**
- * Issue 36, item 2, in the real process on PostgreSQL: while case creation is held (the test locks the Case
+ * Overload in the real process on PostgreSQL: while case creation is held (the test locks the Case
  * table), the case backlog reaches CaseCreationQueueCapacity and Invoke refuses: 503 with Retry-After, before the
  * body is read (a body that is not JSON, or too large, is refused the same), no request line per refusal but
  * one summary line a second whose counts add up to the refusals; a request without a credential still gets its

@@ -19,7 +19,7 @@ async function administrator(t: TestApp): Promise<SignedIn> {
 
 /**
  * A known /api path asked with a method it does not take answers 405 with Allow (RFC 9110 §15.5.6), and OPTIONS
- * 204 with Allow (issue 38, item 4); unknown paths keep their 404.
+ * 204 with Allow; unknown paths keep their 404.
  */
 describe.each(TEST_PROVIDERS)('methods of the API paths, on %s', (provider) => {
   let t: TestApp;
@@ -79,7 +79,7 @@ describe.each(TEST_PROVIDERS)('methods of the API paths, on %s', (provider) => {
 });
 
 /**
- * CORS with CorsAllowedOrigins (issue 38, item 6): a listed origin's preflight is answered, the explicit
+ * CORS with CorsAllowedOrigins: a listed origin's preflight is answered, the explicit
  * credentials (Authorization, x-api-key) may be sent and the conventions' headers read; cookies are never
  * credentials across origins, and a cookie-authenticated write from there is refused as before.
  */

@@ -12,7 +12,7 @@ import { isWriteRoute, listRoutes } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * THE declared list of write routes that are not administrative writes (issue 39), and where each is
+ * THE declared list of write routes that are not administrative writes, and where each is
  * recorded instead. Every other write route is marked @AdminAction and must leave exactly one AdminEvent row.
  */
 const NOT_ADMINISTRATIVE: Record<string, string> = {
@@ -55,7 +55,7 @@ interface Change {
 const changesOf = (row: AdminEvent): Change[] =>
   row.Changes === null ? [] : (JSON.parse(row.Changes) as Change[]);
 
-describe('every write route is an administrative write or declared not to be (issue 39)', () => {
+describe('every write route is an administrative write or declared not to be', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('sqlite');
@@ -75,7 +75,7 @@ describe('every write route is an administrative write or declared not to be (is
   });
 });
 
-describe.each(TEST_PROVIDERS)('administrative writes on %s (issue 39)', (provider) => {
+describe.each(TEST_PROVIDERS)('administrative writes on %s', (provider) => {
   let t: TestApp;
   let ds: DataSource;
   let fx: WriteRouteFixtures;

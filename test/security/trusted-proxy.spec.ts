@@ -7,7 +7,7 @@ import { allUp, ForwardedHeaders, Haproxy, startHaproxy } from '../support/hapro
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Security issue 37, item 4: behind a balancer, the client address, scheme and host a node uses are the ones
+ * Behind a balancer, the client address, scheme and host a node uses are the ones
  * the balancer saw, never what the client wrote in X-Forwarded-*: with a balancer that appends to the
  * client's headers (HAProxy's `option forwardfor`, `add-header`) and with one that overwrites them (the
  * shipped docker/haproxy.cfg). TrustProxy as Express takes it: a hop count (True meaning one), or the

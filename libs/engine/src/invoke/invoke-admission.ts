@@ -65,7 +65,7 @@ function preformatted(reason: InvokeRefusal): PreformattedAnswer {
 const SUMMARY_INTERVAL_MS = 1_000;
 
 /**
- * Whether Invoke takes a new invocation now, and the count of those it refused (issue 36: under overload a
+ * Whether Invoke takes a new invocation now, and the count of those it refused (under overload a
  * node answers what it can, sheds the rest cheaply, and never starves the work it accepted). Refused while
  * the Archiver queue holds ArchiverQueueCapacity, or the case backlog CaseCreationQueueCapacity (its own
  * bound: the Archiver never waits for case creation). The refusals are counted and logged as ONE `warn` line
