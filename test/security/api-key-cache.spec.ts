@@ -185,7 +185,11 @@ describe("identity changes reach every node's API-key cache at once (two nodes, 
           origin: 'forged',
         }),
       );
-      await new Promise((r) => setTimeout(r, 300));
+      // A later change through A, published after the forged message and applied by B before A answers (A waits
+      // for every node's acknowledgement): once B refuses that key, B has handled the forged message too.
+      const later = await keyed();
+      await admin_('put', `/api/UserRegistry/${later.user.guid}`).send({ active: false }).expect(200);
+      await refusedOnB(later.key);
       await withKey(b, key, '/api/UserRegistry').expect(403);
       await withKey(b, key).expect(200);
     } finally {
