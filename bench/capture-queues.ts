@@ -1,7 +1,7 @@
 /*
  * npm run bench:capture-queues — prints:
  *  - the cost of one enqueue (median, p99): the bare ring buffer, the CaptureQueues call producers make
- *    (text made inert, dates), and WarningRecorder (that plus the counter increment); target p99 < 2 µs;
+ *    (text made inert, dates), and the engine's CapturePipelineTelemetry (that plus the counter increment); target p99 < 2 µs;
  *  - the time to flush 20 000 rows (one full queue) to SQLite and to PostgreSQL; target < 1 s each. For
  *    PostgreSQL both paths are timed: unnest arrays (the one used) and multi-row VALUES.
  * PostgreSQL: DATABASE_URL when set, else a throwaway cluster (test/support/postgres-server.ts).
@@ -29,7 +29,8 @@ import {
 import { SystemClock } from '@app/common';
 import type { DatabaseProvider } from '@app/config';
 import { dataSourceOptions, MIGRATIONS } from '@app/database';
-import { ArchiverStage, EngineMetrics, engineHistograms, WarningRecorder } from '@app/telemetry';
+import { CapturePipelineTelemetry } from '@app/engine';
+import { ArchiverStage, EngineMetrics, engineHistograms } from '@app/telemetry';
 import { startPostgresServer, type PostgresServer } from '../test/support/postgres-server';
 
 const ROUNDS = 25;
@@ -106,12 +107,12 @@ function benchEnqueue(): void {
     ),
   );
   const provider = new MeterProvider({ readers: [new CaptureMetricReader()] });
-  const recorder = new WarningRecorder(
-    queues,
+  const recorder = new CapturePipelineTelemetry(
     new EngineMetrics(provider.getMeter('bench'), engineHistograms('bench')),
+    queues,
   );
   report(
-    'WarningRecorder.archiverWarning (+ counter)',
+    'CapturePipelineTelemetry.archiverWarning (+ counter)',
     timeEach(
       (i) =>
         recorder.archiverWarning({

@@ -24,7 +24,7 @@ export interface KeyWindow {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Security issue 37, item 2, measured: each user is deactivated on `acting` while every node is asked, back to
+ * The API-key revocation window, measured: each user is deactivated on `acting` while every node is asked, back to
  * back, with that user's API key; a request sent after the deactivation's answer arrived here and accepted is
  * one the cache let through late. No node may have any: the acting node applies the change before it answers, and
  * answers once every other node has acknowledged applying it (docs/SECURITY.md, Windows; past

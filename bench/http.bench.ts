@@ -146,7 +146,7 @@ function printTable(f: Figures, k: 'rate' | 'cpu', title: string): void {
   printSummary(f, k);
 }
 
-/** Issue 41's targets against bare Express, the service's routes against Live, and how far the rounds agree. */
+/** The HTTP targets against bare Express (docs/performance.md), the service's routes against Live, and how far the rounds agree. */
 function printSummary(f: Figures, k: 'rate' | 'cpu'): void {
   const live = f.of('service Live')[k];
   const ofLive = (label: string) => median(f.rounds(label, 'service Live', k));
@@ -166,7 +166,7 @@ function printSummary(f: Figures, k: 'rate' | 'cpu'): void {
     return `${name} ${m.toFixed(2)}× (rounds ${range(v, (x) => x.toFixed(2))}; target >= ${goal}: ${m >= goal ? 'met' : 'NOT met'})`;
   };
   process.stdout.write(
-    `against bare Express 5 (issue 41's targets): ${target('Live', 'service Live', 1.3)}; ` +
+    `against bare Express 5 (the HTTP targets): ${target('Live', 'service Live', 1.3)}; ` +
       `${target('API key', 'API key (cheap route)', 1.2)}; ${target('bearer JWT', 'bearer JWT (cheap route)', 0.9)}; ` +
       `${target('Invoke', 'Invoke (API key, demo)', 0.6)}\n` +
       `against Live: bearer JWT ${pct(ofLive('bearer JWT (cheap route)'))}, cookie ${pct(ofLive('cookie JWT (cheap route)'))}, ` +
@@ -222,7 +222,7 @@ async function main(): Promise<void> {
     nestBorn: await spawnRung('nest-born'),
     middleware: await spawnRung('nest-middleware', { LogLevel: 'info' }),
   };
-  // Issue 41's targets hold with the request metrics on: they exist only when something exports them
+  // The HTTP targets hold with the request metrics on: they exist only when something exports them
   // (EnableOpenTelemetry), here a Prometheus port nobody reads.
   const service = await spawnRung('service', {
     LogLevel: 'info',

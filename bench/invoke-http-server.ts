@@ -8,7 +8,8 @@ import { Test } from '@nestjs/testing';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { ArchiverService, CapturePipelineTelemetry, PipelineTelemetry } from '@app/engine';
-import { EngineMetrics, WarningRecorder } from '@app/telemetry';
+import { CaptureQueues } from '@app/capture-queues';
+import { EngineMetrics } from '@app/telemetry';
 import { AppModule } from '../apps/server/src/app.module';
 import { APPLICATION_OPTIONS, configureApp } from '../apps/server/src/create-app';
 import { ServiceExpressAdapter } from '../apps/server/src/express-adapter';
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
   );
   configureApp(app, settings);
   await app.listen(0, '127.0.0.1');
-  const on = new CapturePipelineTelemetry(app.get(EngineMetrics), app.get(WarningRecorder));
+  const on = new CapturePipelineTelemetry(app.get(EngineMetrics), app.get(CaptureQueues));
   const archiver = app.get(ArchiverService);
   process.on('message', (m: ServerRequest) => {
     const reply = (value: unknown) => process.send?.({ id: m.id, value });

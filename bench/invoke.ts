@@ -6,7 +6,7 @@
  * PipelineTelemetry is switched between rounds:
  *   - off: a binding that does nothing;
  *   - on: the service's own binding (CapturePipelineTelemetry over the app's EngineMetrics and
- *     WarningRecorder: stage histograms folded in place, warnings through the capture queues and counters);
+ *     CaptureQueues: stage histograms folded in place, warnings through the capture queues and counters);
  *   - for comparison, the SDK's Histogram.record for every stage value (what the service did before).
  * Rounds rotate the three modes in blocks of three; the overhead is the median over blocks of the ratio within
  * a block (which cancels the machine's drift). Settings by environment: BENCH_ROUND (invocations per round),
@@ -50,7 +50,8 @@ import {
   PipelineTelemetry,
   StageRollupService,
 } from '@app/engine';
-import { EngineMetrics, ENGINE_INSTRUMENTS, FoldedHistograms, WarningRecorder } from '@app/telemetry';
+import { CaptureQueues } from '@app/capture-queues';
+import { EngineMetrics, ENGINE_INSTRUMENTS, FoldedHistograms } from '@app/telemetry';
 import { ArchiveRepository, ArchiveRow } from '../libs/engine/src/archiver/archive.repository';
 import { ALL_ENTITIES } from '../apps/server/src/entities';
 import { AppModule } from '../apps/server/src/app.module';
@@ -106,7 +107,7 @@ class SdkPipelineTelemetry extends PipelineTelemetry {
   }
   archiverWarning(w: ArchiverWarningCapture): void {
     this.keep(w);
-    this.archiverWarn.add(1, { stage: w.stage });
+    this.archiverWarn.add(1, { stage: w.stageId });
   }
   caseCreationStage(stage: CaseCreationStage, micros: number): void {
     this.record(
@@ -117,7 +118,7 @@ class SdkPipelineTelemetry extends PipelineTelemetry {
   }
   caseCreationWarning(w: CaseCreationWarningCapture): void {
     this.keep(w);
-    this.caseWarn.add(1, { stage: w.stage });
+    this.caseWarn.add(1, { stage: w.stageId });
   }
   backgroundFailure(): void {}
 }
@@ -148,7 +149,7 @@ async function startInvokeApp(sdkProvider: MeterProvider) {
   await app.init();
   const modes: Record<Mode, PipelineTelemetry> = {
     off: telemetry.target,
-    'on (the service)': new CapturePipelineTelemetry(app.get(EngineMetrics), app.get(WarningRecorder)),
+    'on (the service)': new CapturePipelineTelemetry(app.get(EngineMetrics), app.get(CaptureQueues)),
     'SDK record per value': new SdkPipelineTelemetry(sdkProvider),
   };
   return { app, telemetry, modes };

@@ -1,4 +1,4 @@
-/* npm run bench:soak — sustained load on one node (issue 36), on PostgreSQL (a throwaway cluster, or DATABASE_URL)
+/* npm run bench:soak — sustained load on one node, on PostgreSQL (a throwaway cluster, or DATABASE_URL)
  * and on SQLite, the load generator in its own process (bench/soak-generator.ts): per database the capacity
  * (the highest arrival rate held for 60 s with ≥ 99.9 % 200, the archive lag's p99 and the case lag's both
  * ≤ 2 s during the step — case creation kept pace with the archive, so a backlog that grows slowly fails the

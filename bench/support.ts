@@ -370,8 +370,8 @@ export async function cheapRoutePair(
 }
 
 /**
- * Prints a cheapRoutePair: both rates, the ratio to anonymous and the credential's cost. No target: issue 41
- * replaced the ratios to an anonymous answer by bench:http's, against bare Express.
+ * Prints a cheapRoutePair: both rates, the ratio to anonymous and the credential's cost. No target: the targets
+ * are bench:http's, against bare Express, not ratios to an anonymous answer.
  */
 export function printCheapPair(
   number: string,

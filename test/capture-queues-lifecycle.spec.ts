@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CaptureQueues } from '@app/capture-queues';
+import { CaptureFlusher, CaptureQueues } from '@app/capture-queues';
 import {
   createPostgresDatabase,
   createSqliteDirectory,
@@ -56,13 +56,19 @@ describe.each(SQLITE_AND_POSTGRES)('capture flush lifecycle on %s', (provider) =
     const { t, where, queues } = await start('100');
     let healthRows: number;
     try {
+      // Two flushes the timer runs after the rows are queued: the first takes them, each writes six health rows.
+      const twoFlushes = new Promise<void>((resolve) => {
+        let flushes = 0;
+        const stop = t.app.get(CaptureFlusher).onFlushed(() => {
+          if (++flushes < 2) return;
+          stop();
+          resolve();
+        });
+      });
       warn(queues, 1);
       warn(queues, 2);
-      const deadline = Date.now() + 10_000;
-      while (queues.caseCreationWarning.depth > 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 20));
+      await twoFlushes;
       expect(queues.caseCreationWarning.depth).toBe(0);
-      await new Promise((r) => setTimeout(r, 250));
       healthRows = await countInDatabase(provider, where, 'CaptureQueueHealth');
     } finally {
       await t.close();

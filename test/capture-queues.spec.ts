@@ -14,8 +14,8 @@ import {
   ENGINE_INSTRUMENTS,
   EngineMetrics,
   ServiceMeterProvider,
-  WarningRecorder,
 } from '@app/telemetry';
+import { PipelineTelemetry } from '@app/engine';
 import { redisUrl, TEST_PROVIDERS } from './support/databases';
 import { startTestApp, TestApp } from './support/test-app';
 
@@ -183,7 +183,7 @@ describe.each(TEST_PROVIDERS)('capture queues on %s', (provider) => {
 
     /** Three model-invoke warnings, one of each other kind, and a few instrument values. */
     const recordWarnings = (occurred: Date) => {
-      const recorder = t.app.get(WarningRecorder);
+      const recorder = t.app.get(PipelineTelemetry);
       const engine = t.app.get(EngineMetrics);
       for (let i = 0; i < 3; i++) {
         recorder.modelInvokeWarning({

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { findCopies, MIN_LINES } from '../scripts/duplication';
 
-/** Issue 41: no block of ten lines or more repeated, outside entity and DTO declarations (scripts/duplication.ts). */
+/** No block of ten lines or more repeated, outside entity and DTO declarations (scripts/duplication.ts). */
 describe('copy detection', () => {
   it(`finds no block of ${MIN_LINES} lines or more in two places`, () => {
     const copies = findCopies().map(

@@ -2,7 +2,8 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ALL_PERMISSIONS, Permission } from '@app/common';
 import { CaptureFlusher } from '@app/capture-queues';
-import { WarningRecorder, CaseCreationStage } from '@app/telemetry';
+import { CaseCreationStage } from '@app/telemetry';
+import { PipelineTelemetry } from '@app/engine';
 import { UserLogin } from '@app/audit';
 import { createUser, landlordActor } from './factories/identity.factory';
 import { signIn } from './support/auth';
@@ -68,7 +69,7 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
       .post('/api/Authentication/ByUserNamePassword')
       .send({ userName: tenantName, password: 'wrong-password-1' });
     // Telemetry through the real recorder and flush.
-    const rec = t.app.get(WarningRecorder);
+    const rec = t.app.get(PipelineTelemetry);
     for (let i = 0; i < 5; i++) {
       rec.modelInvokeWarning({
         entityAnalysisModelGuid: MODEL,
@@ -227,7 +228,7 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
       [{ search: '_' }, 200],
       [{ search: "' OR '1'='1" }, 200],
       [{ from: '2026-02-30T00:00:00Z' }, 400],
-      // No offset: UTC; anything else malformed stays a 400 naming the parameter (issue 15, item 6).
+      // No offset: UTC; anything else malformed stays a 400 naming the parameter.
       [{ from: '2026-11-22T10:00:00' }, 200],
       [{ from: '2026-11-22 10:00:00' }, 400],
       [{ from: '2030-01-01T00:00:00Z', to: '2020-01-01T00:00:00Z' }, 400],
@@ -307,7 +308,7 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
 
   it('audit grids export CSV with a header row and no formula injection', async () => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
-    // A cell holding the list separator of a ';' locale (German, French, Dutch Excel): issue 14.
+    // A cell holding the list separator of a ';' locale (German, French, Dutch Excel) must stay one cell.
     await request(t.url)
       .post('/api/Authentication/ByUserNamePassword')
       .send({ userName: 'csvy;=1+1', password: 'nope-nope-nope' })
@@ -325,7 +326,7 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     );
     expect(res.text).toContain('"\'=cmd|calc"');
     expect(res.text).not.toMatch(/(^|,)"?=cmd/m);
-    // Every text cell is quoted, and what follows a ';' cannot start a formula either (issue 37); the stored
+    // Every text cell is quoted, and what follows a ';' cannot start a formula either; the stored
     // text is as typed.
     expect(res.text).toContain(',"csvy;\'=1+1",');
     expect(formulaCells(res.text)).toEqual([]);

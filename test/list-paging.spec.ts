@@ -18,7 +18,7 @@ function nextOf(res: request.Response): string | null {
 }
 
 /**
- * Optional paging of the lists (issue 38 item 5, built with issue 40): `limit` and an opaque `cursor`,
+ * Optional paging of the lists: `limit` and an opaque `cursor`,
  * the page as the plain array body, the total in X-Total-Count and the next page in Link. Without them the
  * lists answer exactly as before.
  */

@@ -69,7 +69,7 @@ describe('docker/: the production topology, checked offline', () => {
     const cfg = readFileSync(join(DOCKER, 'haproxy.cfg'), 'utf8');
     expect(cfg).toMatch(/http-check send meth GET uri \/api\/Ready/);
     expect(cfg).toMatch(/^\s*retry-on conn-failure\s*$/m);
-    // Security issue 37: the client's address, scheme and host are overwritten, never appended to what the
+    // The client's address, scheme and host are overwritten, never appended to what the
     // client sent (the same rules as the balancer the tests and bench:cluster run).
     expect(cfg).not.toMatch(/^\s*option forwardfor/m);
     for (const rule of OVERWRITE_FORWARDED_RULES) expect(cfg).toContain(rule);

@@ -1,12 +1,7 @@
 import { DataSource } from 'typeorm';
 import { createServer, type Server } from 'node:http';
-import {
-  ArchiverStage,
-  CaseCreationStage,
-  ENGINE_INSTRUMENTS,
-  EngineMetrics,
-  WarningRecorder,
-} from '@app/telemetry';
+import { ArchiverStage, CaseCreationStage, ENGINE_INSTRUMENTS, EngineMetrics } from '@app/telemetry';
+import { PipelineTelemetry } from '@app/engine';
 import { freePort } from './support/free-port';
 import { waitFor } from './support/spawn-server';
 import { startTestApp, TestApp } from './support/test-app';
@@ -36,7 +31,7 @@ const ALL = Object.values(ENGINE_INSTRUMENTS);
 
 function recordEveryInstrument(t: TestApp): void {
   const engine = t.app.get(EngineMetrics);
-  const recorder = t.app.get(WarningRecorder);
+  const recorder = t.app.get(PipelineTelemetry);
   engine.archiverStageDuration(ArchiverStage.BuildArchiveJson, 4);
   engine.caseCreationStageDuration(CaseCreationStage.Notification, 12);
   engine.invokeStageDuration('Activation', 0.3);
@@ -132,7 +127,11 @@ describe('metric export with EnableOpenTelemetry', () => {
   });
 
   it('sends every instrument to the OTLP/HTTP receiver', async () => {
-    await waitFor(() => ALL.every((name) => otlp.bodies.some((b) => b.includes(name))), 10_000, 'every instrument at the OTLP receiver');
+    await waitFor(
+      () => ALL.every((name) => otlp.bodies.some((b) => b.includes(name))),
+      10_000,
+      'every instrument at the OTLP receiver',
+    );
     const body = otlp.bodies.find((b) => b.includes(ENGINE_INSTRUMENTS.caseCreationWarnCount)) ?? '';
     expect(body).toContain('HttpEndpoint');
   });
@@ -160,7 +159,12 @@ describe('metric export without EnableOpenTelemetry', () => {
         .get(DataSource)
         .query<{ n: string }[]>(`SELECT "InstrumentName" AS "n" FROM "OpenTelemetryMetric"`);
       expect(report.written[6]).toBe(rows.length);
-      expect(rows.map((r) => r.n).filter((n) => (ALL as string[]).includes(n)).sort()).toEqual([...ALL].sort());
+      expect(
+        rows
+          .map((r) => r.n)
+          .filter((n) => (ALL as string[]).includes(n))
+          .sort(),
+      ).toEqual([...ALL].sort());
     } finally {
       await t.close();
       await otlp.close();

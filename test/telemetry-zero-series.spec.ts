@@ -29,7 +29,7 @@ const HISTOGRAMS: [string, string[]][] = [
   ['service_engine_stage_duration_milliseconds', INVOKE],
 ];
 
-describe('metric series from the first scrape (issue 17)', () => {
+describe('metric series from the first scrape', () => {
   it('the service started with EnableOpenTelemetry=True exports every warning counter and stage histogram series at 0', async () => {
     const [port, promPort] = [await freePort(), await freePort()];
     const server = spawnServer({
@@ -94,8 +94,8 @@ describe('metric series from the first scrape (issue 17)', () => {
       const value = (all: Sample[], name: string, stage: string) =>
         all.find((s) => s.name === name && s.labels.stage === stage)?.value;
       expect(value(await scrape(), 'service_engine_archiver_warn_count_total', 'RdbmsArchiveWrite')).toBe(0);
-      const { WarningRecorder } = await import('@app/telemetry');
-      t.app.get(WarningRecorder).archiverWarning({
+      const { PipelineTelemetry } = await import('@app/engine');
+      t.app.get(PipelineTelemetry).archiverWarning({
         entityAnalysisModelGuid: '11111111-1111-4111-8111-111111111111',
         entityAnalysisModelInstanceEntryGuid: '22222222-2222-4222-8222-222222222222',
         stageId: 3,

@@ -59,7 +59,7 @@ describe.each(TEST_PROVIDERS)('credentials on %s', (provider) => {
         expect(res.status).toBe(401);
         expect(res.body).toMatchObject({ status: 401, type: 'urn:problem-type:authentication-required' });
         if (decisive[0] === 'api-key') expect(res.body.reason).toBe('Key Not Found');
-        // The same challenge whichever carrier failed: it tells nothing the body does not (issue 17).
+        // The same challenge whichever carrier failed: it tells nothing the body does not.
         expect(res.headers['www-authenticate']).toBe('Bearer realm="decisioning-operations-service"');
       }
     });
@@ -68,7 +68,7 @@ describe.each(TEST_PROVIDERS)('credentials on %s', (provider) => {
       await request(t.url).get(SESSION).set('x-API-key', GOOD_KEY).expect(200);
       await request(t.url).get(SESSION).set('authorization', `bearer ${bearer.token}`).expect(200);
       await request(t.url).get(SESSION).set('authorization', `BEARER ${bearer.token}`).expect(200);
-      // Basic (a reverse proxy's) or Negotiate does not hide the cookie (spec-deviation issue 15, item 1) …
+      // Basic (a reverse proxy's) or Negotiate does not hide the cookie …
       for (const other of ['Basic dXNlcjpwYXNz', 'Negotiate YIIB', 'Bearerx abc', 'Token abc']) {
         const res = await request(t.url)
           .get(SESSION)

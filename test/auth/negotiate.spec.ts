@@ -248,7 +248,7 @@ describe('Negotiate settings', () => {
       expect(setCookiesOf(first).some((c) => c.startsWith('authentication-jwt='))).toBe(false);
       const user = () => t.app.get(DataSource).getRepository(UserRegistry).findOneByOrFail({ Guid: u.guid });
       expect((await user()).LastLoginDate).toBeNull();
-      // Issue 15, item 3: the 202 is recorded as a passcode requested (13), type 2.
+      // The 202 is recorded as a passcode requested (13), type 2.
       expect(
         (await loginRows(t.app, `${p.name}@${TEST_REALM}`)).map((r) => [
           r.AuthenticationTypeId,

@@ -154,7 +154,7 @@ describe.each(TEST_PROVIDERS)('WirePasswordHash on %s', (provider) => {
   afterAll(() => t.close());
   const wire = wirePasswordHashOf;
 
-  it('answers a user by their flag (an unknown name: a stable draw, security issue 13), and signs in with the hex SHA-256 of password + normalised user name', async () => {
+  it('answers a user by their flag (an unknown name: a stable draw, so the answer tells no name apart), and signs in with the hex SHA-256 of password + normalised user name', async () => {
     const name = `wire-${provider}`;
     const plain = 'The-plain-password-1';
     const u = await createUser(t.app, { name, password: wire(plain, name) });

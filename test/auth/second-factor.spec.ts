@@ -49,7 +49,7 @@ describe.each(TEST_PROVIDERS)('second factor against the bundled mock on %s', (p
     const row = await userRow(u.guid);
     expect(row.LastLoginDate).toBeNull();
     expect(row.FailedPasswordCount).toBe(1); // only a completed sign-in resets it
-    // Issue 15, item 3: the 202 is recorded as a passcode requested, so an abandoned second step shows.
+    // The 202 is recorded as a passcode requested, so an abandoned second step shows.
     expect((await loginRows(t.app, u.name)).map((r) => [r.Failed, r.FailureTypeId])).toEqual([
       [true, FailureType.WrongPassword],
       [true, FailureType.SecondFactorRequired],

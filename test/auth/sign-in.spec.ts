@@ -192,7 +192,7 @@ describe.each(TEST_PROVIDERS)('username and password sign-in on %s', (provider) 
     const name = `evil\u001b[31m\r\n${'n'.repeat(400)}`;
     // Node refuses C0 controls in a header, but a tab and C1 controls (CSI \u009b) go through.
     const ua = `ua\t\u009b2J\u0085${'a'.repeat(900)}`;
-    // No user name holds a control character (issue 14): the name is refused, naming the field, and the
+    // No user name holds a control character: the name is refused, naming the field, and the
     // attempt is still written.
     const res = await post({ userName: name, password: 'whatever-password' }, ua).expect(400);
     expect(res.body.errors).toEqual([{ field: 'userName', message: expect.any(String) as string }]);

@@ -116,7 +116,7 @@ describe('the console in Chromium: password sign-in', () => {
 
   it('WirePasswordHash on a plain-HTTP host: the page sends SHA-256(password + name), never the plaintext', async () => {
     const password = 'Wire-Plain-Password-9';
-    const name = `wire-${Date.now()}`; // already in normalised form (issue 15 hashes the normalised name)
+    const name = `wire-${Date.now()}`; // already in normalised form (the hash is of the normalised name)
     const u = await createUser(t.app, { name, password: sha256(password + name) });
     await t.app
       .get(DataSource)
@@ -142,7 +142,7 @@ describe('the console in Chromium: password sign-in', () => {
     expect(problems).toEqual([]);
   });
 
-  it('WirePasswordHash: a name typed in another letter case hashes the normalised name and signs in (issue 15)', async () => {
+  it('WirePasswordHash: a name typed in another letter case hashes the normalised name and signs in', async () => {
     const password = 'Wire-Mixed-Password-8';
     const name = `Wire.Mixed.${Date.now()}`;
     const u = await createUser(t.app, { name, password: wirePasswordHashOf(password, name) });

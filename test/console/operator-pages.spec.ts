@@ -23,7 +23,7 @@ interface Grid {
   statistics: Record<string, { count: number; mean: number | null }>;
 }
 
-/** The home page's health, the phone layout, the Not Found page, and axe on every page and dialog (issue 40). */
+/** The home page's health, the phone layout, the Not Found page, and axe on every page and dialog. */
 describe('the console in Chromium, part 3: the home page, a phone, every page and dialog', () => {
   let t: TestApp;
   let browser: Browser;

@@ -12,7 +12,7 @@ const ACTIONS = ['Deactivate', 'Activate', 'Unlock', 'Revoke Sessions', 'Delete 
 
 /**
  * The Security pages offer what the service allows, to a landlord, a tenant administrator and a reader;
- * roles are shown and chosen by name; the Users list is searched and paged by the service (issue 40).
+ * roles are shown and chosen by name; the Users list is searched and paged by the service.
  */
 describe('the console in Chromium, part 3: what the Security pages offer', () => {
   let t: TestApp;

@@ -17,7 +17,7 @@ import { SQLITE_AND_POSTGRES } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Issue 36, item 1: case creation in batches keeps the spec's case semantics (one open case per workflow, key
+ * Case creation in batches keeps the spec's case semantics (one open case per workflow, key
  * and value; a lower priority number supersedes, never the reverse; each key's activations in arrival order)
  * under concurrency, on both databases.
  */

@@ -29,7 +29,7 @@ async function moveSequence(ds: DataSource, table: string): Promise<void> {
 }
 
 /**
- * Issue 36, item 4: EntityAnalysisModelArchive and Case ids are 64-bit on every dialect (the SQL Server
+ * EntityAnalysisModelArchive and Case ids are 64-bit on every dialect (the SQL Server
  * statements are in test/sql-server-statements/).
  */
 describe.each(SQLITE_AND_POSTGRES)('engine ids beyond 2^31 on %s', (provider) => {

@@ -129,12 +129,21 @@ async function countRows(pg: Client, sql: string): Promise<number> {
   return Number(rows[0].n);
 }
 
-/** No request line for a 503; warn summaries whose counts add up to the refusals. */
-function expectSummaries(output: string, refused: number): void {
-  const lines = output
+const jsonLines = (output: string): Record<string, unknown>[] =>
+  output
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** The refusals the summary lines written so far account for. */
+const summarisedRefusals = (output: string): number =>
+  jsonLines(output)
+    .filter((l) => l.msg === SUMMARY)
+    .reduce((n, l) => n + Number(l.refused), 0);
+
+/** No request line for a 503; warn summaries whose counts add up to the refusals. */
+function expectSummaries(output: string, refused: number): void {
+  const lines = jsonLines(output);
   const refusedLines = lines.filter(
     (l) => (l.res as { statusCode?: number } | undefined)?.statusCode === 503,
   );
@@ -202,7 +211,11 @@ describe('load shedding at Invoke (PostgreSQL)', () => {
         30_000,
         'Invoke to accept again',
       );
-      await new Promise((r) => setTimeout(r, 1_200));
+      await waitFor(
+        () => summarisedRefusals(server.output()) >= refused,
+        30_000,
+        'the summary lines of every refusal',
+      );
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       expectSummaries(server.output(), refused);

@@ -18,7 +18,7 @@ const OTHER_MEDIA_TYPES: [string, string][] = [
 ];
 
 /**
- * Every route that takes a body takes JSON (issue 38, item 3): a body of any other media type is a 415 and
+ * Every route that takes a body takes JSON: a body of any other media type is a 415 and
  * changes nothing; a request without a body is never refused for its media type; Logout answers 200 whatever
  * it carries (spec: Logout behaviour 1).
  */

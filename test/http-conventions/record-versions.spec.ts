@@ -18,7 +18,7 @@ let counter = 0;
 const unique = (prefix: string) => `${prefix} ${process.pid}-${++counter}`;
 
 /**
- * ETag, If-Match and Location (issue 38, item 4): every versioned record answers its version as a strong ETag
+ * ETag, If-Match and Location: every versioned record answers its version as a strong ETag
  * on GET and on every write; PUT and DELETE write only the version If-Match names (412 otherwise, nothing
  * written); a create answers 201 with the new record's Location.
  */

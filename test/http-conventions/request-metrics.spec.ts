@@ -12,7 +12,7 @@ import { samples } from '../support/prometheus';
 const DURATION = 'http_server_request_duration_seconds';
 
 /**
- * The OpenTelemetry HTTP server request metrics on the Prometheus scrape (issue 38, item 7):
+ * The OpenTelemetry HTTP server request metrics on the Prometheus scrape:
  * `http.server.request.duration` in seconds per route template, method and status code, and every histogram's
  * name ending with its unit's word, every counter's with `_total` once.
  */

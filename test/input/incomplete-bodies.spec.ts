@@ -6,7 +6,7 @@ import { spawnServer, SpawnedServer, waitFor } from '../support/spawn-server';
 jest.setTimeout(120_000);
 
 /**
- * Security issue 37, item 7: a client that leaves before its body is complete is its own business: a 400-class
+ * A client that leaves before its body is complete is its own business: a 400-class
  * event, one request line at `info`, never a 500, an `error` line or a stack trace, on body-parser's JSON and
  * form parsers. A body that never completes is cut after
  * RequestBodyTimeoutMilliseconds (408), counted, and logged once. Both are counted in

@@ -17,7 +17,7 @@ import { isWriteRoute, listRoutes, Route } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Generated from the router, as the route audit is (issue 14, item 2): every write route is sent, one field
+ * Generated from the router, as the route audit is: every write route is sent, one field
  * at a time, null, a wrong type, an empty string, a 100 kB string, and an unknown member; its path
  * parameters are sent what is not a GUID. Each must be a 400 problem naming the field, and change nothing.
  */
@@ -104,7 +104,7 @@ interface Outcome {
   loginRows?: number;
 }
 
-describe.each(TEST_PROVIDERS)('every write route refuses hostile fields on %s (issue 14)', (provider) => {
+describe.each(TEST_PROVIDERS)('every write route refuses hostile fields on %s', (provider) => {
   let t: TestApp;
   let ds: DataSource;
   let fx: WriteRouteFixtures;
@@ -207,7 +207,7 @@ describe.each(TEST_PROVIDERS)('every write route refuses hostile fields on %s (i
     },
   );
 
-  // `__proto__`, `constructor` and `prototype` too (security issue 37): JSON.parse makes them own members,
+  // `__proto__`, `constructor` and `prototype` too: JSON.parse makes them own members,
   // which class-transformer skips, so they used to pass as if absent.
   it.each(['unexpectedMember', '__proto__', 'constructor', 'prototype'])(
     'an unknown member (%s) is a 400 naming it, on every write route (those without a body too), and changes nothing',

@@ -71,7 +71,7 @@ function pathValues(op: WriteOperation, fx: WriteRouteFixtures): Record<string, 
 }
 
 /**
- * The request schemas of the OpenAPI document, tried as an integrator would (issue 38, Done when): for every
+ * The request schemas of the OpenAPI document, tried as an integrator would (the document is the contract): for every
  * write operation, bodies and parameters that the document says are valid are never refused with 400 (a 422,
  * 404 or 409 says the request was understood), and bodies the document says are invalid are each refused with
  * 400. Valid and invalid are Ajv's verdict on the served document, not the generator's; every answer is also

@@ -12,67 +12,62 @@ import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
 
 const ROLE_ADMIN = [Permission.ReadWriteSecurityRole, Permission.ReadSecurityAudit];
 
-describe.each(TEST_PROVIDERS)(
-  'a change and its AdminEvent row commit together on %s (issue 39)',
-  (provider) => {
-    let t: TestApp;
-    let admin: CreatedUser;
-    let token: string;
-    beforeAll(async () => {
-      t = await startTestApp(provider);
-      admin = await createUser(t.app, { permissions: ROLE_ADMIN });
-      token = (await signIn(t.url, admin.name, admin.password)).token;
-    });
-    afterAll(async () => {
-      // The forced failure's 500 is not an answer of the document.
-      t.responseViolations.splice(0);
-      await t.close();
-    });
+describe.each(TEST_PROVIDERS)('a change and its AdminEvent row commit together on %s', (provider) => {
+  let t: TestApp;
+  let admin: CreatedUser;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestApp(provider);
+    admin = await createUser(t.app, { permissions: ROLE_ADMIN });
+    token = (await signIn(t.url, admin.name, admin.password)).token;
+  });
+  afterAll(async () => {
+    // The forced failure's 500 is not an answer of the document.
+    t.responseViolations.splice(0);
+    await t.close();
+  });
 
-    it('a failure forced after the row is written leaves neither the change nor the row', async () => {
-      const ds = t.app.get(DataSource);
-      const events = ds.getRepository(AdminEvent);
-      const repo = t.app.get(AdminEventRepository);
-      const insert = repo.insert.bind(repo);
-      let written = 0;
-      const before = await events.count();
-      const lastId = (await events.find({ order: { Id: 'DESC' }, take: 1 }))[0]?.Id ?? 0;
-      const spy = jest.spyOn(repo, 'insert').mockImplementationOnce(async (row, tx) => {
-        await insert(row, tx);
-        // counted in the change's own transaction
-        written = await (tx ?? ds.manager)
-          .getRepository(AdminEvent)
-          .count({ where: { Id: MoreThan(lastId) } });
-        throw new Error('forced failure after the AdminEvent row');
-      });
-      const refused = await request(t.url)
-        .put(`/api/RoleRegistry/${admin.roleGuid}`)
-        .set('authorization', `Bearer ${token}`)
-        .send({ name: 'Renamed then rolled back', permissions: [Permission.ReadSecurityAudit] });
-      spy.mockRestore();
-      expect(refused.status).toBe(500);
-      expect(written).toBe(1); // the row was there, inside the transaction, when the failure came
-      const role = await ds.getRepository(RoleRegistry).findOneByOrFail({ Guid: admin.roleGuid });
-      expect(role.Name).not.toBe('Renamed then rolled back');
-      const now = await request(t.url)
-        .get(`/api/RoleRegistry/${admin.roleGuid}`)
-        .set('authorization', `Bearer ${token}`);
-      expect((now.body as { permissions: number[] }).permissions.sort()).toEqual([...ROLE_ADMIN].sort());
-      await t.app.get(AdminEvents).settled();
-      expect(await events.count()).toBe(before);
-
-      // The same change without the failure: both.
-      await request(t.url)
-        .put(`/api/RoleRegistry/${admin.roleGuid}`)
-        .set('authorization', `Bearer ${token}`)
-        .send({ name: 'Renamed for good' })
-        .expect(200);
-      expect(await events.count()).toBe(before + 1);
+  it('a failure forced after the row is written leaves neither the change nor the row', async () => {
+    const ds = t.app.get(DataSource);
+    const events = ds.getRepository(AdminEvent);
+    const repo = t.app.get(AdminEventRepository);
+    const insert = repo.insert.bind(repo);
+    let written = 0;
+    const before = await events.count();
+    const lastId = (await events.find({ order: { Id: 'DESC' }, take: 1 }))[0]?.Id ?? 0;
+    const spy = jest.spyOn(repo, 'insert').mockImplementationOnce(async (row, tx) => {
+      await insert(row, tx);
+      // counted in the change's own transaction
+      written = await (tx ?? ds.manager).getRepository(AdminEvent).count({ where: { Id: MoreThan(lastId) } });
+      throw new Error('forced failure after the AdminEvent row');
     });
-  },
-);
+    const refused = await request(t.url)
+      .put(`/api/RoleRegistry/${admin.roleGuid}`)
+      .set('authorization', `Bearer ${token}`)
+      .send({ name: 'Renamed then rolled back', permissions: [Permission.ReadSecurityAudit] });
+    spy.mockRestore();
+    expect(refused.status).toBe(500);
+    expect(written).toBe(1); // the row was there, inside the transaction, when the failure came
+    const role = await ds.getRepository(RoleRegistry).findOneByOrFail({ Guid: admin.roleGuid });
+    expect(role.Name).not.toBe('Renamed then rolled back');
+    const now = await request(t.url)
+      .get(`/api/RoleRegistry/${admin.roleGuid}`)
+      .set('authorization', `Bearer ${token}`);
+    expect((now.body as { permissions: number[] }).permissions.sort()).toEqual([...ROLE_ADMIN].sort());
+    await t.app.get(AdminEvents).settled();
+    expect(await events.count()).toBe(before);
 
-describe('refused administrative writes on PostgreSQL, two nodes sharing Redis (issue 39)', () => {
+    // The same change without the failure: both.
+    await request(t.url)
+      .put(`/api/RoleRegistry/${admin.roleGuid}`)
+      .set('authorization', `Bearer ${token}`)
+      .send({ name: 'Renamed for good' })
+      .expect(200);
+    expect(await events.count()).toBe(before + 1);
+  });
+});
+
+describe('refused administrative writes on PostgreSQL, two nodes sharing Redis', () => {
   let redis: RedisServer;
   let a: TestApp;
   let b: TestApp;

@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { gateBefore } from './gate';
 
 /**
- * Security issue 37, item 2: the node that deactivates a user or changes who may act applies it to its
+ * The node that deactivates a user or changes who may act applies it to its
  * API-key cache before it answers, so no request sent after the answer is accepted there. The deterministic
  * form holds the cache's read of the change at a gate and checks that the answer waits for it; the
  * concurrent form sends 50 changes at once and probes each key the moment its change is answered. The other
@@ -86,7 +86,9 @@ describe.each(TEST_PROVIDERS)('identity changes reach the acting node before it 
       try {
         const outcomes = await Promise.all(
           fixtures.map(async ({ user, key }) => {
-            const { answer, acceptedAfter } = await probeKeyWhile(agent, path, key, refused, () => change(user));
+            const { answer, acceptedAfter } = await probeKeyWhile(agent, path, key, refused, () =>
+              change(user),
+            );
             expect([200, 204]).toContain(answer.status);
             return acceptedAfter;
           }),

@@ -6,7 +6,7 @@ import { listRoutes } from '../support/routes';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Security issue 37, item 8: an answer that depends on a credential is never kept by a browser or a shared
+ * An answer that depends on a credential is never kept by a browser or a shared
  * cache: every route that takes a credential answers with `Cache-Control: no-store` (its 401s and 403s too),
  * and so do the anonymous routes whose answer carries or depends on one (sign-in, the passcode step,
  * WirePasswordHash, logout, readiness).

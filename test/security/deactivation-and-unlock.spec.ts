@@ -11,7 +11,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { gateAfter } from './gate';
 
 /**
- * Security issue 37, item 1: a deactivation ends the user's sessions for good (TokensValidFrom moves forward in
+ * A deactivation ends the user's sessions for good (TokensValidFrom moves forward in
  * the same statement), so reactivating the account never brings an old session back; the automatic lockout
  * neither ends nor hides a session, and an administrator's Unlock only lifts it (password-lock.spec.ts). Each
  * cut writes one UserLogout row (ReasonId 2, the acting administrator). The race with an edit carrying a stale `active: true` in two forms:

@@ -7,6 +7,7 @@ import { ADMIN_EVENT_GRID, GridService } from '@app/grid';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { SQLITE_AND_POSTGRES } from '../support/databases';
+import { waitFor } from '../support/spawn-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
@@ -125,7 +126,11 @@ describe.each(SQLITE_AND_POSTGRES)('heavy grid reads on %s', (provider) => {
     // small reads are not held
     await get({ ...window, take: '100' }).expect(200);
     const waiting = get({ ...window, take: '5000' }).then((r) => r);
-    await new Promise((resolve) => setTimeout(resolve, WAIT_MS / 3));
+    await waitFor(
+      () => grids.largeReads.state.waiting === 1,
+      WAIT_MS / 2,
+      'the large read to wait for a turn',
+    );
     expect(grids.largeReads.state).toEqual({ running: 2, waiting: 1 });
     held[0]();
     const served = await waiting;

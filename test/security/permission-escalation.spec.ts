@@ -9,7 +9,7 @@ import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Security issue 37, item 3: no caller may hand out a permission they do not hold — not by assigning a role
+ * No caller may hand out a permission they do not hold — not by assigning a role
  * (to a new user, to another user, or to themselves), not by creating or editing a role, not by acting as a
  * user who holds more (a password reset, an API key) — nor change their own role. Table-driven over every
  * permission: the caller holds all the others.

@@ -8,7 +8,7 @@ import { waitFor } from '../support/spawn-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Security issue 13, item 7: readiness that tells the truth, as a load balancer acts on it. Its own
+ * Readiness that tells the truth, as a load balancer acts on it. Its own
  * PostgreSQL and Redis (never the machine's shared ones), really stopped.
  */
 describe('GET /api/Ready with its own PostgreSQL and Redis', () => {

@@ -12,7 +12,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 import { gateAfter, gateBefore, openGates } from './gate';
 
 /**
- * Security issue 13, item 1 and 2: a revocation, a logout, a lockout or a tenant deletion must never be undone
+ * A revocation, a logout, a lockout or a tenant deletion must never be undone
  * by an administrator's concurrent edit of the same row, and a password reset must end every session that
  * the old password started. Each race in two forms: a deterministic one (a one-shot gate holds the edit
  * between its read and its write) and a stress run of 50 concurrent attempts.

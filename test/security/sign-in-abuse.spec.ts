@@ -11,7 +11,7 @@ import { TEST_PROVIDERS } from '../support/databases';
 import { RedisServer, startRedisServer } from '../support/redis-server';
 import { startTestApp, startTwoNodes, TestApp } from '../support/test-app';
 
-/** Security issue 13, items 4 to 6: no user-name oracle, per-address rate limits, no login CSRF. */
+/** No user-name oracle, per-address rate limits, no login CSRF. */
 
 const wireHash = (t: TestApp, userName: string, ip?: string) => {
   const r = request(t.url).post('/api/Authentication/WirePasswordHash').send({ userName });

@@ -6,7 +6,7 @@ import { createPostgresDatabase, TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Security issue 37, item 5: the WirePasswordHash answer for an unknown name must look like a real user's at
+ * The WirePasswordHash answer for an unknown name must look like a real user's at
  * every moment, on every node and across restarts: after any flag change the share of `true` among 400
  * unknown names stays within the statistical range of the share of flagged users; each name answers the
  * same every time while the share stays; an explicit WirePasswordHashUnknownPercent stays fixed.

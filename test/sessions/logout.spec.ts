@@ -234,7 +234,7 @@ describe.each(TEST_PROVIDERS)('POST /api/Authentication/Logout on %s', (provider
       ip: `1.2.3.4\r\n${'9'.repeat(100)}`,
       socket: { localAddress: '127.0.0.1' },
     };
-    // The recorder takes the plain ClientContext the edge builds from a request (issue 18).
+    // The recorder takes the plain ClientContext the edge builds from a request.
     await recorder.record(clientContextOf(fake as never), {
       userName: `name\u0000\r\n${'n'.repeat(1000)}`,
       tenantId: null,

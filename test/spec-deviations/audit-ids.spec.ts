@@ -6,7 +6,7 @@ import { signIn } from '../support/auth';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Spec-deviation issue 15, item 11: UserLogin and UserLogout are never purged, so their ids are 64-bit on every
+ * UserLogin and UserLogout are never purged, so their ids are 64-bit on every
  * dialect, and stay JSON numbers in the API and plain digits in the CSV.
  */
 describe('audit row ids beyond 2^31 (PostgreSQL)', () => {

@@ -8,7 +8,7 @@ import { waitFor } from '../support/spawn-server';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Spec-deviation issue 15, item 10: the target workflow status is looked up in stage 2
+ * The target workflow status is looked up in stage 2
  * (WorkflowStatusLookupAndPersist), not in stage 1 (ExistingCasePriorityLookup): a slow status look-up shows in
  * stage 2's duration.
  */

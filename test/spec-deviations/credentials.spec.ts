@@ -6,7 +6,7 @@ import { createUser, landlordActor } from '../factories/identity.factory';
 import { setCookiesOf, signIn } from '../support/auth';
 import { startTestApp, TestApp } from '../support/test-app';
 
-/** Spec-deviation issue 15, items 8 and 9: which credential a route takes, and where the cookie is maintained. */
+/** Which credential a route takes, and where the cookie is maintained. */
 describe('credentials per route', () => {
   let t: TestApp;
   beforeAll(async () => {

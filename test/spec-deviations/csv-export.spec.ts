@@ -10,7 +10,7 @@ import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Spec-deviation issue 15, item 5: a CSV export of an audit grid is the whole filtered window (up to the
+ * A CSV export of an audit grid is the whole filtered window (up to the
  * grid's 100 000 rows) unless `take` is given, read in keyset batches: rows that share a time across a batch
  * boundary are neither lost nor repeated.
  */
@@ -54,7 +54,7 @@ describe.each(TEST_PROVIDERS)('CSV export of UserLogin (%s)', (provider) => {
     const res = await csv({}).expect(200);
     expect(res.headers['content-type']).toMatch(/^text\/csv/);
     const lines = res.text.trimEnd().split('\r\n');
-    // the byte-order mark, then the labels (issue 40)
+    // the byte-order mark, then the labels
     expect(lines[0].split(',').slice(0, 2)).toEqual(['\uFEFF"Id"', '"User name"']);
     const ids = lines.slice(1).map((l) => Number(l.split(',')[0].replace(/"/g, '')));
     expect(ids).toHaveLength(ROWS);
@@ -67,7 +67,7 @@ describe.each(TEST_PROVIDERS)('CSV export of UserLogin (%s)', (provider) => {
     expect(res.text.trimEnd().split('\r\n')).toHaveLength(11);
   });
 
-  it('a user name that starts a formula after a separator is neutralised for every reader (security issue 37)', async () => {
+  it('a user name that starts a formula after a separator is neutralised for every reader', async () => {
     const names = [
       ';=1+1 formula',
       ' =1+1 formula',

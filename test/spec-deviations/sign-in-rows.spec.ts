@@ -10,7 +10,7 @@ const SIGN_IN = '/api/Authentication/ByUserNamePassword';
 const PASSCODE = '/api/Authentication/Passcode';
 
 /**
- * Spec-deviation issue 15, items 3 and 4: every sign-in attempt writes one UserLogin row (spec: UserLogin
+ * Every sign-in attempt writes one UserLogin row (spec: UserLogin
  * rule 1), the second factor's failures have their own FailureTypeIds (11, 12), a 202 is recorded (13), a
  * refused new password too (14); the names show in the grid and the CSV; the per-address rate limit keeps
  * anonymous callers from flooding the never-purged table.

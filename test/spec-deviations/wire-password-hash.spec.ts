@@ -9,7 +9,7 @@ import { TEST_PROVIDERS } from '../support/databases';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /**
- * Spec-deviation issue 15, item 2: the WirePasswordHash flag changes only together with a password, and the
+ * The WirePasswordHash flag changes only together with a password, and the
  * hashed user name is the normalised one, so a user typing their name in another letter case signs in.
  */
 describe.each(TEST_PROVIDERS)('WirePasswordHash (%s)', (provider) => {

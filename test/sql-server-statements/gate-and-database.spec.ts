@@ -121,7 +121,7 @@ describe('SQL Server statements, recorded without a server: the gate and the dat
     expect(dataSourceOptions(databaseTarget(set, true), [], [])).toMatchObject({ requestTimeout: 900_000 });
   });
 
-  describe('transient errors (issue 36)', () => {
+  describe('transient errors', () => {
     const sqlError = (number: number) =>
       Object.assign(new Error(`SQL Server error ${number}`), { name: 'RequestError', number });
     const keys = [{ CaseWorkflowId: 1, CaseKey: 'AccountId', CaseKeyValue: 'A-1' }];
@@ -224,13 +224,13 @@ describe('SQL Server statements, recorded without a server: the gate and the dat
           `ALTER TABLE \\[${table}\\] ALTER COLUMN \\[${column}\\] nvarchar\\(\\d+\\) COLLATE ${SQL_SERVER_BINARY_COLLATION} NOT NULL`,
         ),
       );
-    // The 64-bit ids of the tables never trimmed (audit, issue 15; engine, issue 36): the primary key made again.
+    // The 64-bit ids of the tables never trimmed (audit and engine): the primary key made again.
     for (const table of ['UserLogin', 'UserLogout', 'EntityAnalysisModelArchive', 'Case'])
       expect(ddl).toContain(
         `ALTER TABLE [${table}] DROP CONSTRAINT [PK_${table}]\nALTER TABLE [${table}] ALTER COLUMN [Id] bigint NOT NULL\n` +
           `ALTER TABLE [${table}] ADD CONSTRAINT [PK_${table}] PRIMARY KEY ([Id])`,
       );
-    // The row versions (issue 38): one ALTER per table, its default filling the rows already there.
+    // The row versions: one ALTER per table, its default filling the rows already there.
     for (const table of ['TenantRegistry', 'RoleRegistry', 'UserRegistry', 'EntityAnalysisModel'])
       expect(ddl).toMatch(
         new RegExp(`ALTER TABLE "${table}" ADD "Version" int NOT NULL CONSTRAINT "[^"]+" DEFAULT 1`),

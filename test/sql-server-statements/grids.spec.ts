@@ -75,7 +75,7 @@ describe('SQL Server statements, recorded without a server', () => {
     });
 
     it.each(TELEMETRY_GRIDS.filter((g) => g.statistics.length).map((g) => [g.name, g] as const))(
-      '%s: the statistics read the sampled window once, in one statement with the total (issue 36)',
+      '%s: the statistics read the sampled window once, in one statement with the total',
       async (_name, def) => {
         const values = Object.fromEntries(def.statistics.map((_, i) => [`a${i}`, '4,1,3,2,1E+300']));
         recorder.answer(/STRING_AGG/, [{ ...summaryRow, ...values, total: 5 }]);

@@ -43,7 +43,7 @@ describe('SQL Server statements, recorded without a server: the repositories', (
         await security.replacePassword(7, 'old', 'new', now, 'admin');
         await security.moveTokensValidFrom(7, now);
         await get(SessionUserRepository).findSessionUser('11111111-1111-4111-8111-111111111111');
-        // The administrator's column-only writes and the forward-only password reset (issue 13).
+        // The administrator's column-only writes and the forward-only password reset.
         await security.resetPassword(
           7,
           { passwordHash: 'new', expired: true, wirePasswordHash: false, updatedUser: 'admin' },
@@ -65,7 +65,7 @@ describe('SQL Server statements, recorded without a server: the repositories', (
           now,
           3,
         );
-        // A deactivation ends the sessions in its own statement (issue 37); the users a change concerns.
+        // A deactivation ends the sessions in its own statement; the users a change concerns.
         await security.deactivateUser(
           7,
           { Email: 'a@example.com', UpdatedDate: now, UpdatedUser: 'admin' },

@@ -4,8 +4,13 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { ApiKeyService } from '@app/api-keys';
 import { CaptureFlusher } from '@app/capture-queues';
 import { Permission } from '@app/common';
-import { ArchiverService, DEMO_MODEL_GUID, demoTransaction, StageRollupService } from '@app/engine';
-import { WarningRecorder } from '@app/telemetry';
+import {
+  ArchiverService,
+  DEMO_MODEL_GUID,
+  demoTransaction,
+  PipelineTelemetry,
+  StageRollupService,
+} from '@app/engine';
 import { createUser, type CreatedUser } from '../factories/identity.factory';
 
 /**
@@ -13,7 +18,7 @@ import { createUser, type CreatedUser } from '../factories/identity.factory';
  * HTTP with an API key of a landlord user holding Invoke, in `rounds` rounds, each followed by the stage
  * rollup (so the counters have several rows and instants). With the warn thresholds at 0 every Archiver and
  * case creation stage raises its warning. ModelInvokeWarning rows depend on the demo model's 5 ms
- * threshold, so a few are also recorded through the one call site (WarningRecorder). Then the capture queues
+ * threshold, so a few are also recorded through the one call site (the PipelineTelemetry port). Then the capture queues
  * are flushed.
  */
 export async function fillTelemetry(
@@ -46,7 +51,7 @@ export async function fillTelemetry(
     await app.get(ArchiverService).drain();
     await app.get(StageRollupService).flush();
   }
-  const recorder = app.get(WarningRecorder);
+  const recorder = app.get(PipelineTelemetry);
   for (let i = 0; i < 12; i++)
     recorder.modelInvokeWarning({
       entityAnalysisModelGuid: DEMO_MODEL_GUID,

@@ -1,5 +1,5 @@
 /**
- * A CSV export read the ways a spreadsheet may read it (security issue 37, item 6): with `,`, `;` or a tab as
+ * A CSV export read the ways a spreadsheet may read it: with `,`, `;` or a tab as
  * the list separator, honouring RFC 4180 quotes or not. A reader that honours quotes takes a quoted cell's
  * text (a doubled quote is one), then whatever follows up to the next separator as it stands (what Excel and
  * LibreOffice do with text after a closing quote); one that does not honours nothing, and breaks rows at CR and

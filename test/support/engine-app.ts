@@ -104,7 +104,7 @@ function engineCalls(f: EngineState) {
       : (
           await createUser(f.t.app, {
             tenantGuid: a.tenantGuid,
-            // nobody creates a key for a user who holds more than they do (security issue 37)
+            // nobody creates a key for a user who holds more than they do
             permissions: [Permission.ReadWriteSecurityUser, ...a.permissions],
           })
         ).actor;

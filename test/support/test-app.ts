@@ -67,7 +67,7 @@ export async function startTestApp(
     ...env,
   });
   const app = await createApp(settings, { clock: options.clock });
-  // Every answer any test receives is checked against the document the service serves (issue 17): a drift
+  // Every answer any test receives is checked against the document the service serves: a drift
   // between the code and the document fails the test file that met it.
   const responseViolations: ResponseViolation[] = [];
   responseChecker(createOpenApiDocument(app) as unknown as OpenApiDocument).watch(

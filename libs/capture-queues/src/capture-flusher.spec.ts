@@ -193,9 +193,16 @@ describe('CaptureFlusher', () => {
   it('never runs two flushes at once, whether from the timer or a direct call', async () => {
     writer.delayMs = 15;
     warn('x');
+    // Four flushes: the two direct ones, and at least two the timer started while they were writing or after.
+    const fourFlushes = new Promise<void>((resolve) => {
+      let flushes = 0;
+      flusher.onFlushed(() => {
+        if (++flushes === 4) resolve();
+      });
+    });
     flusher.start();
     const direct = [flusher.flush(), flusher.flush()];
-    await new Promise((r) => setTimeout(r, 80));
+    await fourFlushes;
     await Promise.all(direct);
     const last = await flusher.stop();
     expect(last.health).toHaveLength(6);

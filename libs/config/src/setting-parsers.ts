@@ -38,7 +38,7 @@ function isProxyAddress(entry: string): boolean {
 }
 
 /**
- * TrustProxy as Express's 'trust proxy' takes it (issue 37): False → nothing; True → exactly one hop (not
+ * TrustProxy as Express's 'trust proxy' takes it: False → nothing; True → exactly one hop (not
  * Express's own `true`, which would trust every hop, so the client could choose its address); a whole number →
  * that many hops; otherwise a comma-separated list of addresses, CIDR ranges and presets. null when it is none
  * of these.

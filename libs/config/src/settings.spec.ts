@@ -63,7 +63,7 @@ describe('settings', () => {
     expect(load({ SessionCookie: v }).SessionCookie).toBe(true),
   );
 
-  // Security issue 37: what Express's 'trust proxy' takes, except that True is exactly one hop.
+  // What Express's 'trust proxy' takes, except that True is exactly one hop.
   it.each([
     ['False', false],
     ['True', 1],

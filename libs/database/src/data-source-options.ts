@@ -65,7 +65,7 @@ export function dataSourceOptions(
           db.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (v: unknown) =>
             typeof v === 'string' ? v.toLowerCase() : v,
           );
-          // Owner only, as the embedded secrets beside them (issue 14): better-sqlite3 created the file 0644.
+          // Owner only, as the embedded secrets beside them: better-sqlite3 created the file 0644.
           restrictSqliteFiles(file);
         },
       };
@@ -83,7 +83,7 @@ export function dataSourceOptions(
       return {
         ...common,
         type: 'mssql',
-        // node-mssql's 15 s defaults would apply to every statement, migrations included (issue 36).
+        // node-mssql's 15 s defaults would apply to every statement, migrations included.
         requestTimeout: timeouts.requestMs,
         connectionTimeout: timeouts.connectionMs,
         // node-mssql with JavaScript dates bound as datetime2 (see sqlServerDriver).

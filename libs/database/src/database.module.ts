@@ -78,7 +78,7 @@ export class DatabaseModule {
         TypeOrmModule.forRootAsync({
           inject: [DATABASE_SETTINGS.token],
           useFactory: async (settings: DatabaseSettings) => {
-            // SQL Server migrates on a DataSource of its own, whose statements may run longer (issue 36).
+            // SQL Server migrates on a DataSource of its own, whose statements may run longer.
             const sqlServer = settings.DatabaseProvider === 'mssql';
             if (sqlServer && settings.RunMigrations) await runMigrations(databaseTarget(settings, true));
             return {

@@ -14,7 +14,7 @@ function timedOut(err: unknown): boolean {
 }
 
 /**
- * SQL Server (issue 36): a read outside any transaction that fails for a transient reason (deadlock victim,
+ * SQL Server: a read outside any transaction that fails for a transient reason (deadlock victim,
  * lock time-out, an Azure transient error, a lost connection: isDatabaseUnavailable) is sent once more, on
  * a connection the pool gives again; a second failure, a write, or anything inside a transaction is the
  * caller's (a 503 with Retry-After at the HTTP edge). Wraps the query runners the DataSource's driver makes

@@ -29,7 +29,7 @@ export function restrictProcessUmask(): void {
 }
 
 /**
- * A warning (issue 14) when DataDirectory lets its group or everyone in: the files inside are 0600, but a
+ * A warning when DataDirectory lets its group or everyone in: the files inside are 0600, but a
  * folder others can enter and list is one mistake away from exposing them. undefined when it is owner only.
  */
 export function dataDirectoryWarning(dataDirectory: string): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * Names the service and the console both use, declared once (issue 41): plain constants with no import, so the
+ * Names the service and the console both use, declared once: plain constants with no import, so the
  * console's bundle reads the same file the server compiles.
  */
 

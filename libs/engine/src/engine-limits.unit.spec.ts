@@ -156,7 +156,7 @@ describe('ArchiverWarning only strictly above ArchiverWarnThresholdMilliseconds 
       });
       expect(above.archiverWarnings).toEqual([
         expect.objectContaining({
-          stage,
+          stageId: stage,
           entityAnalysisModelGuid: 'm',
           entityAnalysisModelInstanceEntryGuid: entryGuid,
           durationMicroseconds: 10_000_001,
@@ -306,7 +306,7 @@ describe('CaseCreationWarning only strictly above CaseCreationWarnThresholdMilli
       [CaseCreationStage.ExistingCasePriorityLookup, CaseCreationStage.WorkflowStatusLookupAndPersist].map(
         (stage) =>
           expect.objectContaining({
-            stage,
+            stageId: stage,
             caseKeyValue: 'A-1',
             caseWorkflowGuid: 'w',
             durationMicroseconds: 10_000_001,

@@ -216,7 +216,9 @@ describe('Archiver warnings', () => {
       cases: [],
     });
     await archiver.drain();
-    expect(telemetry.archiverWarnings.map((w) => [w.stage, w.entityAnalysisModelInstanceEntryGuid])).toEqual([
+    expect(
+      telemetry.archiverWarnings.map((w) => [w.stageId, w.entityAnalysisModelInstanceEntryGuid]),
+    ).toEqual([
       [ArchiverStage.BuildArchiveJson, 'e1'],
       [ArchiverStage.RdbmsArchiveWrite, 'e1'],
       // dispatched once its slice was committed; the bulk copy's run ends (and is measured) after its last slice

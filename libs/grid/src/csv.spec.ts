@@ -6,7 +6,7 @@ describe('CSV', () => {
   it('quotes every text cell per RFC 4180; numbers, booleans and empty cells stay bare', () => {
     expect(csvLine(['a', 'b,c', 'd"e', 'f\ng', 1, null, true])).toBe('"a","b,c","d""e","f\ng",1,,true\r\n');
   });
-  it('quotes a cell holding the list separator of a ; locale, and neutralises what follows it (issues 14, 37)', () => {
+  it('quotes a cell holding the list separator of a ; locale, and neutralises what follows it', () => {
     expect(csvCell('csvy;=1+1')).toBe('"csvy;\'=1+1"');
     expect(csvCell('a;b')).toBe('"a;b"');
     expect(csvLine(['x;=1+1', '=1+1;y'])).toBe('"x;\'=1+1","\'=1+1;y"\r\n');
@@ -17,7 +17,7 @@ describe('CSV', () => {
   it('keeps negative numbers as numbers (only text is neutralised)', () => expect(csvCell(-5)).toBe('-5'));
 });
 
-describe('no cell of an export starts a formula, however a spreadsheet reads it (issue 37)', () => {
+describe('no cell of an export starts a formula, however a spreadsheet reads it', () => {
   const HOSTILE = [
     ';=1+1',
     ' =1+1',
@@ -98,7 +98,7 @@ describe('no cell of an export starts a formula, however a spreadsheet reads it 
   });
 });
 
-describe('the export file (issue 40)', () => {
+describe('the export file', () => {
   it('writes instants as spreadsheet date-times in UTC, bare; nothing else for an empty or unreadable one', () => {
     expect(csvInstant('2026-11-23T18:05:00.123Z')).toBe('2026-11-23 18:05:00.123');
     expect(csvInstant('2026-11-23T23:30:00+05:30')).toBe('2026-11-23 18:00:00.000');

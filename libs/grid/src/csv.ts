@@ -1,8 +1,8 @@
 /**
  * RFC 4180 CSV. Every text cell is quoted, whatever it holds: a spreadsheet in a locale whose list separator
- * is `;` (German, French, Dutch Excel) splits an unquoted `csvy;=1+1` at the `;` and evaluates `=1+1`
- * (issue 14). Text is also passed through withoutFormulaStarts, so no cell begins a formula however the file
- * is read (issue 37). Numbers and booleans stay bare. Only the export is written this way: the stored text is
+ * is `;` (German, French, Dutch Excel) splits an unquoted `csvy;=1+1` at the `;` and evaluates `=1+1`.
+ * Text is also passed through withoutFormulaStarts, so no cell begins a formula however the file
+ * is read. Numbers and booleans stay bare. Only the export is written this way: the stored text is
  * not altered.
  */
 
@@ -23,7 +23,7 @@ const ANY_BOUNDARY = /[,;\t\r\n]/;
  * character of a cell: at the start, or after a separator or line break, white space (any, U+00A0 and U+3000
  * included) and quotes skipped. A spreadsheet
  * then shows such a cell as text, whether its list separator is `,`, `;` or a tab and whether it honours the
- * quotes (issue 37: a quoted `";=1+1"` used to be split by a `;` reader into a cell `=1+1"`). A trigger that is
+ * quotes (a quoted `";=1+1"` used to be split by a `;` reader into a cell `=1+1"`). A trigger that is
  * itself a boundary (tab, CR) keeps the next character at a cell's start. Text that ends at such a start (`a;`)
  * gets one more apostrophe at its end: otherwise a reader that splits there would take the cell's closing quote
  * for an opening one and read the line break after it as the start of a cell. Nothing else changes.
@@ -60,7 +60,7 @@ export function csvLine(values: readonly unknown[]): string {
   return `${values.map(csvCell).join(',')}\r\n`;
 }
 
-// ---- The export's file: what a spreadsheet needs to open it as the page shows it (issue 40).
+// ---- The export's file: what a spreadsheet needs to open it as the page shows it.
 
 /**
  * The UTF-8 byte-order mark, first in every export: without it Excel on Windows reads the file in the

@@ -23,7 +23,7 @@ function rowsOver(n: number, seed: number): TestRow[] {
   }));
 }
 
-/** The grid engine's optional extensions (issue 40): paging by keyset, and the time series, on both databases. */
+/** The grid engine's optional extensions: paging by keyset, and the time series, on both databases. */
 describe.each(SQLITE_AND_POSTGRES)('grid paging and series on %s', (provider) => {
   let ds: DataSource;
   let engine: GridEngine;

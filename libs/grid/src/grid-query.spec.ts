@@ -60,7 +60,7 @@ describe('grid query parameters', () => {
     '2026-11-22T10:00:00.123456Z',
     '2026-11-22T11:00:00+01:00',
     '2026-11-22T05:00:00-0500',
-    // No offset: UTC (spec-deviation issue 15, item 6).
+    // No offset: UTC.
     '2026-11-22T10:00:00',
     '2026-11-22T10:00',
     // A + left unencoded in the query string arrives as a space.
@@ -175,7 +175,7 @@ describe('grid query parameters', () => {
     }
   });
 
-  it('every column a warning grid shows is sortable: stageName by its stage id (issue 15, item 7)', () => {
+  it('every column a warning grid shows is sortable: stageName by its stage id', () => {
     for (const grid of [ARCHIVER_WARNING_GRID, CASE_CREATION_WARNING_GRID]) {
       expect(parseGridQuery(grid, { sortField: 'stageName', sortDirection: 'asc' }, NOW).sort).toEqual({
         column: 'StageId',

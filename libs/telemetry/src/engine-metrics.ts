@@ -132,7 +132,7 @@ export class EngineMetrics {
   }
 
   /**
-   * Every known series exists from the first collection, at zero (issue 17): a counter or histogram series
+   * Every known series exists from the first collection, at zero: a counter or histogram series
    * that first appears with its first breach makes Prometheus' increase() miss that breach after a restart.
    * The stage histograms' series are bound (a bound series is exported, at count 0 until recorded); each
    * counter series is added 0, which the capture reader does not store (a monotonic delta of 0 is nothing).
@@ -166,17 +166,17 @@ export class EngineMetrics {
     record(milliseconds);
   }
 
-  /** Prefer WarningRecorder, which also enqueues the ArchiverWarning row. */
+  /** Counted in the same call that enqueues the ArchiverWarning row (the engine's PipelineTelemetry adapter). */
   archiverWarnCount(stage: ArchiverStage): void {
     this.archiverWarn.add(1, this.archiverAttributes[stage]);
   }
 
-  /** Prefer WarningRecorder, which also enqueues the CaseCreationWarning row. */
+  /** Counted in the same call that enqueues the CaseCreationWarning row (the engine's PipelineTelemetry adapter). */
   caseCreationWarnCount(stage: CaseCreationStage): void {
     this.caseCreationWarn.add(1, this.caseCreationAttributes[stage]);
   }
 
-  /** Prefer WarningRecorder, which also enqueues the ModelInvokeWarning row. */
+  /** Counted in the same call that enqueues the ModelInvokeWarning row (the engine's PipelineTelemetry adapter). */
   logsWarnCount(tracePoint: string): void {
     this.logsWarn.add(1, this.tracePoint(tracePoint));
   }

@@ -147,7 +147,7 @@ describe('FoldedHistograms', () => {
   });
 });
 
-describe('FoldedHistograms: known series from the start (issue 17)', () => {
+describe('FoldedHistograms: known series from the start', () => {
   it('a bound series is in every CUMULATIVE collection at count 0, never in a DELTA one until recorded', async () => {
     const h = folded();
     const delta = h.deltaProducer();

@@ -181,7 +181,7 @@ export class FoldedHistograms {
 
   /**
    * A producer for a CUMULATIVE reader: totals since the process started; any number of them. Every bound
-   * series is in it, also at count 0 (issue 17: a series exists from the first scrape, so Prometheus'
+   * series is in it, also at count 0 (a series exists from the first scrape, so Prometheus'
    * increase() sees its first value).
    */
   cumulativeProducer(options: { prometheusNames?: boolean } = {}): MetricProducer {

@@ -1,7 +1,6 @@
 export * from './stages';
 export * from './engine-metrics';
 export * from './folded-histograms';
-export * from './warning-recorder';
 export * from './telemetry.module';
 export * from './http-server-metrics';
 export * from './event-loop-delay';

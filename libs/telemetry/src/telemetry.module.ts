@@ -21,7 +21,6 @@ import { EventLoopDelay } from './event-loop-delay';
 import { FoldedHistograms } from './folded-histograms';
 import { HttpServerMetrics } from './http-server-metrics';
 import { RuntimeController } from './runtime.controller';
-import { WarningRecorder } from './warning-recorder';
 
 /** Name of the service's meter and resource. */
 export const SERVICE_NAME = 'decisioning-operations-service';
@@ -164,14 +163,12 @@ class TelemetryLifecycle implements OnModuleInit, OnApplicationBootstrap, OnAppl
       useFactory: (settings: TelemetrySettings) =>
         new EventLoopDelay(settings.EventLoopDelayWarnMilliseconds),
     },
-    WarningRecorder,
     TelemetryLifecycle,
   ],
   controllers: [RuntimeController],
   exports: [
     ServiceMeterProvider,
     EngineMetrics,
-    WarningRecorder,
     HttpServerMetrics,
     EventLoopDelay,
     DatabaseSizeGauges,

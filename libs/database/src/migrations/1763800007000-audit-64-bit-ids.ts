@@ -5,7 +5,7 @@ import { providerOf } from '../portable-columns';
 const TABLES = ['UserLogin', 'UserLogout'] as const;
 
 /**
- * UserLogin and UserLogout ids become 64-bit on every dialect (spec-deviation issue 15, item 11): on SQLite an
+ * UserLogin and UserLogout ids become 64-bit on every dialect: on SQLite an
  * INTEGER PRIMARY KEY already is; PostgreSQL widens the column and its sequence; SQL Server widens the
  * identity column, which it allows only without its primary key constraint (dropped and made again). Written
  * per dialect, as it changes an existing column of an existing table.

@@ -5,7 +5,7 @@ import { providerOf } from '../portable-columns';
 const TABLES = ['EntityAnalysisModelArchive', 'Case'] as const;
 
 /**
- * EntityAnalysisModelArchive and Case ids become 64-bit on every dialect (issue 36: at 400 invocations a second
+ * EntityAnalysisModelArchive and Case ids become 64-bit on every dialect (at 400 invocations a second
  * the archive passes 2^31 rows in about 62 days, after which every insert fails). As Audit64BitIds: SQLite's
  * INTEGER PRIMARY KEY already is 64-bit; PostgreSQL widens the column (a rewrite of the populated table
  * under its lock) and its sequence; SQL Server widens the identity column, which it allows only without its

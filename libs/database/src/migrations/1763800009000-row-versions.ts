@@ -22,7 +22,7 @@ function target(schema: SchemaWriter, table: string): Table | string {
 
 /**
  * A `Version` column (integer, NOT NULL, 1 for every row already there and every new one) on each versioned
- * record (issue 38: ETag and If-Match). Added with its default, so a populated table takes it in one
+ * record (ETag and If-Match). Added with its default, so a populated table takes it in one
  * statement on PostgreSQL and SQL Server (the default fills the existing rows); SQLite's TypeORM driver
  * rebuilds the table with its rows.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { SchemaWriter } from '../migration-helpers';
 
-/** AdminEvent: the permanent trail of administrators' writes (issue 39); 64-bit id, no foreign keys. */
+/** AdminEvent: the permanent trail of administrators' writes; 64-bit id, no foreign keys. */
 export class AdminEvents1763800010000 implements MigrationInterface {
   name = 'AdminEvents1763800010000';
 

@@ -19,6 +19,7 @@ import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creati
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { ARCHIVER_STAGE_NAMES, ArchiverStage } from '../telemetry/stages';
+import { SerialQueue } from '../serial-queue/serial-queue';
 import { ArchiveRepository, ArchiveRow } from './archive.repository';
 
 /** What the invoke pipeline hands the Archiver. */
@@ -40,7 +41,7 @@ interface BufferedEntry {
   cases: CaseActivation[];
 }
 
-/** What an archive row records when a stage could not archive the invocation as it was (issue 14). */
+/** What an archive row records when a stage could not archive the invocation as it was. */
 export interface ArchiveError {
   stage: string;
   reason: string;
@@ -66,16 +67,21 @@ export const ARCHIVE_ERROR_MEMBER = 'archiveError';
 @Injectable()
 export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown {
   private readonly logger = new Logger('Archiver');
-  private readonly queue: ArchiveItem[] = [];
-  private head = 0;
-  private running = false;
-  private paused = false;
+  private readonly queue = new SerialQueue<ArchiveItem>({
+    batchSize: () => 1,
+    ready: () => this.roomInBuffer(),
+    handle: ([item]) => this.process(item),
+    failed: (err, [item]) => {
+      if (!item) return this.logger.error({ err }, 'Copying the full archive buffer failed');
+      this.telemetry.backgroundFailure('archiver', ArchiverStage.CaseCreationDispatch);
+      this.logger.error({ err, entryGuid: item.entryGuid }, 'Archiving an invocation failed');
+    },
+  });
   /** Buffered archive rows per model guid, waiting for BulkCopyArchiveBuffer. */
   private buffer = new Map<string, BufferedEntry[]>();
   private buffered = 0;
   private timer?: NodeJS.Timeout;
   private copying?: Promise<void>;
-  private readonly idleWaiters: (() => void)[] = [];
   /** Rows written by bulk copy since start, and failed bulk copies (each logged). */
   copiedRows = 0;
   failedCopies = 0;
@@ -115,7 +121,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   }
 
   get depth(): number {
-    return this.queue.length - this.head;
+    return this.queue.depth;
   }
 
   /** False when the queue holds its capacity: the invoke answers 503 before doing anything. */
@@ -127,66 +133,40 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   enqueue(item: ArchiveItem): void {
     if (!this.hasCapacity()) throw new Error('Archiver queue is full');
     this.queue.push(item);
-    this.pump();
   }
 
   /** Holds the consumer (operations and tests); the queue keeps its bound. */
   pause(): void {
-    this.paused = true;
+    this.queue.pause();
   }
   resume(): void {
-    this.paused = false;
-    this.pump();
+    this.queue.resume();
+  }
+
+  /** Resolves when the consumer has handled every queued invocation (its row may still wait in the buffer). */
+  consumed(): Promise<void> {
+    return this.queue.idle();
   }
 
   /** Resolves when the queue is consumed, the buffer is copied and case creation is idle. */
   async drain(): Promise<void> {
-    if (this.running || this.depth > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    await this.consumed();
     await this.bulkCopy();
     await this.caseCreation.idle();
   }
 
-  private pump(): void {
-    if (this.running || this.paused || this.depth === 0) return;
-    this.running = true;
-    setImmediate(() => void this.consume());
-  }
-
-  private async consume(): Promise<void> {
-    try {
-      for (let handled = 0; this.depth > 0 && !this.paused; handled++) {
-        // BACKGROUND_SLICE invocations a turn: a backlog never holds the event loop for long.
-        if (handled > 0 && handled % BACKGROUND_SLICE === 0) {
-          await nextTurn();
-          if (this.depth === 0 || this.paused) break;
-        }
-        // The buffer is full only while bulk copies fail (database away): wait, retrying once an interval.
-        while (this.buffered >= this.settings.ArchiverQueueCapacity) {
-          await this.bulkCopy();
-          if (this.buffered >= this.settings.ArchiverQueueCapacity)
-            await new Promise((resolve) =>
-              setTimeout(resolve, this.settings.ArchiveBulkCopyIntervalMilliseconds),
-            );
-        }
-        const item = this.queue[this.head];
-        this.queue[this.head] = undefined as unknown as ArchiveItem;
-        this.head++;
-        if (this.head > 1024 && this.head * 2 > this.queue.length) {
-          this.queue.splice(0, this.head);
-          this.head = 0;
-        }
-        try {
-          this.process(item);
-        } catch (err) {
-          this.telemetry.backgroundFailure('archiver', ArchiverStage.CaseCreationDispatch);
-          this.logger.error({ err, entryGuid: item.entryGuid }, 'Archiving an invocation failed');
-        }
-      }
-    } finally {
-      this.running = false;
-      if (this.depth > 0 && !this.paused) this.pump();
-      else for (const w of this.idleWaiters.splice(0)) w();
-    }
+  /**
+   * The buffer is full only while bulk copies fail (the database is away): the consumer waits, retrying once an
+   * interval, and the queue fills meanwhile, so callers see 503 instead of rows being lost.
+   */
+  private roomInBuffer(): Promise<void> | undefined {
+    if (this.buffered < this.settings.ArchiverQueueCapacity) return undefined;
+    return this.bulkCopy().then(async () => {
+      if (this.buffered >= this.settings.ArchiverQueueCapacity)
+        await new Promise((resolve) =>
+          setTimeout(resolve, this.settings.ArchiveBulkCopyIntervalMilliseconds),
+        );
+    });
   }
 
   /**
@@ -209,10 +189,9 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
       this.telemetry.archiverWarning({
         entityAnalysisModelGuid: modelGuid,
         entityAnalysisModelInstanceEntryGuid: entryGuid,
-        stage,
+        stageId: stage,
         durationMicroseconds: Math.round(micros),
         batchSize: run.batchSize ?? items,
-        occurredDate: new Date(this.clock.now()),
       });
     }
   }
@@ -291,7 +270,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
 
   /**
    * 2 CaseCreationDispatch: the invocation's case-raising activations into the case creation queue, which
-   * takes them at once: the Archiver never waits for case creation (issue 36; the backlog is case lag).
+   * takes them at once: the Archiver never waits for case creation (the backlog is case lag).
    */
   private dispatch(modelGuid: string, entryGuid: string, cases: CaseActivation[]): void {
     const start = process.hrtime.bigint();

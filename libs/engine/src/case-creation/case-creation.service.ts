@@ -5,6 +5,7 @@ import type { LiveStatus } from '../model/configuration.repository';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';
 import { CaseCreationStage } from '../telemetry/stages';
+import { SerialQueue } from '../serial-queue/serial-queue';
 import { CaseNotifier } from './case-notifier';
 import { CaseIdentity, caseIdentityKey, CaseRepository, CaseUpsert } from './case.repository';
 import { LiveStatusCache } from './live-status-cache';
@@ -65,10 +66,14 @@ const identityOf = (a: CaseActivation): CaseIdentity => ({
 @Injectable()
 export class CaseCreationService implements OnModuleDestroy {
   private readonly logger = new Logger('CaseCreation');
-  private readonly queue: Job[] = [];
-  private head = 0;
-  private running = false;
-  private readonly idleWaiters: (() => void)[] = [];
+  private readonly queue = new SerialQueue<Job>({
+    batchSize: () => this.settings.CaseCreationBatchSize,
+    handle: (jobs) => this.processBatch(jobs),
+    failed: (err, jobs) => {
+      for (const job of jobs) job.done?.('failed');
+      this.logger.error({ err, activations: jobs.length }, 'Case creation failed');
+    },
+  });
 
   constructor(
     private readonly cases: CaseRepository,
@@ -85,7 +90,7 @@ export class CaseCreationService implements OnModuleDestroy {
   }
 
   get depth(): number {
-    return this.queue.length - this.head;
+    return this.queue.depth;
   }
 
   /** False while the case backlog holds CaseCreationQueueCapacity activations: Invoke answers 503. */
@@ -96,48 +101,16 @@ export class CaseCreationService implements OnModuleDestroy {
   /** Queues an activation, at once and whatever the depth (an accepted invocation's case is never dropped). */
   enqueue(activation: CaseActivation): void {
     this.queue.push({ activation });
-    this.pump();
   }
 
   /** Reprocessing: through the same queue (so still in order), resolved when the case is done. */
   run(activation: CaseActivation): Promise<CaseOutcome> {
-    return new Promise<CaseOutcome>((done) => {
-      this.queue.push({ activation, done });
-      this.pump();
-    });
+    return new Promise<CaseOutcome>((done) => this.queue.push({ activation, done }));
   }
 
   /** Resolves when the queue is empty and nothing is being processed. */
   idle(): Promise<void> {
-    if (!this.running && this.depth === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private pump(): void {
-    if (this.running) return;
-    this.running = true;
-    setImmediate(() => void this.consume());
-  }
-
-  /** The next `n` jobs, in arrival order. */
-  private take(n: number): Job[] {
-    const jobs = this.queue.slice(this.head, this.head + n);
-    this.head += jobs.length;
-    if (this.head > 1024 && this.head * 2 > this.queue.length) {
-      this.queue.splice(0, this.head);
-      this.head = 0;
-    }
-    return jobs;
-  }
-
-  private async consume(): Promise<void> {
-    try {
-      while (this.depth > 0) await this.processBatch(this.take(this.settings.CaseCreationBatchSize));
-    } finally {
-      this.running = false;
-      if (this.depth > 0) this.pump();
-      else for (const w of this.idleWaiters.splice(0)) w();
-    }
+    return this.queue.idle();
   }
 
   /**
@@ -242,11 +215,10 @@ export class CaseCreationService implements OnModuleDestroy {
         caseWorkflowName: first.caseWorkflow.name,
         caseKey: first.caseKey,
         caseKeyValue: first.caseKeyValue,
-        stage,
+        stageId: stage,
         durationMicroseconds: Math.round(micros),
         destination,
         batchSize: items.length,
-        occurredDate: new Date(this.clock.now()),
       });
     }
   }

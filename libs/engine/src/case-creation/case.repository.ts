@@ -95,7 +95,7 @@ OUTPUT ${['Guid', 'CaseWorkflowId', 'CaseKey', 'CaseKeyValue'].map((c) => `inser
 }
 
 /**
- * Every query on the Case table. Case creation works set-based (issue 36): one look-up of the open cases of a
+ * Every query on the Case table. Case creation works set-based: one look-up of the open cases of a
  * whole batch, then one multi-row upsert, instead of a look-up, a status read and an ORM save per activation.
  */
 @Injectable()

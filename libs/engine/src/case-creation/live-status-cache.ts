@@ -5,7 +5,7 @@ import { CONFIGURATION_TTL_MS, ModelCatalog } from '../model/model-catalog';
 
 /**
  * The workflow statuses case creation decides with, held in memory: a status rarely changes, and reading it
- * per activation was one of the round trips that held case creation to ~500 a second (issue 36). Forgotten
+ * per activation was one of the round trips that held case creation to ~500 a second. Forgotten
  * whole when a workflow or status is written on this node (ModelCatalog.generation moves on) and at the
  * latest CONFIGURATION_TTL_MS after it was loaded, the bound within which another node's change arrives, as
  * for the compiled models. A deleted or unknown status is remembered as null.

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { EngineMetrics, WarningRecorder } from '@app/telemetry';
+import { CaptureQueues } from '@app/capture-queues';
+import { EngineMetrics } from '@app/telemetry';
 import {
   ArchiverWarningCapture,
   BackgroundPipeline,
@@ -10,8 +11,9 @@ import {
 import { ArchiverStage, CaseCreationStage, InvokeStage } from './stages';
 
 /**
- * The pipelines' telemetry in production: histograms through EngineMetrics, and every warning through ONE
- * WarningRecorder call that both enqueues the capture row and increments its counter, so the two agree.
+ * The adapter of PipelineTelemetry in production: histograms through EngineMetrics; each warning counted on its
+ * OpenTelemetry counter and enqueued as its capture row in the same call, so counter and table agree (a full
+ * queue drops the row and counts it in CaptureQueueHealth.DroppedCount: counter = rows written + dropped).
  */
 @Injectable()
 export class CapturePipelineTelemetry extends PipelineTelemetry {
@@ -19,7 +21,7 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
 
   constructor(
     private readonly metrics: EngineMetrics,
-    private readonly warnings: WarningRecorder,
+    private readonly queues: CaptureQueues,
   ) {
     super();
   }
@@ -29,7 +31,9 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
   }
 
   modelInvokeWarning(w: ModelInvokeWarningCapture): void {
-    this.warnings.modelInvokeWarning(w);
+    // The message is the trace point's name (spec: ModelInvokeWarning), the counter's stage attribute.
+    this.metrics.logsWarnCount(w.message);
+    this.queues.enqueueModelInvokeWarning(w);
   }
 
   archiverStage(stage: ArchiverStage, durationMicroseconds: number): void {
@@ -37,13 +41,8 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
   }
 
   archiverWarning(w: ArchiverWarningCapture): void {
-    this.warnings.archiverWarning({
-      entityAnalysisModelGuid: w.entityAnalysisModelGuid ?? '',
-      entityAnalysisModelInstanceEntryGuid: w.entityAnalysisModelInstanceEntryGuid,
-      stageId: w.stage,
-      durationMicroseconds: w.durationMicroseconds,
-      batchSize: w.batchSize,
-    });
+    this.metrics.archiverWarnCount(w.stageId);
+    this.queues.enqueueArchiverWarning(w);
   }
 
   caseCreationStage(stage: CaseCreationStage, durationMicroseconds: number): void {
@@ -51,16 +50,8 @@ export class CapturePipelineTelemetry extends PipelineTelemetry {
   }
 
   caseCreationWarning(w: CaseCreationWarningCapture): void {
-    this.warnings.caseCreationWarning({
-      caseWorkflowGuid: w.caseWorkflowGuid,
-      caseWorkflowName: w.caseWorkflowName,
-      caseKey: w.caseKey,
-      caseKeyValue: w.caseKeyValue,
-      stageId: w.stage,
-      durationMicroseconds: w.durationMicroseconds,
-      destination: w.destination,
-      batchSize: w.batchSize,
-    });
+    this.metrics.caseCreationWarnCount(w.stageId);
+    this.queues.enqueueCaseCreationWarning(w);
   }
 
   backgroundFailure(pipeline: BackgroundPipeline, stage: number): void {

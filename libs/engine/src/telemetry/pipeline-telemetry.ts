@@ -1,53 +1,39 @@
 import { Injectable } from '@nestjs/common';
+import type {
+  ArchiverWarningInput,
+  CaseCreationWarningInput,
+  ModelInvokeWarningInput,
+} from '@app/capture-queues';
 import { ArchiverStage, CaseCreationStage, InvokeStage } from './stages';
 
-/** spec: ModelInvokeWarning. */
-export interface ModelInvokeWarningCapture {
-  entityAnalysisModelGuid: string;
-  entityAnalysisModelName: string;
-  entityAnalysisModelInstanceEntryGuid: string;
-  message: string;
-  elapsedMicroseconds: number;
-  sinceLastEntryMicroseconds: number;
-  occurredDate: Date;
-}
+/**
+ * The warnings are the capture queues' own rows-to-be (one declaration each, in @app/capture-queues): the
+ * pipelines fill them in and the adapter hands them to the queue unchanged. Only the stage is typed closer here.
+ */
+
+/** spec: ModelInvokeWarning, one per trace point slower than the model's threshold. */
+export type ModelInvokeWarningCapture = ModelInvokeWarningInput;
 
 /**
  * spec: ArchiverWarning, one per slow run of a stage. The entry guid is null for BulkCopyArchiveBuffer (it works
  * on a batch); batchSize is the rows that run handled (1 for the per-invocation stages).
  */
-export interface ArchiverWarningCapture {
-  entityAnalysisModelGuid: string | null;
-  entityAnalysisModelInstanceEntryGuid: string | null;
-  stage: ArchiverStage;
-  durationMicroseconds: number;
-  batchSize: number;
-  occurredDate: Date;
-}
+export type ArchiverWarningCapture = ArchiverWarningInput & { stageId: ArchiverStage };
 
 /**
  * spec: CaseCreationWarning, one per slow run of a stage; destination is the e-mail destination or the
  * callback URL for stages 3 and 4. A run of stages 1 and 2 handles a batch: the workflow and key/value are its
  * first (oldest) activation's, and batchSize says how many it handled (1 for stages 3 and 4).
  */
-export interface CaseCreationWarningCapture {
-  caseWorkflowGuid: string;
-  caseWorkflowName: string;
-  caseKey: string;
-  caseKeyValue: string;
-  stage: CaseCreationStage;
-  durationMicroseconds: number;
-  destination: string | null;
-  batchSize: number;
-  occurredDate: Date;
-}
+export type CaseCreationWarningCapture = CaseCreationWarningInput & { stageId: CaseCreationStage };
 
 export type BackgroundPipeline = 'archiver' | 'caseCreation';
 
 /**
- * The narrow port through which the decisioning pipelines report. Each warning method is THE one call site
- * that both enqueues the warning row and increments its OpenTelemetry counter, so the two always agree
- * (spec: ModelInvokeWarning). Durations are microseconds; an implementation converts for its histograms.
+ * The narrow port through which the decisioning pipelines report; CapturePipelineTelemetry is its adapter.
+ * Each warning method is THE one call site that both enqueues the warning row and increments its OpenTelemetry
+ * counter, so the two always agree (spec: ModelInvokeWarning). Durations are microseconds; an implementation
+ * converts for its histograms.
  */
 export abstract class PipelineTelemetry {
   /** service.engine.stage.duration, per invoke trace point (gap since the previous point). */
@@ -70,8 +56,8 @@ export abstract class PipelineTelemetry {
 const KEPT = 10_000;
 
 /**
- * In-memory implementation: the default binding until the capture queues are bound at merge, and the
- * recorder the tests read. Counters are exact; the kept warnings are the newest KEPT of each kind.
+ * In-memory implementation: the recorder the unit tests read, where no capture queue runs. Counters are exact;
+ * the kept warnings are the newest KEPT of each kind.
  */
 @Injectable()
 export class InMemoryPipelineTelemetry extends PipelineTelemetry {

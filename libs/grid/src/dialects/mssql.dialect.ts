@@ -65,7 +65,7 @@ export class MssqlDialect implements SqlDialect {
    * Each column's values of the newest `cap` rows of the window, as one comma-separated text (STRING_AGG over
    * varchar(max), CONVERT style 3: the 17 digits that give the same float back), the window's total and the
    * extras beside them: ONE statement, so one snapshot (READ_COMMITTED_SNAPSHOT) and one read of the window,
-   * where `statistics` read it again for every aggregate, median and histogram (issue 36). A column's NULLs
+   * where `statistics` read it again for every aggregate, median and histogram. A column's NULLs
    * are left out, as on the other databases.
    */
   async readValues(query: ValueQuery, pieces: ValuePieces, count: number): Promise<WindowValues> {
