@@ -4,7 +4,7 @@ import type { GridName } from './names';
  * How each grid's page shows its rows: the columns in order, each the row's member (`key`), the label the page
  * and the CSV export's header both use, and how the value is shown (`micros`: a duration held in microseconds;
  * `instant`: a time). One declaration, read by the console's table and the service's CSV export, so a file holds
- * the page's columns in the page's order with the page's labels (issue 51).
+ * the page's columns in the page's order with the page's labels (a file that matches what the operator saw).
  */
 export type PageColumnFormat = 'number' | 'micros' | 'text' | 'instant' | 'guid' | 'boolean';
 
