@@ -115,8 +115,10 @@ describe.each(TEST_PROVIDERS)('deactivation ends sessions for good, Unlock none 
     await deactivate(u.guid).expect(200);
     gate.open();
     expect((await stale).status).toBe(200);
-    expect((await row(u.guid)).Active).toBe(true); // the stale edit won the flag…
-    await session(old).expect(401); // …but not the session
+    // the stale edit found nothing to change against what it read (active already true), so it wrote nothing:
+    // the deactivation stands, and the old session stays ended
+    expect((await row(u.guid)).Active).toBe(false);
+    await session(old).expect(401);
   });
 
   it(`stress: ${STRESS} deactivations racing edits that carry a stale \`active: true\`; no old session survives`, async () => {

@@ -49,6 +49,7 @@ describe('audit row ids beyond 2^31 (PostgreSQL)', () => {
       .query({ search: 'big-id-probe', format: 'csv' })
       .set('Authorization', `Bearer ${token}`)
       .expect(200);
-    expect(csv.text.split('\n')[1]).toMatch(/^"?3000000001"?,/);
+    // the export holds the page's columns (no id): the probe's row, once
+    expect(csv.text.trimEnd().split('\r\n').slice(1)).toEqual([expect.stringContaining('"big-id-probe"')]);
   });
 });
