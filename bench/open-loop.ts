@@ -36,6 +36,13 @@ export async function openLoop(target: Target, rate: number, seconds: number): P
     warmupSeconds: WARMUP_SECONDS,
   });
   nextIndex += r.sent;
+  // every answer that was not a 200 is said (a 503 is a shed request; others by status or socket error)
+  const shed = r.windows.reduce((n, w) => n + w.shed, 0);
+  const notSent = r.windows.reduce((n, w) => n + w.notSent, 0);
+  if (shed || notSent || Object.keys(r.others).length)
+    console.log(
+      `  ${target.path === '/' ? 'express' : 'service'} at ${rate}/s: not 200: ${JSON.stringify({ shed, notSent, ...r.others })}`,
+    );
   if (process.env.BENCH_LATENCY_SLOW && r.slow.length) {
     const by = new Map<number, number[]>();
     for (const [at, ms] of r.slow)
@@ -70,5 +77,3 @@ export async function capacity(target: Target, seconds: number): Promise<number>
 
 export const ms = (v: number) => (v < 10 ? v.toFixed(1) : v.toFixed(0));
 export const row = (t: Tail) => `${ms(t.p50)} / ${ms(t.p99)} / ${ms(t.p999)} / ${ms(t.max)}`;
-
-
