@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp } from '../../../test/support/test-app';
+import { hashedETagOf, takesHashedETag } from '@app/common';
 import { ServiceExpressAdapter } from './express-adapter';
 import { checkJsonReply } from './fast-paths/json-reply';
 import {
@@ -146,6 +147,26 @@ function rawAnswer(
   });
 }
 
+/**
+ * Nest's own adapter given what the conditional step adds to an answer before Express sees it: a list's hashed
+ * ETag (a GET's or HEAD's JSON array, 2xx). Express's `res.send` then judges freshness with `fresh`, which agrees
+ * with the step except on a request's `Cache-Control: no-cache` (its own test below).
+ */
+class NestsWithHashedETag extends ExpressAdapter {
+  override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    const status = statusCode ?? response.statusCode;
+    const { method } = response.req;
+    if (
+      (method === 'GET' || method === 'HEAD') &&
+      status >= 200 &&
+      status < 300 &&
+      takesHashedETag(response, body)
+    )
+      response.setHeader('ETag', hashedETagOf(JSON.stringify(body)));
+    return super.reply(response, body, statusCode);
+  }
+}
+
 describe("ServiceExpressAdapter's JSON answers", () => {
   /** What a handler hands Nest's reply, and the response as it finds it. */
   interface Case {
@@ -181,10 +202,14 @@ describe("ServiceExpressAdapter's JSON answers", () => {
       method: 'POST',
       headers: { 'if-none-match': '*' },
     },
-    'If-None-Match: * with no-cache': {
-      body: { a: 1 },
-      headers: { 'if-none-match': '*', 'cache-control': 'no-cache' },
+    'a list to a GET (its hashed ETag)': { body: [{ a: 1 }, 'b'] },
+    'a list to a HEAD': { body: [{ a: 1 }], method: 'HEAD' },
+    'a list to a GET naming its ETag': {
+      body: [{ a: 1 }],
+      headers: { 'if-none-match': hashedETagOf('[{"a":1}]') },
     },
+    'a list to a GET naming another ETag': { body: [{ a: 1 }], headers: { 'if-none-match': 'W/"other"' } },
+    'a list to a POST (no ETag)': { body: [{ a: 1 }], method: 'POST' },
     'If-Modified-Since without Last-Modified': {
       body: { a: 1 },
       headers: { 'if-modified-since': 'Wed, 25 Nov 2026 10:00:00 GMT' },
@@ -235,7 +260,7 @@ describe("ServiceExpressAdapter's JSON answers", () => {
 
   let current: Case = { body: null };
   const ours = serverOf(new ServiceExpressAdapter(), () => current);
-  const nests = serverOf(new ExpressAdapter(), () => current);
+  const nests = serverOf(new NestsWithHashedETag(), () => current);
   const urls: string[] = [];
   beforeAll(async () => {
     urls.push(await listening(ours), await listening(nests));
@@ -260,6 +285,23 @@ describe("ServiceExpressAdapter's JSON answers", () => {
     const [mine, theirs] = await both(c);
     expect(mine).toEqual(theirs);
   });
+
+  it.each([
+    ['*', undefined],
+    ['"v1"', '"v1"'],
+    ['W/"v1"', '"v1"'],
+  ])(
+    'answers If-None-Match %s with Cache-Control: no-cache 304 with the ETag, where Express answers 200',
+    async (ifNoneMatch, etag) => {
+      const headers = { 'if-none-match': ifNoneMatch, 'cache-control': 'no-cache' };
+      const [mine, theirs] = await both({ body: { a: 1 }, headers, preset: etag ? { ETag: etag } : {} });
+      expect(theirs.status).toBe(200);
+      expect(mine.status).toBe(304);
+      expect(mine.body).toBe('');
+      expect(mine.headers.some((h) => /^content-(type|length):/i.test(h))).toBe(false);
+      if (etag) expect(mine.headers).toContain(`ETag: ${etag}`);
+    },
+  );
 
   it('answers 150 generated JSON values exactly as Nest on Express does', async () => {
     await fc.assert(

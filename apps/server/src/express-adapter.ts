@@ -2,7 +2,8 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
 import { type ExpressApplication, expressServer } from './fast-paths/express-prototypes';
-import { isPlainJsonAnswer, jsonAnswer } from './fast-paths/json-reply';
+import { hashedETagOf, ifNoneMatchHolds, takesHashedETag } from '@app/common';
+import { isPlainJsonAnswer, jsonAnswer, writeJsonText } from './fast-paths/json-reply';
 import { useMethodNotAllowed } from './route-methods.middleware';
 
 /** node:http's own limits on receiving a request (unset: Node's defaults, 300 s and 60 s, checked every 30 s). */
@@ -27,6 +28,41 @@ export function requestTimeouts(requestBodyTimeoutMilliseconds: number): Request
       Math.max(250, Math.floor(requestBodyTimeoutMilliseconds / 4)),
     ),
   };
+}
+
+/** The headers of a full answer that a 304 does not carry (RFC 9110 §15.4.5): it has no content. */
+const CONTENT_HEADERS = ['Content-Type', 'Content-Length', 'Transfer-Encoding'] as const;
+
+/**
+ * THE conditional-GET step, where a handler's answer is written (ServiceExpressAdapter.reply): a list's or a
+ * grid's JSON answer gets the hash of its text as a weak ETag (the text made once: hashed, then written), and
+ * a GET whose If-None-Match holds against the answer's ETag (a record's version, that hash) or is `*` is
+ * answered 304 with the ETag and no body, whatever the request's Cache-Control (ifNoneMatchHolds; why not
+ * Express's `fresh`: docs/decisions.md). Answers true when it has answered, false to let the reply go on.
+ */
+export function answerConditionally(response: Response, body: unknown): boolean {
+  const { method, headers } = response.req;
+  const status = response.statusCode;
+  if ((method !== 'GET' && method !== 'HEAD') || status < 200 || status > 299 || response.headersSent)
+    return false;
+  let text: string | undefined;
+  if (
+    response.getHeader('etag') === undefined &&
+    response.getHeader('content-type') === undefined &&
+    takesHashedETag(response, body)
+  ) {
+    text = JSON.stringify(body);
+    if (text !== undefined) response.setHeader('ETag', hashedETagOf(text));
+  }
+  if (ifNoneMatchHolds(headers['if-none-match'], response.getHeader('etag'))) {
+    response.status(304);
+    for (const name of CONTENT_HEADERS) response.removeHeader(name);
+    response.end();
+    return true;
+  }
+  if (text === undefined) return false;
+  writeJsonText(response, text);
+  return true;
 }
 
 /**
@@ -59,6 +95,8 @@ export class ServiceExpressAdapter extends ExpressAdapter {
     // the status first: it decides whether the answer has a body (isPlainJsonAnswer); Nest's own reply is
     // given it too, as it reads it
     if (statusCode) response.status(statusCode);
+    // a list's or grid's hashed ETag, and the 304 of a conditional GET, whatever its Cache-Control
+    if (answerConditionally(response, body)) return response;
     if (!isPlainJsonAnswer(response, body)) return super.reply(response, body, statusCode);
     // a value without JSON text: Express's own answer
     return jsonAnswer(response, body) ? response : super.reply(response, body, statusCode);

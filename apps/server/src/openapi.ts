@@ -1,7 +1,16 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { applyRequestRules } from './request-schemas';
-import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, problemResponse, PROBLEM_TYPES } from '@app/common';
+import type { ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import {
+  API_KEY_SCHEME,
+  BEARER_SCHEME,
+  COOKIE_SCHEME,
+  HASHED_ETAG_HEADER,
+  IF_NONE_MATCH_DESCRIPTION,
+  problemResponse,
+  PROBLEM_TYPES,
+} from '@app/common';
 
 /** The tags of the document, in the order the explorer shows them. */
 const TAGS: [string, string][] = [
@@ -30,7 +39,8 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'tr
  * operation they can happen on, from the same facts those layers act on (the operation's method, its body,
  * its path parameters, whether it takes a credential). An answer a route declares itself is kept as it is.
  *
- * - 304: a GET whose If-None-Match names the answer's ETag (or is `*`, Express's rule) is answered Not Modified.
+ * - 304: a GET whose If-None-Match names the answer's ETag (or is `*`) is answered Not Modified
+ *   (declareConditionalGet).
  * - 400: the input rules (docs/SECURITY.md) apply to every route: a repeated query parameter, members sent to
  *   a route that takes no body, U+0000 or a lone surrogate, and each route's own validation.
  * - 404: every path parameter names a record (a GUID); one that does not exist or is not visible is a 404.
@@ -55,11 +65,7 @@ function addCrossCuttingAnswers(document: OpenAPIObject): void {
         400,
         'The request is not valid (urn:problem-type:validation): `errors` names each refused field or parameter',
       );
-      if (method === 'get' && !responses[304])
-        responses[304] = {
-          description:
-            'Not Modified: If-None-Match names the current ETag of the answer (or is `*`); no body',
-        };
+      if (method === 'get') declareConditionalGet(op);
       if ((op.parameters ?? []).some((p) => 'in' in p && p.in === 'path'))
         add(404, 'No such record, or not visible to the caller (urn:problem-type:not-found)');
       if (op.requestBody) {
@@ -80,6 +86,40 @@ function addCrossCuttingAnswers(document: OpenAPIObject): void {
         add(503, 'The database is not answering (urn:problem-type:service-unavailable); Retry-After');
     }
   }
+}
+
+type Operation = NonNullable<OpenAPIObject['paths'][string]['get']>;
+
+/**
+ * A GET's conditional answers (the conditional step of ServiceExpressAdapter.reply): a list (a JSON array)
+ * carries a hashed ETag; every GET whose 200 carries an ETag (a record's version, that hash, a grid's) takes
+ * If-None-Match; every GET may be answered 304 (If-None-Match `*` holds for any current answer).
+ */
+function declareConditionalGet(op: Operation): void {
+  const ok = op.responses[200] as ResponseObject | undefined;
+  const json = ok?.content?.['application/json']?.schema as SchemaObject | undefined;
+  if (ok && json?.type === 'array') ok.headers = { ETag: HASHED_ETAG_HEADER, ...(ok.headers ?? {}) };
+  const etag = ok?.headers?.ETag !== undefined;
+  if (
+    etag &&
+    !(op.parameters ?? []).some((p) => 'in' in p && p.in === 'header' && p.name === 'If-None-Match')
+  )
+    op.parameters = [
+      ...(op.parameters ?? []),
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        schema: { type: 'string' },
+        description: IF_NONE_MATCH_DESCRIPTION,
+      },
+    ];
+  if (!op.responses[304])
+    op.responses[304] = {
+      description:
+        "Not Modified: If-None-Match names the current ETag of the answer (or is `*`), whatever the request's Cache-Control; no body",
+      ...(etag ? { headers: { ETag: { description: 'The current ETag', schema: { type: 'string' } } } } : {}),
+    };
 }
 
 /** The OpenAPI document of the application: served at /swagger/json, and the console's typed client. */

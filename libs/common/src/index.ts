@@ -30,3 +30,4 @@ export * from './paging';
 export * from './admin-action';
 export * from './background-slices';
 export * from './name-skeleton';
+export * from './conditional-get';

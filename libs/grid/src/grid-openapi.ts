@@ -9,7 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { GUID_SOURCE } from '@app/common';
+import { GUID_SOURCE, HASHED_ETAG_HEADER } from '@app/common';
 import type { ColumnKind, GridDefinition } from './grid-definition';
 import { DEFAULT_TAKE, INSTANT_SOURCE, MAX_SEARCH_LENGTH, MAX_TAKE } from './grid-query';
 import { SAMPLE_SEED_MAX } from './sampling';
@@ -259,6 +259,12 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
       description: options.csv
         ? '{ rows, total, statistics }, or the CSV export'
         : '{ rows, total, statistics }',
+      headers: {
+        ETag: {
+          ...HASHED_ETAG_HEADER,
+          description: `${HASHED_ETAG_HEADER.description}. JSON answers of at most ${LARGE_READ_ROWS} rows only: a large read is streamed without one, and the CSV export has none`,
+        },
+      },
       content: {
         'application/json': { schema: { $ref: getSchemaPath(response) } },
         ...(options.csv

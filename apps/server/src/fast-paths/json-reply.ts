@@ -70,8 +70,13 @@ export function isPlainJsonAnswer(response: Response, body: unknown): body is ob
 export function jsonAnswer(response: Response, body: object): boolean {
   const text = JSON.stringify(body) as string | undefined;
   if (text === undefined) return false;
+  writeJsonText(response, text);
+  return true;
+}
+
+/** Writes a JSON text as jsonAnswer does (the conditional step writes the text it hashed for its ETag). */
+export function writeJsonText(response: Response, text: string): void {
   response.setHeader('Content-Type', 'application/json; charset=utf-8');
   response.setHeader('Content-Length', String(Buffer.byteLength(text)));
   response.end(text, 'utf8'); // node:http sends no body to a HEAD request
-  return true;
 }

@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import { answerWithHashedETag } from '@app/common';
 import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
 import type { GridAnswer } from '../grid-reads';
@@ -11,7 +12,11 @@ export type RawQuery = Record<string, unknown>;
 /** A grid answer: returned whole (Nest writes it), or streamed here (a large read). */
 export async function answer(res: Response, pending: Promise<GridAnswer>): Promise<GridResponse | undefined> {
   const a = await pending;
-  if ('response' in a) return a.response;
+  // whole: the hash of its text is its ETag (If-None-Match, 304); streamed, it has none (it is not held whole)
+  if ('response' in a) {
+    answerWithHashedETag(res);
+    return a.response;
+  }
   await sendChunked(res, a.stream, () => res.status(200).type('application/json; charset=utf-8'));
   return undefined;
 }
