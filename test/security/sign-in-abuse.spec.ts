@@ -112,6 +112,24 @@ describe('per-address rate limits on the sign-in routes (one node)', () => {
     await wireHash(t, 'spray-target', ip).expect(200);
   });
 
+  it('every answer of a sign-in route carries RateLimit-Policy and RateLimit (draft -10), the 429 included', async () => {
+    const ip = '203.0.113.30';
+    const seen: { status: number; policy: string; left: string }[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await signInAttempt(t, { userName: 'counted', password: 'x' }, ip);
+      seen.push({ status: r.status, policy: r.headers['ratelimit-policy'], left: r.headers.ratelimit });
+      expect(Object.keys(r.headers).filter((h) => h.startsWith('x-ratelimit'))).toEqual([]);
+    }
+    expect(seen.map((s) => s.status)).toEqual([401, 401, 401, 401, 401, 429]);
+    for (const s of seen) expect(s.policy).toBe('"sign-in";q=5;w=60');
+    const remaining = seen.map((s) => /^"sign-in";r=(\d+);t=(\d+)$/.exec(s.left));
+    expect(remaining.map((m) => Number(m?.[1]))).toEqual([4, 3, 2, 1, 0, 0]);
+    for (const m of remaining) expect(Number(m?.[2])).toBeLessThanOrEqual(60);
+    const wire = await wireHash(t, 'counted', ip).expect(200);
+    expect(wire.headers['ratelimit-policy']).toBe('"wire-password-hash";q=5;w=60');
+    expect(wire.headers.ratelimit).toMatch(/^"wire-password-hash";r=4;t=\d+$/);
+  });
+
   it('WirePasswordHash: the sixth ask of a minute from one address is a 429', async () => {
     const ip = '203.0.113.20';
     for (let i = 0; i < 5; i++) await wireHash(t, `census-${i}`, ip).expect(200);

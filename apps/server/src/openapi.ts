@@ -140,7 +140,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
         '',
         'Input limits: JSON bodies up to 1 MiB (413 beyond), UTF-8 (415 otherwise), nested at most 64 levels; U+0000 and lone surrogates are refused anywhere, control characters in names; a repeated query parameter is refused; in a JSON body the last of two members with one name wins.',
         '',
-        'Rate limit: the sign-in routes (ByUserNamePassword and Passcode together, WirePasswordHash apart) take SignInRateLimitPerMinute requests a minute per client address; more are answered 429 with Retry-After.',
+        'Rate limit: the sign-in routes (ByUserNamePassword and Passcode together, WirePasswordHash apart) take SignInRateLimitPerMinute requests a minute per client address; more are answered 429 with Retry-After. Every answer of those routes, the 429 included, carries the RateLimit fields of draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy: "sign-in";q=<SignInRateLimitPerMinute>;w=60` (`"wire-password-hash"` for WirePasswordHash) and `RateLimit: "sign-in";r=<requests left>;t=<seconds until the window resets>`.',
       ].join('\n'),
     )
     .setVersion('1')

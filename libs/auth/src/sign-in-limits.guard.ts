@@ -14,7 +14,7 @@ import {
   ThrottlerStorage,
   ThrottlerStorageService,
 } from '@nestjs/throttler';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import Redis from 'ioredis';
 import type { SignInSettings } from '@app/config';
 import {
@@ -97,25 +97,85 @@ export class SignInRateLimitStorage implements ThrottlerStorage {
   }
 }
 
-/** The throttler's guard, answering the service's 429 problem with a standard Retry-After. */
+export const RATE_LIMIT_POLICY_HEADER = 'RateLimit-Policy';
+export const RATE_LIMIT_HEADER = 'RateLimit';
+
+/**
+ * The IETF httpapi RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-10, the structured-field form
+ * of -08 onwards): the bucket's policy, `"sign-in";q=5;w=60` (quota, window in seconds), and what is left of
+ * it, `"sign-in";r=2;t=41` (requests remaining, seconds until the window resets).
+ */
+export function rateLimitHeaders(
+  bucket: string,
+  quota: number,
+  remaining: number,
+  resetSeconds: number,
+): Record<string, string> {
+  return {
+    [RATE_LIMIT_POLICY_HEADER]: `"${bucket}";q=${quota};w=${RATE_LIMIT_WINDOW_MS / 1000}`,
+    [RATE_LIMIT_HEADER]: `"${bucket}";r=${Math.max(0, remaining)};t=${Math.max(0, Math.ceil(resetSeconds))}`,
+  };
+}
+
+/** The throttler's headers (`X-RateLimit-Limit-<bucket>`, …) as the bucket and what they say. */
+function throttlerField(
+  prefix: string,
+  name: string,
+): { bucket: Bucket; field: 'Limit' | 'Remaining' | 'Reset' } | undefined {
+  for (const bucket of BUCKETS)
+    for (const field of ['Limit', 'Remaining', 'Reset'] as const)
+      if (name === `${prefix}-${field}-${bucket}`) return { bucket, field };
+  return undefined;
+}
+
+/**
+ * The throttler's guard, answering the service's 429 problem with a standard Retry-After, and every answer of a
+ * sign-in route (the 429 included) with the RateLimit-Policy and RateLimit fields instead of the throttler's
+ * own X-RateLimit-* headers: the throttler hands its figures to setResponseHeader, its hook for how headers are
+ * written, one field at a time (limit, remaining, then reset).
+ */
 @Injectable()
 export class SignInRateLimitGuard extends ThrottlerGuard {
+  private readonly pending = new WeakMap<object, { limit?: number; remaining?: number }>();
+
+  protected override setResponseHeader(res: Response, name: string, value: string | number): void {
+    const f = throttlerField(this.headerPrefix, name);
+    // Retry-After-<bucket> of a refusal: the 429 problem carries the standard Retry-After itself
+    if (!f) return;
+    const seen = this.pending.get(res) ?? {};
+    this.pending.set(res, seen);
+    if (f.field === 'Limit') seen.limit = Number(value);
+    else if (f.field === 'Remaining') seen.remaining = Number(value);
+    else if (seen.limit !== undefined && seen.remaining !== undefined) {
+      for (const [header, text] of Object.entries(
+        rateLimitHeaders(f.bucket, seen.limit, seen.remaining, Number(value)),
+      ))
+        res.setHeader(header, text);
+      this.pending.delete(res);
+    }
+  }
+
   protected override async throwThrottlingException(
     _context: ExecutionContext,
     limit: ThrottlerLimitDetail,
   ): Promise<void> {
+    const bucket = BUCKETS.find((b) => limit.key.startsWith(`${b}:`)) ?? SIGN_IN_BUCKET;
+    const retryAfter = Math.max(1, limit.timeToBlockExpire);
     throw new ProblemException(
       HttpStatus.TOO_MANY_REQUESTS,
       'Too Many Requests',
       'Too many sign-in requests from this address; try again after the time in Retry-After.',
       ProblemType.blank,
       {},
-      { 'Retry-After': String(Math.max(1, limit.timeToBlockExpire)) },
+      { 'Retry-After': String(retryAfter), ...rateLimitHeaders(bucket, limit.limit, 0, retryAfter) },
     );
   }
 }
 
-/** Options of the throttler module: both buckets, one key per bucket and address, no X-RateLimit headers. */
+/**
+ * Options of the throttler module: both buckets, one key per bucket and address; its headers on, written as the
+ * RateLimit fields by the guard (SignInRateLimitGuard.setResponseHeader).
+ */
 export function signInRateLimits(settings: SignInSettings, storage: SignInRateLimitStorage) {
   return {
     throttlers: BUCKETS.map((name) => ({
@@ -125,7 +185,7 @@ export function signInRateLimits(settings: SignInSettings, storage: SignInRateLi
     })),
     // ByUserNamePassword and Passcode count together: one key per bucket, not per route.
     generateKey: (_context: ExecutionContext, tracker: string, name: string) => `${name}:${tracker}`,
-    setHeaders: false,
+    setHeaders: true,
     storage,
   };
 }
@@ -175,7 +235,7 @@ export function SignInRoute(bucket: Bucket) {
     ApiProblemResponses({
       403: 'A sign-in request from another site (Sec-Fetch-Site or Origin) (urn:problem-type:forbidden)',
       415: 'The body is not JSON (Content-Type: application/json, UTF-8)',
-      429: 'Too many sign-in requests from this address (SignInRateLimitPerMinute); Retry-After',
+      429: 'Too many sign-in requests from this address (SignInRateLimitPerMinute); Retry-After, and RateLimit `r=0` (every answer of the route carries RateLimit-Policy and RateLimit)',
       503: 'The database, or for Passcode the second-factor provider, is not answering (urn:problem-type:service-unavailable); Retry-After. A passcode token stays usable',
     }),
   );

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { clientContextOf, Public } from '@app/common';
 import { presentedCredential, SessionCookies, writeCookies } from '@app/auth';
@@ -22,11 +22,15 @@ export class LogoutController {
   @Post('Logout')
   @Public()
   @HttpCode(200)
-  @ApiOkResponse({ type: LoggedOutDto })
-  @ApiHeader({
-    name: LOGOUT_WARNING_HEADER,
-    required: false,
-    description: `${REVOCATION_FAILED} when the session could not be revoked (the cookies were still deleted)`,
+  @ApiOkResponse({
+    type: LoggedOutDto,
+    // a header of the answer, not of the request
+    headers: {
+      [LOGOUT_WARNING_HEADER]: {
+        description: `${REVOCATION_FAILED} when the session could not be revoked (the cookies were still deleted)`,
+        schema: { type: 'string', enum: [REVOCATION_FAILED] },
+      },
+    },
   })
   @ApiOperation({
     operationId: 'logout',
