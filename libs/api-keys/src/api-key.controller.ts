@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   Actor,
   AdminAction,
@@ -46,6 +46,19 @@ export class ApiKeyController {
     @Paged() paged: PagedList,
   ): Promise<ApiKeyDto[]> {
     return paged.answer(this.keys.list(actor, query.userRegistryGuid, paged.request));
+  }
+
+  @Get(':guid')
+  @Authenticated({ permission: Permission.ReadWriteSecurityUser })
+  @ApiOkResponse({ type: ApiKeyDto })
+  @ApiOperation({
+    operationId: 'getApiKey',
+    summary: 'Get an API key',
+    description:
+      'One API key of a user of the caller’s own tenant, revoked or not, as the list shows it: its name, display identifier and dates, never the key itself. A key of another tenant’s user is a 404.',
+  })
+  get(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ApiKeyDto> {
+    return this.keys.get(actor, guid);
   }
 
   @Delete(':guid')

@@ -117,6 +117,14 @@ export class ApiKeyService {
     return pageOf(await this.repo.listForUser(user.id, page), (keys) => keys.map((k) => toDto(k, user.guid)));
   }
 
+  /** One key of a user of the caller's own tenant (revoked keys included, as in the list); else the 404. */
+  async get(actor: Actor, keyGuid: string): Promise<ApiKeyDto> {
+    const key = await this.repo.findByGuid(keyGuid);
+    const userGuid = key ? await this.actors.userGuidInTenant(key.UserRegistryId, actor.tenantId) : undefined;
+    if (!key || userGuid === undefined) throw Problems.notFound('API key');
+    return toDto(key, userGuid);
+  }
+
   async revoke(actor: Actor, keyGuid: string): Promise<void> {
     const key = await this.repo.findByGuid(keyGuid);
     if (!key) throw Problems.notFound('API key');

@@ -98,6 +98,18 @@ export class EntityAnalysisModelController {
     return this.models.listXPaths(actor, guid);
   }
 
+  @Get(':guid/RequestXPath/:xpathGuid')
+  @Authenticated(MODEL)
+  @ApiOkResponse({ type: RequestXPathDto })
+  @ApiOperation({ operationId: 'getRequestXPath', summary: 'Get a request XPath of a model' })
+  getXPath(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @GuidParam('xpathGuid') xpathGuid: string,
+  ): Promise<RequestXPathDto> {
+    return this.models.getXPath(actor, guid, xpathGuid);
+  }
+
   @Post(':guid/RequestXPath')
   @AdminAction('EntityAnalysisModelRequestXPath', 'Create', null)
   @Authenticated(MODEL)
@@ -148,6 +160,18 @@ export class EntityAnalysisModelController {
   @ApiOperation({ operationId: 'listActivationRules', summary: 'List the activation rules of a model' })
   listRules(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ActivationRuleDto[]> {
     return this.models.listRules(actor, guid);
+  }
+
+  @Get(':guid/ActivationRule/:ruleGuid')
+  @Authenticated(MODEL)
+  @ApiOkResponse({ type: ActivationRuleDto })
+  @ApiOperation({ operationId: 'getActivationRule', summary: 'Get an activation rule of a model' })
+  getRule(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @GuidParam('ruleGuid') ruleGuid: string,
+  ): Promise<ActivationRuleDto> {
+    return this.models.getRule(actor, guid, ruleGuid);
   }
 
   @Post(':guid/ActivationRule')

@@ -44,6 +44,12 @@ export class ActorService {
     return u?.TenantRegistryId === tenantId;
   }
 
+  /** The guid of the user (deleted or not) when they belong to the tenant; undefined otherwise. */
+  async userGuidInTenant(userId: number, tenantId: number): Promise<string | undefined> {
+    const [u] = await this.repo.findUsersByIds([userId]);
+    return u?.TenantRegistryId === tenantId ? u.Guid : undefined;
+  }
+
   /**
    * A user of the caller's OWN tenant (even for the landlord), or the 404 problem used for "none". With
    * `actingOn` (an action on the user: a credential for them, Revoke Sessions), also one who holds no

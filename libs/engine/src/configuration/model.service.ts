@@ -170,6 +170,12 @@ export class ModelService {
     const m = await this.model(actor, modelGuid);
     return (await this.repo.listXPaths(m.Id)).map(toXPathDto);
   }
+  async getXPath(actor: Actor, modelGuid: string, guid: string): Promise<RequestXPathDto> {
+    const m = await this.model(actor, modelGuid);
+    const x = await this.repo.findXPath(m.Id, guid);
+    if (!x) throw Problems.notFound('request XPath');
+    return toXPathDto(x);
+  }
   async createXPath(actor: Actor, modelGuid: string, dto: CreateRequestXPathDto): Promise<RequestXPathDto> {
     const m = await this.model(actor, modelGuid);
     if ((await this.repo.listXPaths(m.Id)).some((x) => x.Name === dto.name))
@@ -275,6 +281,12 @@ export class ModelService {
   async listRules(actor: Actor, modelGuid: string): Promise<ActivationRuleDto[]> {
     const m = await this.model(actor, modelGuid);
     return Promise.all((await this.repo.listRules(m.Id)).map((r) => this.ruleDto(r)));
+  }
+  async getRule(actor: Actor, modelGuid: string, guid: string): Promise<ActivationRuleDto> {
+    const m = await this.model(actor, modelGuid);
+    const r = await this.repo.findRule(m.Id, guid);
+    if (!r) throw Problems.notFound('activation rule');
+    return this.ruleDto(r);
   }
   async createRule(
     actor: Actor,
