@@ -5,6 +5,7 @@ import { type ExpressApplication, expressServer } from './fast-paths/express-pro
 import { hashedETagOf, ifNoneMatchHolds, takesHashedETag } from '@app/common';
 import { isPlainJsonAnswer, jsonAnswer, writeJsonText } from './fast-paths/json-reply';
 import { useMethodNotAllowed } from './route-methods.middleware';
+import { answerClientErrors } from './client-errors';
 
 /** node:http's own limits on receiving a request (unset: Node's defaults, 300 s and 60 s, checked every 30 s). */
 export interface RequestTimeouts {
@@ -89,6 +90,7 @@ export class ServiceExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
     if (options?.httpsOptions || options?.forceCloseConnections) return super.initHttpServer(options);
     this.httpServer = expressServer(this.getInstance<ExpressApplication>(), this.timeouts);
+    answerClientErrors(this.httpServer);
   }
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {

@@ -138,7 +138,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
           .map((t) => `\`${t}\``)
           .join(', ')}.`,
         '',
-        'Input limits: JSON bodies up to 1 MiB (413 beyond), UTF-8 (415 otherwise), nested at most 64 levels; U+0000 and lone surrogates are refused anywhere, control characters in names; a repeated query parameter is refused; in a JSON body the last of two members with one name wins.',
+        'Input limits: JSON bodies up to 1 MiB (413 beyond), UTF-8 (415 otherwise), nested at most 64 levels; U+0000 and lone surrogates are refused anywhere, control characters in names; a repeated query parameter is refused; in a JSON body the last of two members with one name wins. A request head (request line and headers) over 16 KiB is refused before any route sees it, with a problem body: 414 when the request target is what is too long, 431 when the headers are; what does not parse as HTTP/1.1 (an unknown method, a malformed header, a Content-Length that is not a number) is a 400 problem; the connection is then closed. A request that goes wrong after its answer has started (a malformed chunk of a body) only has its connection closed.',
         '',
         'Rate limit: the sign-in routes (ByUserNamePassword and Passcode together, WirePasswordHash apart) take SignInRateLimitPerMinute requests a minute per client address; more are answered 429 with Retry-After. Every answer of those routes, the 429 included, carries the RateLimit fields of draft-ietf-httpapi-ratelimit-headers-10: `RateLimit-Policy: "sign-in";q=<SignInRateLimitPerMinute>;w=60` (`"wire-password-hash"` for WirePasswordHash) and `RateLimit: "sign-in";r=<requests left>;t=<seconds until the window resets>`.',
       ].join('\n'),

@@ -11,6 +11,7 @@ import {
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
+import { DEMO_INVOKE_EXAMPLE } from './demo/demo-model';
 
 const traceQuery = (trace?: string) => trace !== undefined && trace.toLowerCase() === 'true';
 
@@ -31,7 +32,8 @@ export class InvokeController {
         { type: 'object', additionalProperties: true },
         { type: 'array', items: {} },
       ],
-      example: { AccountId: 'A-1', Amount: 125.5 },
+      // a transaction the shipped demo model reads: the explorer's example is a 200 against it
+      example: DEMO_INVOKE_EXAMPLE,
     },
   })
   @ApiProblemResponses({

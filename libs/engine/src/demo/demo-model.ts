@@ -13,3 +13,16 @@ export function demoTransaction(index: number): Record<string, unknown> {
     country: ['NL', 'DE', 'FR', 'US', 'GB'][index % 5],
   };
 }
+
+/**
+ * The Invoke body of the OpenAPI document's example: a transaction the demo model reads (every field its
+ * request XPaths name, in their types), so the example tried from the explorer against the demo model is a 200.
+ */
+export const DEMO_INVOKE_EXAMPLE = {
+  transactionId: 'demo-example-0001',
+  occurred: '2026-01-15T10:30:00.000Z',
+  account: { id: 'ACC-1001', email: 'holder1@example.test' },
+  amount: 125.5,
+  currency: 'EUR',
+  country: 'NL',
+} as const;
