@@ -3,6 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 import { ApiKeyService } from '@app/api-keys';
 import { Permission } from '@app/common';
 import { DEMO_MODEL_GUID } from '@app/engine';
+import { OPERATION_DESCRIPTIONS } from '../../apps/server/src/operation-descriptions';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { startTestApp, TestApp } from '../support/test-app';
 
@@ -34,6 +35,22 @@ describe('the document states answers as the service gives them', () => {
   });
   afterAll(async () => {
     await t?.close();
+  });
+
+  it('every operation has a description that says more than its summary; the table names only operations', () => {
+    const ids: string[] = [];
+    for (const item of Object.values(document.paths))
+      for (const op of Object.values(item) as Operation[]) {
+        if (typeof op !== 'object' || !op?.operationId) continue;
+        ids.push(op.operationId);
+        const { operationId, summary, description } = op;
+        expect({ operationId, described: (description ?? '').length > (summary ?? '').length }).toEqual({
+          operationId,
+          described: true,
+        });
+      }
+    expect(ids.length).toBeGreaterThan(70);
+    expect(Object.keys(OPERATION_DESCRIPTIONS).filter((id) => !ids.includes(id))).toEqual([]);
   });
 
   it("Logout's X-Service-Logout-Warning is a header of its answer, not of the request", () => {

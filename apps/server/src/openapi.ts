@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { applyRequestRules } from './request-schemas';
+import { addOperationDescriptions } from './operation-descriptions';
 import type { ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import {
   API_KEY_SCHEME,
@@ -157,5 +158,8 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   applyRequestRules(document, app);
   addCrossCuttingAnswers(document);
+  addOperationDescriptions(
+    Object.values(document.paths).flatMap((item) => METHODS.flatMap((m) => (item[m] ? [item[m]] : []))),
+  );
   return document;
 }
