@@ -51,6 +51,8 @@ export function GridTable({
     [
       numericFormat(c) ? styles.numeric : '',
       grid.keyColumns.includes(c.key) ? '' : styles.secondaryColumn,
+      grid.wideColumns?.includes(c.key) ? styles.wideColumn : '',
+      c.format === 'instant' ? styles.instant : '',
       LONG_TEXT.has(c.key) ? styles.longText : '',
     ]
       .filter(Boolean)

@@ -78,6 +78,8 @@ export interface GridDeclaration {
   keyColumns: string[];
   /** Columns the table leaves to each row's details at every width (identifiers and context of a wide trail). */
   detailsOnly?: string[];
+  /** Columns shown from 100rem (a 1920 px screen) only; narrower, they are in each row's details. */
+  wideColumns?: string[];
   /** Statistics columns (the server computes them over the whole filtered window). */
   statistics: string[];
   /**
@@ -260,6 +262,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     search: 'the actor, the target or the action',
     keyColumns: ['createdDate', 'action', 'outcome'],
     detailsOnly: ['targetGuid', 'lastTargetGuid', 'credentialKind', 'remoteIp', 'apiKeyIdentifier'],
+    wideColumns: ['actorTenantName', 'eventCount', 'changeSummary'],
     sortable: true,
     statistics: [],
     targetHistory: true,

@@ -81,7 +81,7 @@ function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow })
       href={href}
       error={answer.error}
       tone={dropped > 0 || share >= 80 ? 'bad' : undefined}
-      spark={{ values: spark.data, label: 'Depth' }}
+      spark={{ values: spark.data, label: `${QUEUES[queueId - 1]} depth` }}
     >
       <span className={styles.capacity} data-capacity={capacity}>
         <meter
@@ -108,7 +108,7 @@ function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow })
 /** The landlord's view of the service: queues, warnings and throughput of the last hour, from the grids. */
 export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
   return (
-    <>
+    <div>
       <section className={`${styles.card} ${styles.wide}`} aria-labelledby="queues-title">
         <h2 id="queues-title">Capture queues: depth against capacity at the latest flush</h2>
         <ul className={styles.figures}>
@@ -128,7 +128,7 @@ export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
           ))}
         </ul>
       </section>
-    </>
+    </div>
   );
 }
 
@@ -160,7 +160,7 @@ function ThroughputFigure(p: (typeof THROUGHPUT)[number] & { hour: HealthWindow 
       error={answer.error}
       spark={{ values: spark.data, label: p.label }}
     >
-      <span className={styles.figureNote}>{p.stage} rollups</span>
+      <span className={styles.figureNote}>{camelBreaks(p.stage)} rollups</span>
     </Figure>
   );
 }
