@@ -214,6 +214,81 @@ describe.each(TEST_PROVIDERS)('grids over HTTP on %s', (provider) => {
     await repo.clear();
   });
 
+  it('Series with measure=invokeCount: each bucket sums the invocations, adding up to the statistics; other measures are 400', async () => {
+    const repo = t.app.get(DataSource).getRepository('CaseCreationStagePerformanceCounter');
+    const now = Date.now();
+    await repo.insert(
+      [7, 11, 13].map((invokeCount, i) => ({
+        StageId: 1,
+        StageName: 'ExistingCasePriorityLookup',
+        TotalMicroseconds: 1_000,
+        MinMicroseconds: 1,
+        MaxMicroseconds: 9,
+        InvokeCount: invokeCount,
+        CreatedDate: new Date(now - (i * 20 + 1) * 60_000),
+        Instance: 'node-a',
+      })),
+    );
+    const auth = { Authorization: `Bearer ${landlordToken}` };
+    const series = await request(t.url)
+      .get('/api/CaseCreationStagePerformanceCounter/Series')
+      .query({ buckets: '6', stageId: '1', measure: 'invokeCount' })
+      .set(auth)
+      .expect(200);
+    expect(series.body.measure).toBe('invokeCount');
+    const points = (series.body.series as { points: { sum: number; max: number }[] }[]).flatMap(
+      (l) => l.points,
+    );
+    expect(points.reduce((n, p) => n + p.sum, 0)).toBe(31);
+    expect(Math.max(...points.map((p) => p.max))).toBe(13);
+    const grid = await request(t.url)
+      .get('/api/CaseCreationStagePerformanceCounter')
+      .query({ stageId: '1', take: '1' })
+      .set(auth)
+      .expect(200);
+    const s = grid.body.statistics.invokeCount as { count: number; mean: number };
+    expect(Math.round(s.mean * s.count)).toBe(31);
+    for (const [grid, measure] of [
+      ['CaseCreationStagePerformanceCounter', 'instance'],
+      ['CaseCreationStagePerformanceCounter', 'InvokeCount;DROP TABLE "Case"'],
+      ['CaptureQueueHealth', 'droppedCount'],
+    ]) {
+      const bad = await request(t.url).get(`/api/${grid}/Series`).query({ measure }).set(auth).expect(400);
+      expect([grid, bad.body.errors[0].field]).toEqual([grid, 'measure']);
+    }
+    await repo.clear();
+  });
+
+  it("GET /api/ActiveSessions: the users of the caller's tenant signed in and not cut; the landlord's: every tenant", async () => {
+    const tenantAdmin = await createUser(t.app, { permissions: [Permission.ReadWriteSecurityUser] });
+    const colleague = await createUser(t.app, { tenantGuid: tenantAdmin.tenantGuid });
+    const count = async (token: string) =>
+      (await request(t.url).get('/api/ActiveSessions').set('Authorization', `Bearer ${token}`).expect(200))
+        .body.count as number;
+    const admin = (await signIn(t.url, tenantAdmin.name, tenantAdmin.password)).token;
+    expect(await count(admin)).toBe(1);
+    await signIn(t.url, colleague.name, colleague.password);
+    expect(await count(admin)).toBe(2);
+    await request(t.url)
+      .post(`/api/UserRegistry/RevokeTokens/${colleague.guid}`)
+      .set('Authorization', `Bearer ${admin}`)
+      .expect(204);
+    expect(await count(admin)).toBe(1);
+    // the landlord counts every tenant's: at least this tenant's one and the landlord's own users signed in above
+    const everyone = await createUser(t.app, {
+      tenantGuid: (await landlordActor(t.app)).tenantGuid,
+      permissions: [Permission.ReadWriteSecurityUser],
+    });
+    const landlord = (await signIn(t.url, everyone.name, everyone.password)).token;
+    expect(await count(landlord)).toBeGreaterThanOrEqual(2);
+    // a user without the right is refused, an anonymous caller too
+    await request(t.url)
+      .get('/api/ActiveSessions')
+      .set('Authorization', `Bearer ${tenantAuditToken}`)
+      .expect(403);
+    await request(t.url).get('/api/ActiveSessions').expect(401);
+  });
+
   it('hostile parameters are 400 problems or harmless, never a 500, and the table survives', async () => {
     const auth = { Authorization: `Bearer ${landlordToken}` };
     const cases: [Record<string, string | string[]>, number][] = [
