@@ -80,7 +80,8 @@ describe("the console in Chromium: Administrators' actions", () => {
     const text = await row.innerText();
     expect(text).toContain(expected);
     expect(text).toContain(admin.name);
-    expect(text).toContain(landlordTenantName);
+    // the actor's tenant is a column from 100rem (a 1920 px screen) and in the row's details below it
+    expect(await row.textContent()).toContain(landlordTenantName);
     expect(text).toContain('Applied');
     // Only this role's history: the creation by the service (no administrator) is not there, nothing else is.
     expect(await page.locator('tbody tr[data-row-id]').count()).toBe(1);

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { ColumnDeclaration, GridDeclaration } from './declarations';
 import { formatCell, textOf } from './format';
 import type { Row } from './grid-api';
@@ -211,7 +211,13 @@ function Cell({
         <span title={text}>{text.slice(0, 8)}</span>
       </td>
     );
-  return <td className={className}>{text}</td>;
+  return <td className={className}>{c.format === 'text' ? dotBreaks(text) : text}</td>;
+}
+
+/** A dotted name (UserRegistry.RevokeSessions) may wrap after its dots on a narrow screen, never inside a word. */
+function dotBreaks(text: string): ReactNode {
+  if (!text.includes('.')) return text;
+  return text.split(/(?<=\.)/).flatMap((part, i) => (i === 0 ? [part] : [<wbr key={i} />, part]));
 }
 
 /** Every column of one row, with its label, identifiers whole: what the table leaves out at this width. */

@@ -262,7 +262,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     search: 'the actor, the target or the action',
     keyColumns: ['createdDate', 'action', 'outcome'],
     detailsOnly: ['targetGuid', 'lastTargetGuid', 'credentialKind', 'remoteIp', 'apiKeyIdentifier'],
-    wideColumns: ['actorTenantName', 'eventCount', 'changeSummary'],
+    wideColumns: ['actorTenantName', 'eventCount'],
     sortable: true,
     statistics: [],
     targetHistory: true,
