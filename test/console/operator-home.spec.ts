@@ -79,7 +79,7 @@ describe('the console in Chromium, part 4: the home page an operator watches, ta
         ...[5, 15].map((m) => warning(ago(m))),
         ...[190, 200, 210, 220, 230].map((m) => warning(ago(m))),
       ]);
-    // queue 1 every 5 minutes for six hours, silent from 150 to 120 minutes ago (a gap); its latest depth 150
+    // queue 1 every 5 minutes for six hours, silent from 200 to 100 minutes ago (a gap); its latest depth 150
     const depth = (when: Date, queueDepth: number) => ({
       QueueId: 1,
       QueueName: 'ModelInvokeWarning',
@@ -88,7 +88,7 @@ describe('the console in Chromium, part 4: the home page an operator watches, ta
       CreatedDate: when,
       Instance: 'node-a',
     });
-    const minutes = Array.from({ length: 72 }, (_, i) => 355 - i * 5).filter((m) => m > 150 || m < 120);
+    const minutes = Array.from({ length: 72 }, (_, i) => 355 - i * 5).filter((m) => m > 200 || m < 100);
     await ds
       .getRepository(CaptureQueueHealth)
       .insert(minutes.map((m) => depth(ago(m), m < 5 ? 150 : m % 40)));
@@ -125,6 +125,23 @@ describe('the console in Chromium, part 4: the home page an operator watches, ta
     await svg.waitFor();
     return (await svg.getAttribute('data-sparkline'))!.split(',').map((v) => (v === '' ? null : Number(v)));
   }
+  /** Waits (the browser polls) until a figure's sparkline adds up to `sum`, or has a gap. */
+  async function sparklineWhere(id: string, want: { sum?: number; gap?: boolean }): Promise<void> {
+    await page.waitForFunction(
+      ([selector, w]) => {
+        const svg = (
+          globalThis as unknown as {
+            document: { querySelector(s: string): { getAttribute(n: string): string | null } | null };
+          }
+        ).document.querySelector(selector);
+        if (svg === null) return false;
+        const points = (svg.getAttribute('data-sparkline') ?? '').split(',');
+        const total = points.reduce((a, v) => a + Number(v || 0), 0);
+        return (w.sum === undefined || total === w.sum) && (w.gap === undefined || points.includes(''));
+      },
+      [`[data-figure="${id}"] svg[data-sparkline]`, want] as const,
+    );
+  }
   const sum = (values: (number | null)[]) => values.reduce<number>((a, v) => a + (v ?? 0), 0);
 
   it('a preset window changes the figures, their sparklines and the URL; each figure opens its grid where the same sum or count shows', async () => {
@@ -143,13 +160,11 @@ describe('the console in Chromium, part 4: the home page an operator watches, ta
     for (const id of ['archived', 'cases', 'ArchiverWarning', 'CaseCreationWarning', 'ModelInvokeWarning'])
       expect([id, (await sparkline(id)).length >= 12]).toEqual([id, true]);
     // the sparklines follow the new window (poll until their points add up to the new figures)
-    await page.waitForFunction(
-      `(document.querySelector('[data-figure="archived"] svg[data-sparkline]')?.getAttribute('data-sparkline') ?? '')
-        .split(',').reduce((a, v) => a + Number(v || 0), 0) === 83000`,
-    );
+    await sparklineWhere('archived', { sum: 83_000 });
     expect(sum(await sparkline('archived'))).toBe(83_000);
     expect(sum(await sparkline('ArchiverWarning'))).toBe(7);
     // queue 1: a depth line with the gap left open (no measurement), and the depth against the capacity
+    await sparklineWhere('queue-1', { gap: true }); // the last hour's line has none: wait for the new window's
     const queue = await sparkline('queue-1');
     expect(queue.includes(null)).toBe(true);
     expect(Math.max(...queue.map((v) => v ?? 0))).toBe(150);

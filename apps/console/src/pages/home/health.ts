@@ -9,8 +9,8 @@ import { DEFAULT_RANGE, isoWithOffset, RANGES } from '../grids/toolbar-state';
 
 /** The figures are read again every minute (and by Refresh), for the chosen span up to then. */
 const REFRESH = 60_000;
-/** A sparkline's points: enough for a trend in a tile, few enough for a count per point by sub-window. */
-export const SPARK_BUCKETS = 24;
+/** About how many points a sparkline has (the service rounds the width: 6 hours are 24 of 15 minutes). */
+export const SPARK_BUCKETS = 30;
 
 export type HomeRange = (typeof RANGES)[number]['value'];
 
