@@ -165,7 +165,7 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
       });
       const p = await signInThroughPage(c, t.url, user.name, user.password);
       await p.getByRole('heading', { name: 'Your session' }).waitFor();
-      if (shown.includes('failed-sign-ins')) {
+      if ((shown as readonly string[]).includes('failed-sign-ins')) {
         // the tenant's own failed sign-ins: two, not the unknown name's
         expect(await figureValue(p, 'failed-sign-ins')).toBe(2);
         // the tenant's own sessions: this one (the landlord's administrator is another tenant's)
