@@ -153,8 +153,8 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
 
   it('a tenant user’s home shows what their permissions allow, and asks nothing the service would refuse', async () => {
     for (const [user, shown] of [
-      [tenantAdmin, ['failed-sign-ins']],
-      [noAudit, []],
+      [tenantAdmin, ['active-sessions', 'failed-sign-ins']],
+      [noAudit, ['active-sessions']],
     ] as const) {
       const c = await browser.newContext({ viewport: LAPTOP });
       contexts.push(c);
@@ -165,9 +165,11 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
       });
       const p = await signInThroughPage(c, t.url, user.name, user.password);
       await p.getByRole('heading', { name: 'Your session' }).waitFor();
-      if (shown.length) {
+      if ((shown as readonly string[]).includes('failed-sign-ins')) {
         // the tenant's own failed sign-ins: two, not the unknown name's
         expect(await figureValue(p, 'failed-sign-ins')).toBe(2);
+        // the tenant's own sessions: this one (the landlord's administrator is another tenant's)
+        expect(await figureValue(p, 'active-sessions')).toBe(1);
       }
       expect(
         await p.locator('[data-figure]').evaluateAll((els) => els.map((e) => e.getAttribute('data-figure'))),

@@ -1,5 +1,8 @@
 import { CAPTURE_QUEUE_NAMES as CAPTURE_QUEUE_NAME_LIST, namesById } from '@app/declarations';
 
+/** The bounds are declared beside the queues' names, where the console reads them too. */
+export { CAPTURE_QUEUE_CAPACITY, OPEN_TELEMETRY_SERIES_LIMIT } from '@app/declarations';
+
 /** spec: CaptureQueueHealth, queue identifiers (queueId). */
 export enum CaptureQueueId {
   ModelInvokeWarning = 1,
@@ -16,10 +19,6 @@ export const CAPTURE_QUEUE_IDS: readonly CaptureQueueId[] = [1, 2, 3, 4, 5, 6];
 export const CAPTURE_QUEUE_NAMES: Readonly<Record<CaptureQueueId, string>> =
   namesById(CAPTURE_QUEUE_NAME_LIST);
 
-/** spec: Limits — capture queue capacity 20000 entries. */
-export const CAPTURE_QUEUE_CAPACITY = 20_000;
-/** spec: Limits — 10000 distinct series for OpenTelemetryMetric. */
-export const OPEN_TELEMETRY_SERIES_LIMIT = 10_000;
 
 /** Column lengths shared by the entities, the migration and the truncation at enqueue. */
 export const CAPTURE_LENGTHS = {

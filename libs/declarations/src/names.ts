@@ -43,6 +43,20 @@ export const CAPTURE_QUEUE_NAMES = [
   'OpenTelemetryMetric',
 ] as const;
 
+/** spec: Limits — a capture queue holds at most 20000 entries; beyond it the oldest are dropped and counted. */
+export const CAPTURE_QUEUE_CAPACITY = 20_000;
+/** spec: Limits — 10000 distinct series for OpenTelemetryMetric (its queue's bound). */
+export const OPEN_TELEMETRY_SERIES_LIMIT = 10_000;
+/** Each capture queue's bound, by queueId - 1: the depth a queue can reach before it drops. */
+export const CAPTURE_QUEUE_CAPACITIES: Readonly<Record<(typeof CAPTURE_QUEUE_NAMES)[number], number>> = {
+  ModelInvokeWarning: CAPTURE_QUEUE_CAPACITY,
+  CaseCreationWarning: CAPTURE_QUEUE_CAPACITY,
+  ArchiverWarning: CAPTURE_QUEUE_CAPACITY,
+  CacheSentinelEvent: CAPTURE_QUEUE_CAPACITY,
+  CacheConnectionEvent: CAPTURE_QUEUE_CAPACITY,
+  OpenTelemetryMetric: OPEN_TELEMETRY_SERIES_LIMIT,
+};
+
 /** A name list as the record of each 1-based id's name. */
 export function namesById<T extends string>(names: readonly T[]): Readonly<Record<number, T>> {
   return Object.fromEntries(names.map((name, i) => [i + 1, name]));

@@ -50,6 +50,8 @@ export type GridFilter =
 export interface GridSeries {
   /** Row JSON name of the measure (a number column). */
   measure: string;
+  /** Other number columns the series may measure instead (`measure=`), e.g. a stage rollup's invocations. */
+  also?: readonly string[];
   by?: { column: string; name: (value: number) => string | null };
 }
 
@@ -108,7 +110,8 @@ export function validateDefinition(d: GridDefinition): GridDefinition {
       throw new Error(`Grid ${d.name}: statistics column ${s} is not a number column`);
   }
   if (names.size !== d.columns.length) throw new Error(`Grid ${d.name}: duplicate column names`);
-  if (d.series && d.columns.find((c) => c.name === d.series!.measure)?.kind !== 'number')
-    throw new Error(`Grid ${d.name}: series measure ${d.series.measure} is not a number column`);
+  for (const m of d.series ? [d.series.measure, ...(d.series.also ?? [])] : [])
+    if (d.columns.find((c) => c.name === m)?.kind !== 'number')
+      throw new Error(`Grid ${d.name}: series measure ${m} is not a number column`);
   return d;
 }

@@ -421,15 +421,22 @@ export class GridEngine {
    * The grid's time series over the whole filtered window (GET /api/<Grid>/Series): the measure's count, min,
    * max and sum per bucket and series column, in one statement. Sampling, take, sort and paging do not apply.
    */
-  async series(def: GridDefinition, q: GridQuery, buckets: number): Promise<SeriesResponse> {
+  async series(
+    def: GridDefinition,
+    q: GridQuery,
+    buckets: number,
+    measure: string = def.series?.measure ?? '',
+  ): Promise<SeriesResponse> {
     if (!def.series) throw new Error(`Grid ${def.name} declares no series`);
+    // the measure was checked against the declaration's list (parseMeasure): a column name, never the caller's text
+    const series = { ...def.series, measure };
     await this.prepare();
     const width = seriesWidth(q.to.getTime() - q.from.getTime(), buckets);
     const origin = seriesOrigin(q.from, width);
     const { where } = this.build(def, { ...q, samplePercentage: null }, [], null);
-    const statement = seriesStatement(this.dialect, def, def.series, where, origin, width);
+    const statement = seriesStatement(this.dialect, def, series, where, origin, width);
     const rows = await this.dataSource.query<Record<string, unknown>[]>(statement.sql, statement.params);
-    return seriesAnswer(def, def.series, q, origin, width, rows);
+    return seriesAnswer(def, series, q, origin, width, rows);
   }
 
   /** How many rows the filtered window holds (the CSV export's file name says when it holds more). */

@@ -48,6 +48,20 @@ export function ApiGridSeries(def: GridDefinition) {
       description:
         'About how many time buckets the window is cut into (a round width is chosen: 1 s, 1 min, 15 min, 1 h, …)',
     }),
+    ...(def.series?.also?.length
+      ? [
+          ApiQuery({
+            name: 'measure',
+            required: false,
+            schema: {
+              type: 'string',
+              enum: [def.series.measure, ...def.series.also],
+              default: def.series.measure,
+            },
+            description: 'The row member each bucket measures (count, min, max, sum)',
+          }),
+        ]
+      : []),
     ApiOkResponse({
       type: GridSeriesDto,
       description: `${def.series?.measure ?? ''} per time bucket over the whole filtered window (count, min, max, sum), one line per ${def.series?.by ? 'stage or queue' : 'grid'}`,

@@ -69,6 +69,15 @@ export interface SeriesResponse {
   series: SeriesLine[];
 }
 
+/** `measure`: the series' own measure (absent or empty) or one of the columns it declares it may measure instead. */
+export function parseMeasure(series: GridSeries, raw: unknown): string {
+  if (raw === undefined || raw === '') return series.measure;
+  const allowed = [series.measure, ...(series.also ?? [])];
+  if (typeof raw !== 'string' || !allowed.includes(raw))
+    throw Problems.badParameter('measure', `measure must be one of ${allowed.join(', ')} (given once).`);
+  return raw;
+}
+
 /** `buckets`: a whole number from 1 to MAX_SERIES_BUCKETS (default DEFAULT_SERIES_BUCKETS). */
 export function parseBuckets(raw: unknown): number {
   if (raw === undefined || raw === '') return DEFAULT_SERIES_BUCKETS;

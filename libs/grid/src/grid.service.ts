@@ -11,7 +11,7 @@ import { GridEngine, GridResponse, GridScope, STATISTICS_CAP } from './grid-engi
 import { GridQuery, MAX_TAKE, parseGridQuery } from './grid-query';
 import { batchText, GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
 import { LARGE_READ_ROWS, LargeReadLimit, type Release } from './large-reads';
-import { parseBuckets, type SeriesResponse } from './grid-series';
+import { parseBuckets, parseMeasure, type SeriesResponse } from './grid-series';
 import { SAMPLE_SEED_MAX } from './sampling';
 
 /** The sample a request draws: its seed, or one drawn now, so that every statement of a read sees one sample. */
@@ -86,7 +86,13 @@ export class GridService {
 
   /** The grid's time series over the filtered window (`buckets`, and the grid's from, to, filters, search). */
   series(def: GridDefinition, raw: Record<string, unknown>): Promise<SeriesResponse> {
-    return this.engine.series(def, parseGridQuery(def, raw, this.clock.now()), parseBuckets(raw.buckets));
+    const measure = def.series ? parseMeasure(def.series, raw.measure) : undefined;
+    return this.engine.series(
+      def,
+      parseGridQuery(def, raw, this.clock.now()),
+      parseBuckets(raw.buckets),
+      measure,
+    );
   }
 
   /**

@@ -134,6 +134,11 @@ export class IdentityAuthService {
   }
 
   /** Read on EVERY authenticated JWT request: state, TokensValidFrom and the role's permissions. */
+  /** How many users of the tenant (undefined: every tenant) have a session started after `since` and not cut. */
+  countLiveSessions(tenantId: number | undefined, since: number): Promise<number> {
+    return this.repo.countLiveSessions(tenantId, new Date(since));
+  }
+
   sessionUser(userGuid: string): Promise<SessionUser | null> {
     return this.sessionUsers.findSessionUser(userGuid);
   }

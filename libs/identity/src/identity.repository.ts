@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import { DataSource, In, IsNull, Raw, Repository, type FindOptionsWhere } from 'typeorm';
+import { DataSource, In, IsNull, MoreThan, Raw, Repository, type FindOptionsWhere } from 'typeorm';
 import {
   boundTo,
   findInChunks,
@@ -236,6 +236,22 @@ export class IdentityRepository implements TransactionBound {
         : {}),
     };
     return findPage(this.users, where, page);
+  }
+  /**
+   * Users whose latest session may still be live: active, signed in after `since` (its absolute lifetime has
+   * not passed; every completed sign-in writes LastLoginDate as its session's start) and not cut since by
+   * TokensValidFrom (a logout, Revoke Sessions, a password change), which refuses sessions started before it.
+   */
+  countLiveSessions(tenantId: number | undefined, since: Date): Promise<number> {
+    return this.users.count({
+      where: {
+        DeletedDate: IsNull(),
+        Active: true,
+        ...(tenantId !== undefined ? { TenantRegistryId: tenantId } : {}),
+        LastLoginDate: MoreThan(since),
+        TokensValidFrom: Raw((column) => `(${column} IS NULL OR ${column} <= "LastLoginDate")`),
+      },
+    });
   }
   findUserByGuid(guid: string): Promise<UserRegistry | null> {
     return this.users.findOne({ where: { Guid: guid, DeletedDate: IsNull() } });

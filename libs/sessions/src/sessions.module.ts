@@ -7,6 +7,8 @@ import { ApiKeysModule } from '@app/api-keys';
 import { AuthModule } from '@app/auth';
 import { IdentityModule } from '@app/identity';
 import { LogoutService } from './logout.service';
+import { ActiveSessions } from './active-sessions';
+import { ActiveSessionsController } from './active-sessions.controller';
 import { LogoutController } from './logout.controller';
 import { RevokeTokensController } from './revoke-tokens.controller';
 import { StreamController } from './stream.controller';
@@ -17,13 +19,14 @@ import { StreamRegistry } from './stream-registry';
 /** Logout, Revoke Sessions, and the streaming connections that close on revocation. */
 @Module({
   imports: [ApiKeysModule, AuthModule, IdentityModule, AuditModule, CaptureQueuesModule, EngineModule],
-  controllers: [LogoutController, RevokeTokensController, StreamController],
+  controllers: [LogoutController, RevokeTokensController, StreamController, ActiveSessionsController],
   providers: [
     TelemetryStreamBridge,
     StreamRegistry,
     StreamPublisher,
     SessionRevocationService,
     LogoutService,
+    ActiveSessions,
   ],
   exports: [StreamPublisher, SessionRevocationService, StreamRegistry],
 })

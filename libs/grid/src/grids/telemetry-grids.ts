@@ -64,7 +64,7 @@ export const ARCHIVER_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
   searchColumns: [],
   statistics: stageCounterStatistics,
   sortable: true,
-  series: perArchiverStage('totalMicroseconds'),
+  series: { ...perArchiverStage('totalMicroseconds'), also: ['invokeCount'] },
 });
 
 export const CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
@@ -77,7 +77,7 @@ export const CASE_CREATION_STAGE_PERFORMANCE_COUNTER_GRID = validateDefinition({
   searchColumns: [],
   statistics: stageCounterStatistics,
   sortable: true,
-  series: perCaseCreationStage('totalMicroseconds'),
+  series: { ...perCaseCreationStage('totalMicroseconds'), also: ['invokeCount'] },
 });
 
 export const ARCHIVER_WARNING_GRID = validateDefinition({

@@ -111,7 +111,13 @@ export function StatisticsSection({
           };
           const statistics = data.statistics[key];
           return statistics ? (
-            <StatisticsPanel key={key} column={column} statistics={statistics} unit={units[key]} />
+            <StatisticsPanel
+              key={key}
+              column={column}
+              statistics={statistics}
+              unit={units[key]}
+              sum={grid.sums?.includes(key) === true}
+            />
           ) : null;
         })}
       </div>

@@ -1,6 +1,6 @@
 import { Histogram } from './charts/Histogram';
 import type { ColumnDeclaration } from './declarations';
-import { formatDuration, formatNumber } from './format';
+import { formatDuration, formatNumber, statisticsSum } from './format';
 import type { ColumnStatistics } from './grid-types';
 import styles from './grids.module.css';
 import type { DurationUnit } from './units';
@@ -13,11 +13,14 @@ export function StatisticsPanel({
   column,
   statistics,
   unit,
+  sum = false,
 }: {
   column: ColumnDeclaration;
   statistics: ColumnStatistics;
   /** The column's unit on this page (durations). */
   unit?: DurationUnit;
+  /** Show the column's sum over the window (a count such as invocations). */
+  sum?: boolean;
 }) {
   const id = `statistics-${column.key}`;
   // Durations in the page's unit for the column (317 852 µs: 318 ms, as in the table and the charts).
@@ -37,6 +40,12 @@ export function StatisticsPanel({
           <dt>Rows</dt>
           <dd>{formatNumber(statistics.count, 'number')}</dd>
         </div>
+        {sum && (
+          <div>
+            <dt>Sum</dt>
+            <dd data-sum={statisticsSum(statistics)}>{formatNumber(statisticsSum(statistics), 'number')}</dd>
+          </div>
+        )}
         <div>
           <dt>Min</dt>
           <dd>{value(statistics.min)}</dd>

@@ -74,8 +74,19 @@ export interface GridDeclaration {
   search?: string;
   /** The server sorts by a column header; false: always newest first (spec: CaptureQueueHealth, audits). */
   sortable: boolean;
+  /** The columns a phone shows (at most three, the row's time first); the rest are in each row's details. */
+  keyColumns: string[];
+  /** Columns the table leaves to each row's details at every width (identifiers and context of a wide trail). */
+  detailsOnly?: string[];
+  /** Columns shown from 100rem (a 1920 px screen) only; narrower, they are in each row's details. */
+  wideColumns?: string[];
   /** Statistics columns (the server computes them over the whole filtered window). */
   statistics: string[];
+  /**
+   * Statistics columns whose sum means something (invocations, drops): their panel shows it (mean × count,
+   * the service's statistics), so a figure of the home page can be checked on the grid it opens.
+   */
+  sums?: string[];
   timeSeries?: TimeSeriesDeclaration;
   /** The row member holding the grid's time (from, to and "older rows" apply to it); default createdDate. */
   time?: 'occurredDate';
@@ -123,8 +134,10 @@ export const GRIDS: readonly GridDeclaration[] = [
     access: LANDLORD,
     columns: columns('ArchiverStagePerformanceCounter', GRID_PAGE_COLUMNS.ArchiverStagePerformanceCounter),
     filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
+    keyColumns: ['createdDate', 'stageName', 'totalMicroseconds'],
     sortable: true,
     statistics: STAGE_COUNTER_STATISTICS,
+    sums: ['invokeCount'],
     timeSeries: { label: 'Total time', format: 'micros', per: 'stage' },
     live: { stream: true },
   },
@@ -136,6 +149,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     access: LANDLORD,
     columns: columns('ArchiverWarning', GRID_PAGE_COLUMNS.ArchiverWarning),
     filter: { param: 'stageId', label: 'Stage', options: ARCHIVER_STAGES },
+    keyColumns: ['createdDate', 'stageName', 'durationMicroseconds'],
     sortable: true,
     statistics: ['durationMicroseconds'],
     timeSeries: { label: 'Duration', format: 'micros', per: 'stage', counts: 'Warnings' },
@@ -154,8 +168,10 @@ export const GRIDS: readonly GridDeclaration[] = [
       GRID_PAGE_COLUMNS.CaseCreationStagePerformanceCounter,
     ),
     filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
+    keyColumns: ['createdDate', 'stageName', 'totalMicroseconds'],
     sortable: true,
     statistics: STAGE_COUNTER_STATISTICS,
+    sums: ['invokeCount'],
     timeSeries: { label: 'Total time', format: 'micros', per: 'stage' },
     live: { stream: true },
   },
@@ -168,6 +184,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     columns: columns('CaseCreationWarning', GRID_PAGE_COLUMNS.CaseCreationWarning),
     filter: { param: 'stageId', label: 'Stage', options: CASE_CREATION_STAGES },
     search: 'the case key value',
+    keyColumns: ['createdDate', 'stageName', 'durationMicroseconds'],
     sortable: true,
     statistics: ['durationMicroseconds'],
     timeSeries: { label: 'Duration', format: 'micros', per: 'stage', counts: 'Warnings' },
@@ -182,6 +199,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     columns: columns('ModelInvokeWarning', GRID_PAGE_COLUMNS.ModelInvokeWarning),
     search: 'the model name or the trace point',
     time: 'occurredDate',
+    keyColumns: ['occurredDate', 'message', 'sinceLastEntryMicroseconds'],
     sortable: true,
     statistics: ['elapsedMicroseconds', 'sinceLastEntryMicroseconds'],
     timeSeries: { label: 'Time since the previous trace point', format: 'micros', counts: 'Warnings' },
@@ -196,8 +214,10 @@ export const GRIDS: readonly GridDeclaration[] = [
     access: LANDLORD,
     columns: columns('CaptureQueueHealth', GRID_PAGE_COLUMNS.CaptureQueueHealth),
     filter: { param: 'queueId', label: 'Queue', options: QUEUES },
+    keyColumns: ['createdDate', 'queueName', 'queueDepth'],
     sortable: false,
     statistics: ['queueDepth', 'droppedCount'],
+    sums: ['droppedCount'],
     timeSeries: { label: 'Queue depth', format: 'number', per: 'queue' },
     live: { stream: true },
   },
@@ -209,6 +229,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     access: AUDIT,
     columns: columns('UserLogin', GRID_PAGE_COLUMNS.UserLogin),
     search: 'the user name, addresses, user agent or message',
+    keyColumns: ['createdDate', 'createdUser', 'failed'],
     sortable: false,
     statistics: [],
     attempts: [
@@ -225,6 +246,7 @@ export const GRIDS: readonly GridDeclaration[] = [
     access: AUDIT,
     columns: columns('UserLogout', GRID_PAGE_COLUMNS.UserLogout),
     search: 'the user name, addresses, user agent or message',
+    keyColumns: ['createdDate', 'userName', 'reason'],
     sortable: false,
     statistics: [],
     live: { stream: false, pollMilliseconds: POLL_MILLISECONDS },
@@ -238,6 +260,9 @@ export const GRIDS: readonly GridDeclaration[] = [
     access: AUDIT,
     columns: columns('AdminEvent', GRID_PAGE_COLUMNS.AdminEvent),
     search: 'the actor, the target or the action',
+    keyColumns: ['createdDate', 'action', 'outcome'],
+    detailsOnly: ['targetGuid', 'lastTargetGuid', 'credentialKind', 'remoteIp', 'apiKeyIdentifier'],
+    wideColumns: ['actorTenantName', 'eventCount'],
     sortable: true,
     statistics: [],
     targetHistory: true,

@@ -69,3 +69,11 @@ export function formatCell(value: unknown, format: ColumnFormat, unit?: Duration
       return textOf(value);
   }
 }
+
+/**
+ * A column's sum over the window from the service's statistics (mean × count, rounded: the columns summed
+ * are counts), the same on the grid page and on the home page's figure it checks.
+ */
+export function statisticsSum(s: { count: number; mean: number | null }): number {
+  return s.count === 0 || s.mean === null ? 0 : Math.round(s.mean * s.count);
+}

@@ -1,10 +1,14 @@
+import { CAPTURE_QUEUE_CAPACITIES, CAPTURE_QUEUE_NAMES } from '@app/declarations';
+import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
+import { api, unwrap } from '../../api/client';
 import { describeError } from '../../api/problem';
 import { formatClock } from '../../components/time';
 import { gridNamed } from '../grids/declarations';
 import styles from './home.module.css';
-import { invocations, useGridFigure, type HealthWindow } from './health';
+import { invocations, useCountSparkline, useGridFigure, useSparkline, type HealthWindow } from './health';
+import { Sparkline } from './Sparkline';
 
 /** The six capture queues (spec: queueId 1–6), named as the grid's Queue filter names them. */
 const QUEUES = (gridNamed('CaptureQueueHealth')?.filter?.options ?? []).map((o) => o.label);
@@ -28,6 +32,7 @@ function Figure({
   href,
   error,
   tone,
+  spark,
   children,
 }: {
   id: string;
@@ -36,6 +41,8 @@ function Figure({
   href: string;
   error?: unknown;
   tone?: 'bad';
+  /** The figure's trend over the window (undefined while it is read; absent: the figure has none). */
+  spark?: { values: (number | null)[] | undefined; label: string };
   children?: ReactNode;
 }) {
   return (
@@ -46,28 +53,52 @@ function Figure({
           {error ? '—' : value === null || value === undefined ? '…' : n(value)}
         </span>
       </Link>
+      {spark && <Sparkline values={spark.values} label={spark.label} />}
       {error ? <span className={styles.figureNote}>{describeError(error)}</span> : children}
     </li>
   );
 }
 
-/** Each capture queue's latest depth and drops (spec: a depth that never falls, or any drop, is trouble). */
+/**
+ * Each capture queue's latest depth against its bound (spec: Limits; beyond it entries are dropped), the drops
+ * at that flush, and the depth's trend over the window (the largest per bucket).
+ */
 function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow }) {
-  const { answer, href } = useGridFigure('CaptureQueueHealth', hour, { queueId: String(queueId) });
+  const filters = { queueId: String(queueId) };
+  const { answer, href } = useGridFigure('CaptureQueueHealth', hour, filters);
+  const spark = useSparkline('CaptureQueueHealth', hour, filters, 'max');
   const row = answer.data?.rows[0] as
     { queueDepth?: number; droppedCount?: number; createdDate?: string } | undefined;
   const dropped = row?.droppedCount ?? 0;
+  const capacity = CAPTURE_QUEUE_CAPACITIES[CAPTURE_QUEUE_NAMES[queueId - 1]];
+  const depth = row?.queueDepth ?? 0;
+  const share = (depth / capacity) * 100;
   return (
     <Figure
       id={`queue-${queueId}`}
       label={QUEUES[queueId - 1]}
-      value={answer.data ? (row?.queueDepth ?? 0) : null}
+      value={answer.data ? depth : null}
       href={href}
       error={answer.error}
-      tone={dropped > 0 ? 'bad' : undefined}
+      tone={dropped > 0 || share >= 80 ? 'bad' : undefined}
+      spark={{ values: spark.data, label: `${QUEUES[queueId - 1]} depth` }}
     >
+      <span className={styles.capacity} data-capacity={capacity}>
+        <meter
+          min={0}
+          max={capacity}
+          low={capacity * 0.5}
+          high={capacity * 0.8}
+          optimum={0}
+          value={depth}
+          aria-label={`${QUEUES[queueId - 1]}: depth ${n(depth)} of ${n(capacity)}`}
+        />
+        <span>
+          of {n(capacity)} ({share < 1 && depth > 0 ? '<1' : Math.round(share)} %)
+        </span>
+      </span>
       <span className={styles.figureNote} data-dropped={dropped}>
-        {answer.data && !row ? 'no row in the last hour' : `${n(dropped)} dropped`}
+        {answer.data && !row ? 'no row in the window' : `${n(dropped)} dropped`}
         {row?.createdDate ? ` · at ${formatClock(Date.parse(row.createdDate))}` : ''}
       </span>
     </Figure>
@@ -77,9 +108,9 @@ function QueueFigure({ queueId, hour }: { queueId: number; hour: HealthWindow })
 /** The landlord's view of the service: queues, warnings and throughput of the last hour, from the grids. */
 export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
   return (
-    <>
+    <div>
       <section className={`${styles.card} ${styles.wide}`} aria-labelledby="queues-title">
-        <h2 id="queues-title">Capture queues: depth and drops at the latest flush</h2>
+        <h2 id="queues-title">Capture queues: depth against capacity at the latest flush</h2>
         <ul className={styles.figures}>
           {QUEUES.map((_, i) => (
             <QueueFigure key={i} queueId={i + 1} hour={hour} />
@@ -87,7 +118,7 @@ export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
         </ul>
       </section>
       <section className={`${styles.card} ${styles.wide}`} aria-labelledby="warnings-title">
-        <h2 id="warnings-title">Warnings and throughput in the last hour</h2>
+        <h2 id="warnings-title">Warnings and throughput, {hour.label.toLowerCase()}</h2>
         <ul className={styles.figures}>
           {WARNINGS.map(([grid, label]) => (
             <WarningFigure key={grid} grid={grid} label={label} hour={hour} />
@@ -97,7 +128,7 @@ export function TelemetryHealth({ hour }: { hour: HealthWindow }) {
           ))}
         </ul>
       </section>
-    </>
+    </div>
   );
 }
 
@@ -119,15 +150,24 @@ const THROUGHPUT = [
 
 function ThroughputFigure(p: (typeof THROUGHPUT)[number] & { hour: HealthWindow }) {
   const { answer, href } = useGridFigure(p.grid, p.hour, { stageId: '1' });
+  const spark = useSparkline(p.grid, p.hour, { stageId: '1' }, 'sum', 'invokeCount');
   return (
-    <Figure id={p.id} label={p.label} value={invocations(answer.data)} href={href} error={answer.error}>
-      <span className={styles.figureNote}>{p.stage} rollups</span>
+    <Figure
+      id={p.id}
+      label={p.label}
+      value={invocations(answer.data)}
+      href={href}
+      error={answer.error}
+      spark={{ values: spark.data, label: p.label }}
+    >
+      <span className={styles.figureNote}>{camelBreaks(p.stage)} rollups</span>
     </Figure>
   );
 }
 
 function WarningFigure({ grid, label, hour }: { grid: string; label: string; hour: HealthWindow }) {
   const { answer, href } = useGridFigure(grid, hour, {});
+  const spark = useSparkline(grid, hour, {}, 'count');
   const total = answer.data?.total;
   return (
     <Figure
@@ -137,32 +177,69 @@ function WarningFigure({ grid, label, hour }: { grid: string; label: string; hou
       href={href}
       error={answer.error}
       tone={total ? 'bad' : undefined}
+      spark={{ values: spark.data, label }}
     />
   );
 }
 
 /**
- * Failed sign-ins of the last hour: the refusals (the service's refused=true), not the steps that ask the user
+ * Failed sign-ins of the window: the refusals (the service's refused=true), not the steps that ask the user
  * to continue (an expired password to change, a passcode to give), which a sign-in passes through on its way
  * in. The tenant's own for a tenant administrator: the service scopes them.
  */
-export function SignInHealth({ hour }: { hour: HealthWindow }) {
-  const refused = useGridFigure('UserLogin', hour, { refused: 'true' });
+function FailedSignIns({ hour }: { hour: HealthWindow }) {
+  const filters = { refused: 'true' };
+  const refused = useGridFigure('UserLogin', hour, filters);
+  const spark = useCountSparkline('UserLogin', hour, filters);
   const total = refused.answer.data?.total;
   return (
+    <Figure
+      id="failed-sign-ins"
+      label="Failed sign-ins"
+      value={total}
+      href={refused.href}
+      error={refused.answer.error}
+      tone={total ? 'bad' : undefined}
+      spark={{ values: spark, label: 'Failed sign-ins' }}
+    >
+      <span className={styles.figureNote}>refusals only</span>
+    </Figure>
+  );
+}
+
+/**
+ * Users signed in now (GET /api/ActiveSessions): a session that started within the absolute lifetime and was
+ * not ended since; the tokens are stateless, so there is no history to draw, and the figure opens Users.
+ */
+function ActiveSessions() {
+  const answer = useQuery({
+    queryKey: ['active-sessions'],
+    queryFn: async ({ signal }) => (await unwrap(api.GET('/api/ActiveSessions', { signal }))).data,
+    refetchInterval: 60_000,
+  });
+  return (
+    <Figure
+      id="active-sessions"
+      label="Active sessions"
+      value={answer.data?.count}
+      href="/Security/Users"
+      error={answer.error}
+    >
+      <span className={styles.figureNote}>
+        users signed in now{answer.data ? ` · at ${formatClock(Date.parse(answer.data.at))}` : ''}
+      </span>
+    </Figure>
+  );
+}
+
+/** Sign-ins as far as the user may see them: failed sign-ins (Read Security Audit), active sessions (users). */
+export function SignInHealth({ hour, audit, users }: { hour: HealthWindow; audit: boolean; users: boolean }) {
+  return (
     <section className={styles.card} aria-labelledby="sign-ins-title">
-      <h2 id="sign-ins-title">Sign-ins in the last hour</h2>
+      <h2 id="sign-ins-title">Sign-ins and sessions</h2>
       <ul className={styles.figures}>
-        <Figure
-          id="failed-sign-ins"
-          label="Failed sign-ins"
-          value={total}
-          href={refused.href}
-          error={refused.answer.error}
-          tone={total ? 'bad' : undefined}
-        >
-          <span className={styles.figureNote}>refusals only</span>
-        </Figure>
+        {users && <ActiveSessions />}
+        {audit && <FailedSignIns hour={hour} />}
       </ul>
     </section>
   );

@@ -6,20 +6,23 @@ import { allows, PERMISSION } from '../../components/permissions';
 import { formatDateTime, formatInstant } from '../../components/time';
 import { SignInHealth, TelemetryHealth } from './Health';
 import { DatabaseHealth, RuntimeHealth } from './Runtime';
-import { useHealthWindow } from './health';
+import { RANGES } from '../grids/toolbar-state';
+import { useHealthWindow, type HomeRange } from './health';
 import styles from './home.module.css';
 
 /**
- * The console home: how the service is doing in the last hour, as far as the signed-in user may see (the
- * landlord: capture queues, warnings, throughput; anyone with Read Security Audit: failed sign-ins, their
- * tenant's for a tenant administrator), each figure a link into its grid with the same hour; then the
- * session's limits. No figure is asked for that the service would refuse.
+ * The console home: how the service is doing over the chosen window (the grids' presets, `range` in the URL),
+ * as far as the signed-in user may see (the landlord: capture queues against their capacity, warnings,
+ * throughput; Read Security Audit: failed sign-ins, their tenant's for a tenant administrator; user
+ * administrators: active sessions), each figure with its trend and a link into its grid for the same window;
+ * then the session's limits. No figure is asked for that the service would refuse.
  */
 export function HomePage() {
   const session = useOutletContext<Session>();
   usePageTitle('Home');
   const hour = useHealthWindow();
   const audit = allows(session, { permission: PERMISSION.ReadSecurityAudit });
+  const users = allows(session, { permission: PERMISSION.ReadWriteSecurityUser });
   return (
     <>
       <h1>Operations console</h1>
@@ -30,20 +33,37 @@ export function HomePage() {
       </p>
       {(session.landlord || audit) && (
         <div className={styles.windowLine}>
-          <p>
-            The last hour, to {formatInstant(Date.parse(hour.to))}. Each figure opens its grid for that hour.
+          <div className={styles.windowChoice}>
+            <label htmlFor="home-window">Window</label>
+            <select
+              id="home-window"
+              value={hour.range}
+              onChange={(e) => hour.choose(e.target.value as HomeRange)}
+            >
+              {RANGES.map((r) => (
+                <option key={r.value} value={r.value}>
+                  {r.label}
+                </option>
+              ))}
+            </select>
+          </div>
+          <p id="home-window-span">
+            From {formatInstant(Date.parse(hour.from))} to {formatInstant(Date.parse(hour.to))}. Each figure
+            opens its grid for that window.
           </p>
           <button type="button" className={formStyles.secondary} onClick={hour.refresh}>
             Refresh
           </button>
         </div>
       )}
-      {session.landlord && <TelemetryHealth hour={hour} />}
-      <div className={styles.cards}>
-        {session.landlord && <RuntimeHealth />}
-        {session.landlord && <DatabaseHealth />}
-        {audit && <SignInHealth hour={hour} />}
-        <SessionCard session={session} />
+      <div className={styles.board}>
+        {session.landlord && <TelemetryHealth hour={hour} />}
+        <div className={styles.cards}>
+          {(audit || users) && <SignInHealth hour={hour} audit={audit} users={users} />}
+          {session.landlord && <RuntimeHealth />}
+          {session.landlord && <DatabaseHealth />}
+          <SessionCard session={session} />
+        </div>
       </div>
     </>
   );
