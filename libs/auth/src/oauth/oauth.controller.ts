@@ -32,8 +32,9 @@ const cookies = (req: Request) => (req.cookies ?? {}) as Record<string, unknown>
 const withSession = (req: Request, session: Record<string, unknown>) => Object.assign(req, { session });
 
 /**
- * openid-client reads the form_post body itself (the route is left out of the body parsers): only a
- * declared length within the form body limit is read.
+ * openid-client reads the form_post body itself (the route is left out of the body parsers): only a form
+ * whose declared length is within the form body limit is read. Anything else is this browser's (or a
+ * forger's) doing, refused before the strategy (FailureTypeId 9), never a provider failure.
  */
 function checkCallbackBody(req: Request): void {
   if (req.method !== 'POST') return;
@@ -42,6 +43,11 @@ function checkCallbackBody(req: Request): void {
     throw new OAuthFailure(
       FailureType.OAuthLocalValidationFailure,
       `The callback's form body must declare its length, at most ${OAUTH_CALLBACK_BODY_LIMIT} bytes.`,
+    );
+  if (!req.is('application/x-www-form-urlencoded'))
+    throw new OAuthFailure(
+      FailureType.OAuthLocalValidationFailure,
+      'The callback must be a form (application/x-www-form-urlencoded).',
     );
 }
 
