@@ -9,6 +9,9 @@ export type StrategyOutcome<U> =
   /** The strategy answered the request itself (a redirect) and called no callback. */
   | { kind: 'answered' };
 
+/** The options of every run without options of its own (the credential guard's, on every request). */
+const NO_SESSION = Object.freeze({ session: false });
+
 export interface RunOptions {
   /** The strategy's own authenticate options (passport.authenticate hands them on). */
   strategy?: object;
@@ -41,19 +44,14 @@ export class AppPassport {
     this.authenticator.use(name, strategy);
   }
 
-  run<U>(
-    name: string,
-    request: object,
-    response: object,
-    options: RunOptions = {},
-  ): Promise<StrategyOutcome<U>> {
+  run<U>(name: string, request: object, response: object, options?: RunOptions): Promise<StrategyOutcome<U>> {
     return new Promise((resolve, reject) => {
       // Only for a strategy that may redirect: the credential guard's runs add no listener to each request.
-      if (options.mayRedirect)
+      if (options?.mayRedirect)
         (response as NodeJS.WritableStream).once('finish', () => resolve({ kind: 'answered' }));
       const authenticate = this.authenticator.authenticate(
         name,
-        { ...options.strategy, session: false },
+        options?.strategy ? { ...options.strategy, session: false } : NO_SESSION,
         (err: unknown, user: U | false | undefined, challenge: unknown, status?: number) => {
           if (err) reject(asError(err));
           else if (user) resolve({ kind: 'success', user });
