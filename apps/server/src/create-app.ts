@@ -39,6 +39,13 @@ function isLogout(req: Request): boolean {
   return req.method === 'POST' && LOGOUT_PATH.test(req.path);
 }
 
+const OAUTH_CALLBACK = /^\/api\/authentication\/oauth\/callback\/?$/i;
+
+/** The form_post callback's body is read by openid-client's Passport strategy itself (OAuthController). */
+function isOAuthCallback(req: Request): boolean {
+  return req.method === 'POST' && OAUTH_CALLBACK.test(req.path);
+}
+
 /** Options of every Nest application of the service (NestFactory, or a testing module in a benchmark). */
 export const APPLICATION_OPTIONS = {
   bufferLogs: true,
@@ -166,7 +173,7 @@ export function useHttpMiddleware(
     if (draining()) res.setHeader('Connection', 'close');
     // Logout needs no body and always answers 200 (spec: Logout behaviour 1): a body it would not read must
     // not turn it into a 400 or 413.
-    if (isLogout(req)) next();
+    if (isLogout(req) || isOAuthCallback(req)) next();
     else parseBody(req, res, next);
   });
 }

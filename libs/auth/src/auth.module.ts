@@ -34,7 +34,6 @@ import { AppPassport } from './strategies/app-passport';
 import { CREDENTIAL_CARRIERS } from './strategies/credential-carriers';
 import { SPEC_CREDENTIAL_CARRIERS } from './strategies/spec-carriers';
 import { NegotiateStrategy } from './strategies/negotiate.strategy';
-import { OidcStrategy } from './strategies/oidc.strategy';
 import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './strategies/session-jwt.strategies';
 
 @Module({
@@ -59,7 +58,6 @@ import { BearerJwtStrategy, CookieJwtStrategy, SessionJwtValidation } from './st
     BearerJwtStrategy,
     CookieJwtStrategy,
     NegotiateStrategy,
-    OidcStrategy,
     // THE ordered carrier list (spec: Credentials and precedence 1): a new carrier is added here, in order.
     { provide: CREDENTIAL_CARRIERS, useValue: SPEC_CREDENTIAL_CARRIERS },
     PrecedenceGuard,

@@ -14,3 +14,6 @@ export function oauthLoginLocation(returnUrl: unknown): string {
   const local = localReturnUrl(returnUrl);
   return local === '/' ? OAUTH_LOGIN_PATH : `${OAUTH_LOGIN_PATH}?returnUrl=${encodeURIComponent(local)}`;
 }
+
+/** The largest form_post callback read (the form body limit of every other form route). */
+export const OAUTH_CALLBACK_BODY_LIMIT = 64 * 1024;

@@ -87,20 +87,37 @@ export interface OidcIdentity {
   returnUrl: string;
 }
 
-/** The callback as the strategy read it from the request. */
-export interface OidcCallbackInput {
-  /** The transaction cookie's value as it came. */
-  sealed: unknown;
-  method: string;
-  /** form_post body, or the query string with OAuthForceGet. */
-  params: Record<string, unknown>;
-}
-
-/** How the strategy's run ended, including a thrown failure. */
+/** How the strategy's run ended, including a thrown failure; `fail` carries the strategy's challenge. */
 export type OidcOutcome =
   | { kind: 'success'; user: OidcIdentity }
-  | { kind: 'fail' }
+  | { kind: 'fail'; challenge?: unknown }
   | { kind: 'error'; error: unknown };
+
+/** The transaction before the strategy adds its state, nonce and PKCE verifier. */
+export type PendingTransaction = Omit<OAuthTransaction, 'state' | 'nonce' | 'codeVerifier'>;
+
+const NO_TRANSACTION =
+  'No valid sign-in transaction (the transaction cookie is missing, expired or was altered).';
+
+/**
+ * A strategy's refusal as a failure: the provider's error response (openid-client's strategy fails on
+ * access_denied, handing on the response's parameters) is the provider's (8); the only other refusal is a
+ * callback without the strategy's state, that is without a valid transaction cookie (9).
+ */
+function refusalOf(challenge: unknown): OAuthFailure {
+  const { error, error_description: description } = (challenge ?? {}) as Record<string, unknown>;
+  if (typeof error === 'string')
+    return new OAuthFailure(
+      FailureType.OAuthRemoteFailure,
+      `${error}${typeof description === 'string' && description ? `: ${description}` : ''}`,
+    );
+  return new OAuthFailure(FailureType.OAuthLocalValidationFailure, NO_TRANSACTION);
+}
+
+/** An error of the strategy's run as a failure (8, 9 or 10 by failureTypeOf, unless it is one already). */
+function strategyFailure(error: unknown): OAuthFailure {
+  return error instanceof OAuthFailure ? error : new OAuthFailure(failureTypeOf(error), messageOf(error));
+}
 
 /** Where to send the browser, and the cookies that go with it. */
 export interface OAuthAnswer {
@@ -117,7 +134,7 @@ export interface OAuthAnswer {
 export class OAuthSignInService {
   private readonly logger = new Logger(OAuthSignInService.name);
   private readonly sealer: OAuthTransactionSealer;
-  private configuration: Promise<oidc.Configuration> | undefined;
+  private discovered: Promise<oidc.Configuration> | undefined;
 
   constructor(
     @Inject(OAUTH_SETTINGS.token) private readonly settings: OAuthSettings,
@@ -137,79 +154,64 @@ export class OAuthSignInService {
     if (!this.enabled) throw AuthProblems.disabled();
   }
 
+  /** spec: OAuth 4 — form_post unless OAuthForceGet asks for the query string. */
+  get responseMode(): 'query' | 'form_post' {
+    return this.settings.OAuthForceGet ? 'query' : 'form_post';
+  }
+
   /**
-   * Starts a sign-in: the provider's authorization URL to redirect to and the sealed transaction cookie.
-   * `origin`: this service's own origin as the browser reached it (the redirect_uri is built on it).
+   * The provider's configuration, by discovery (once, and again after a failure, so a provider that is down at
+   * start-up does not matter). Throws an OAuthFailure of type 8 when the provider cannot be used.
    */
-  async begin(input: { origin: string; returnUrl: unknown; client: ClientContext }): Promise<OAuthAnswer> {
+  async configuration(): Promise<oidc.Configuration> {
     this.ensureEnabled();
-    let config: oidc.Configuration;
     try {
-      config = await this.discover();
+      return await this.discover();
     } catch (error) {
-      // The provider cannot be reached or is misconfigured: this attempt fails here (one row, type 8).
-      await this.recordFailure(
-        input.client,
-        new OAuthFailure(FailureType.OAuthRemoteFailure, messageOf(error)),
-      );
-      return { location: LOGIN_PAGE_FAILED, cookies: [] };
+      throw new OAuthFailure(FailureType.OAuthRemoteFailure, messageOf(error));
     }
-    const tx: OAuthTransaction = {
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      codeVerifier: oidc.randomPKCECodeVerifier(),
-      returnUrl: localReturnUrl(input.returnUrl),
-      redirectUri: `${input.origin}${OAUTH_CALLBACK_PATH}`,
+  }
+
+  /**
+   * A sign-in's start: where to land afterwards (through the open-redirect guard), the redirect_uri on this
+   * service's own origin as the browser reached it, and the transaction's expiry.
+   */
+  pendingTransaction(origin: string, returnUrl: unknown): PendingTransaction {
+    return {
+      returnUrl: localReturnUrl(returnUrl),
+      redirectUri: `${origin}${OAUTH_CALLBACK_PATH}`,
       expiresAt: this.clock.now() + OAUTH_TRANSACTION_LIFETIME_MS,
     };
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: tx.redirectUri,
-      response_type: 'code',
-      scope: OAUTH_SCOPE,
-      code_challenge: await oidc.calculatePKCECodeChallenge(tx.codeVerifier),
-      code_challenge_method: 'S256',
-      state: tx.state,
-      nonce: tx.nonce,
-      response_mode: this.settings.OAuthForceGet ? 'query' : 'form_post',
-    });
-    const cookie = this.transactionCookie(input.client.secure);
+  }
+
+  /** The sealed transaction cookie that goes with the redirect to the provider. */
+  transactionSet(tx: OAuthTransaction, secure: boolean): CookieInstruction {
+    const cookie = this.transactionCookie(secure);
     return {
-      location: url.href,
-      cookies: [
-        {
-          ...cookie,
-          value: this.sealer.seal(tx),
-          options: { ...cookie.options, maxAge: OAUTH_TRANSACTION_LIFETIME_MS },
-        },
-      ],
+      ...cookie,
+      value: this.sealer.seal(tx),
+      options: { ...cookie.options, maxAge: OAUTH_TRANSACTION_LIFETIME_MS },
     };
+  }
+
+  /** The transaction the callback's cookie holds; null if missing, altered, made with another key or expired. */
+  openTransaction(sealed: unknown): OAuthTransaction | null {
+    return this.sealer.open(sealed, this.clock.now());
+  }
+
+  /** The callback must come the way the provider was told to send it (a FailureTypeId 9 otherwise). */
+  checkResponseMode(method: string): void {
+    const postExpected = this.responseMode === 'form_post';
+    if ((method === 'POST') !== postExpected)
+      throw new OAuthFailure(
+        FailureType.OAuthLocalValidationFailure,
+        `The callback came by ${method}, but the response mode is ${this.responseMode}.`,
+      );
   }
 
   /** The callback clears the transaction whatever happens (single use). */
   transactionCleared(secure: boolean): CookieInstruction {
     return this.transactionCookie(secure);
-  }
-
-  /**
-   * The authorization response (run by OidcStrategy): the sealed transaction, the response mode, then the
-   * code and PKCE verifier at the token endpoint and the ID token against the provider's keys. Throws an
-   * OAuthFailure (FailureTypeId 8, 9 or 10 with its message).
-   */
-  async exchange(input: OidcCallbackInput): Promise<{ claims: oidc.IDToken; returnUrl: string }> {
-    this.ensureEnabled();
-    const tx = this.sealer.open(input.sealed, this.clock.now());
-    if (!tx)
-      throw new OAuthFailure(
-        FailureType.OAuthLocalValidationFailure,
-        'No valid sign-in transaction (the transaction cookie is missing, expired or was altered).',
-      );
-    const postExpected = !this.settings.OAuthForceGet;
-    if ((input.method === 'POST') !== postExpected)
-      throw new OAuthFailure(
-        FailureType.OAuthLocalValidationFailure,
-        `The callback came by ${input.method}, but the response mode is ${postExpected ? 'form_post' : 'query'}.`,
-      );
-    return { claims: await this.tokenExchange(tx, input.params), returnUrl: tx.returnUrl };
   }
 
   /**
@@ -219,9 +221,8 @@ export class OAuthSignInService {
    */
   async finish(outcome: OidcOutcome, client: ClientContext): Promise<OAuthAnswer> {
     try {
-      if (outcome.kind === 'error') throw outcome.error;
-      if (outcome.kind !== 'success')
-        throw new OAuthFailure(FailureType.OAuthLocalValidationFailure, 'The sign-in was not completed.');
+      if (outcome.kind === 'error') throw strategyFailure(outcome.error);
+      if (outcome.kind === 'fail') throw refusalOf(outcome.challenge);
       const { userName, returnUrl } = outcome.user;
       const user = await this.findUser(userName);
       let signedIn: Awaited<ReturnType<SignInService['complete']>>;
@@ -243,7 +244,9 @@ export class OAuthSignInService {
         throw new OAuthFailure(FailureType.OAuthInternalError, messageOf(error), userName, user.tenantId);
       }
       return {
-        location: this.settings.OAuthForceRedirect ? localReturnUrl(this.settings.OAuthForceRedirect) : returnUrl,
+        location: this.settings.OAuthForceRedirect
+          ? localReturnUrl(this.settings.OAuthForceRedirect)
+          : returnUrl,
         cookies: signedIn.cookies,
       };
     } catch (error) {
@@ -252,14 +255,13 @@ export class OAuthSignInService {
     }
   }
 
-  /** Discovery once (and again after a failure), so a provider that is down at start-up does not matter. */
   private discover(): Promise<oidc.Configuration> {
-    if (!this.configuration) {
+    if (!this.discovered) {
       const authority = new URL(this.settings.OAuthAuthority ?? '');
       const secret = this.settings.OAuthClientSecret;
       // Plain HTTP only for a provider on this machine (development and tests); anywhere else HTTPS.
       const insecure = authority.protocol === 'http:' && loopback(authority);
-      this.configuration = oidc
+      this.discovered = oidc
         .discovery(
           authority,
           this.settings.OAuthClientId ?? '',
@@ -268,42 +270,20 @@ export class OAuthSignInService {
           insecure ? { execute: [oidc.allowInsecureRequests] } : undefined,
         )
         .catch((error: unknown) => {
-          this.configuration = undefined;
+          this.discovered = undefined;
           throw error;
         });
     }
-    return this.configuration;
+    return this.discovered;
   }
 
-  private async tokenExchange(tx: OAuthTransaction, params: Record<string, unknown>): Promise<oidc.IDToken> {
-    let config: oidc.Configuration;
-    try {
-      config = await this.discover();
-    } catch (error) {
-      throw new OAuthFailure(FailureType.OAuthRemoteFailure, messageOf(error));
-    }
-    const current = new URL(tx.redirectUri);
-    for (const [name, value] of Object.entries(params)) {
-      if (typeof value === 'string') current.searchParams.append(name, value);
-    }
-    try {
-      const tokens = await oidc.authorizationCodeGrant(config, current, {
-        pkceCodeVerifier: tx.codeVerifier,
-        expectedState: tx.state,
-        expectedNonce: tx.nonce,
-        idTokenExpected: true,
-      });
-      const claims = tokens.claims();
-      if (!claims) throw new OAuthFailure(FailureType.OAuthLocalValidationFailure, 'No ID token returned.');
-      return claims;
-    } catch (error) {
-      if (error instanceof OAuthFailure) throw error;
-      throw new OAuthFailure(failureTypeOf(error), messageOf(error));
-    }
-  }
-
-  /** The first usable claim in OAUTH_IDENTITY_CLAIMS order: a non-empty string of at most 256 characters. */
-  identityClaim(claims: oidc.IDToken): string {
+  /**
+   * The identity claim of the verified ID token (OidcStrategy's validate): the first usable claim in
+   * OAUTH_IDENTITY_CLAIMS order, a non-empty string of at most 256 characters.
+   */
+  identityOf(claims: oidc.IDToken | undefined): string {
+    // The strategy checks an ID token when one came; the scope asks for one (openid), so none is refused.
+    if (!claims) throw new OAuthFailure(FailureType.OAuthLocalValidationFailure, 'No ID token returned.');
     for (const name of OAUTH_IDENTITY_CLAIMS) {
       const value = claims[name];
       if (typeof value === 'string' && value.trim() !== '' && value.length <= MAX_CLAIM) return value.trim();

@@ -1,4 +1,12 @@
-import { OAUTH_TRANSACTION_LIFETIME_MS, OAuthTransaction, OAuthTransactionSealer } from './oauth-transaction';
+import {
+  OAUTH_TRANSACTION_LIFETIME_MS,
+  OAuthTransaction,
+  OAuthTransactionSealer,
+  type StrategyState,
+  strategyStateOf,
+  transactionSession,
+  transactionWith,
+} from './oauth-transaction';
 
 const KEY = 'a-jwt-key-of-at-least-thirty-two-characters';
 const tx = (now: number): OAuthTransaction => ({
@@ -32,5 +40,42 @@ describe('OAuthTransactionSealer', () => {
     expect(sealer.open(undefined, now)).toBeNull();
     expect(sealer.open('not base64url!', now)).toBeNull();
     expect(sealer.open('', now)).toBeNull();
+  });
+});
+
+describe('transactionSession: the req.session openid-client/passport keeps its state in', () => {
+  const now = 1_700_000_000_000;
+  const state: StrategyState = { code_verifier: 'verifier-1', state: 'state-1', nonce: 'nonce-1' };
+
+  it("hands the strategy's one assignment to write, as the whole transaction", () => {
+    const written: StrategyState[] = [];
+    const session = transactionSession(
+      'oidc',
+      () => undefined,
+      (s) => written.push(s),
+    );
+    session.oidc = state;
+    expect(written).toEqual([state]);
+    const { state: _s, nonce: _n, codeVerifier: _c, ...pending } = tx(now);
+    expect(transactionWith(pending, written[0])).toEqual(tx(now));
+    expect(() => transactionWith(pending, { code_verifier: 'v' })).toThrow(/no state or nonce/);
+  });
+
+  it('reads the state the cookie held, forgets it on delete, and has no state without a transaction', () => {
+    const session = transactionSession(
+      'oidc',
+      () => strategyStateOf(tx(now)),
+      () => undefined,
+    );
+    expect(session.oidc).toEqual(state);
+    delete session.oidc;
+    expect(session.oidc).toBeUndefined();
+    expect(
+      transactionSession(
+        'oidc',
+        () => strategyStateOf(null),
+        () => undefined,
+      ).oidc,
+    ).toBeUndefined();
   });
 });

@@ -70,3 +70,49 @@ export class OAuthTransactionSealer {
     }
   }
 }
+
+/** What openid-client's Passport strategy keeps in `req.session[sessionKey]` between redirect and callback. */
+export interface StrategyState {
+  code_verifier: string;
+  state?: string;
+  nonce?: string;
+  max_age?: number;
+}
+
+/** The strategy's state as the transaction holds it (the callback: read from the cookie). */
+export function strategyStateOf(tx: OAuthTransaction | null): StrategyState | undefined {
+  return tx ? { code_verifier: tx.codeVerifier, state: tx.state, nonce: tx.nonce } : undefined;
+}
+
+/** The transaction the strategy's state completes (the start: written into the cookie). */
+export function transactionWith(
+  pending: Omit<OAuthTransaction, 'state' | 'nonce' | 'codeVerifier'>,
+  state: StrategyState,
+): OAuthTransaction {
+  // OidcStrategy asks for a state and a nonce on every authorization request.
+  if (typeof state.state !== 'string' || typeof state.nonce !== 'string')
+    throw new Error('The authorization request carried no state or nonce.');
+  return { ...pending, state: state.state, nonce: state.nonce, codeVerifier: state.code_verifier };
+}
+
+/**
+ * The `req.session` of the two OAuth routes, for openid-client's Passport strategy: one property, `key`,
+ * whose value is the transaction's strategy state. Reading it gives what the sealed cookie holds (`read`);
+ * the strategy's one assignment, made before it redirects, hands the state to `write`, which seals it into
+ * the cookie of that redirect; its `delete` after reading forgets it (the callback clears the cookie
+ * anyway). Nothing is stored on the node: Login and callback may land on different ones.
+ */
+export function transactionSession(
+  key: string,
+  read: () => StrategyState | undefined,
+  write: (state: StrategyState) => void,
+): Record<string, unknown> {
+  const session: Record<string, unknown> = {};
+  Object.defineProperty(session, key, {
+    get: read,
+    set: (state: StrategyState) => write(state),
+    enumerable: true,
+    configurable: true,
+  });
+  return session;
+}

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import { Strategy } from 'passport-strategy';
 import { AppPassport } from './app-passport';
 
@@ -91,5 +92,29 @@ describe('AppPassport.run: a strategy run by passport.authenticate, its ending a
     );
     await expect(first.run('same', {}, {})).resolves.toMatchObject({ user: { app: 1 } });
     await expect(second.run('same', {}, {})).resolves.toMatchObject({ user: { app: 2 } });
+  });
+
+  it('ends as answered when a strategy redirects (Passport ends the response itself), and hands on its options', async () => {
+    // The response as Passport uses it for a redirect: statusCode, setHeader, end (which finishes it).
+    const headers: Record<string, string> = {};
+    const response = Object.assign(new EventEmitter(), {
+      statusCode: 200,
+      setHeader: (name: string, value: string) => (headers[name] = value),
+      end: () => response.emit('finish'),
+    });
+    let seen: unknown;
+    const redirecting = new Strategy();
+    redirecting.authenticate = function (this: Actions, _request: object, options?: { to?: string }) {
+      seen = options;
+      setImmediate(() => this.redirect(options?.to ?? '/'));
+    };
+    const run = passportWith('r', redirecting).run('r', {}, response, {
+      strategy: { to: 'https://provider.example/authorize' },
+      mayRedirect: true,
+    });
+    await expect(run).resolves.toEqual({ kind: 'answered' });
+    expect(response.statusCode).toBe(302);
+    expect(headers.Location).toBe('https://provider.example/authorize');
+    expect(seen).toMatchObject({ to: 'https://provider.example/authorize', session: false });
   });
 });

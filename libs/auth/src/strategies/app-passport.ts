@@ -1,12 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import passport from 'passport';
-import type { Strategy } from 'passport-strategy';
 
 /** How one Passport strategy ended for one request. */
 export type StrategyOutcome<U> =
   | { kind: 'success'; user: U }
   | { kind: 'fail'; challenge: unknown; status: number | undefined }
-  | { kind: 'pass' };
+  | { kind: 'pass' }
+  /** The strategy answered the request itself (a redirect) and called no callback. */
+  | { kind: 'answered' };
+
+/** The options of every run without options of its own (the credential guard's, on every request). */
+const NO_SESSION = Object.freeze({ session: false });
+
+export interface RunOptions {
+  /** The strategy's own authenticate options (passport.authenticate hands them on). */
+  strategy?: object;
+  /** The strategy may answer by itself (a redirect): `response` is then a Node response to watch. */
+  mayRedirect?: boolean;
+}
 
 /** Passport hands errors on as they came; Promise rejections and problems want an Error. */
 function asError(err: unknown): Error {
@@ -22,21 +33,25 @@ function asError(err: unknown): Error {
  * would otherwise share whichever strategy was built last. `run` is the one adapter between Passport and
  * the callers that decide the answer (the precedence guard, the Negotiate and OpenID Connect sign-ins):
  * `passport.authenticate` with a callback and no session, its ending as a Promise; nothing is written to
- * the response.
+ * the response, unless the strategy redirects (OpenID Connect's start): Passport then ends the response
+ * itself, calls no callback, and the Promise ends as `answered` when the response has gone.
  */
 @Injectable()
 export class AppPassport {
   private readonly authenticator = new passport.Authenticator();
 
-  use(name: string, strategy: Strategy): void {
+  use(name: string, strategy: passport.Strategy): void {
     this.authenticator.use(name, strategy);
   }
 
-  run<U>(name: string, request: object, response: object): Promise<StrategyOutcome<U>> {
+  run<U>(name: string, request: object, response: object, options?: RunOptions): Promise<StrategyOutcome<U>> {
     return new Promise((resolve, reject) => {
+      // Only for a strategy that may redirect: the credential guard's runs add no listener to each request.
+      if (options?.mayRedirect)
+        (response as NodeJS.WritableStream).once('finish', () => resolve({ kind: 'answered' }));
       const authenticate = this.authenticator.authenticate(
         name,
-        { session: false },
+        options?.strategy ? { ...options.strategy, session: false } : NO_SESSION,
         (err: unknown, user: U | false | undefined, challenge: unknown, status?: number) => {
           if (err) reject(asError(err));
           else if (user) resolve({ kind: 'success', user });

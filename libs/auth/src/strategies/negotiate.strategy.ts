@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-strategy';
 import type { HttpRequestLike } from '@app/common';
 import { EstablishedHandshake, Handshake, NegotiateService } from '../negotiate.service';
+import type { StrategyOutcome } from './app-passport';
 
 export const NEGOTIATE_STRATEGY = 'negotiate';
 
@@ -55,9 +56,7 @@ export class NegotiateStrategy extends PassportStrategy(GssNegotiateStrategy, NE
 }
 
 /** The Handshake a Negotiate strategy outcome stands for. */
-export function handshakeOf(
-  outcome: { kind: 'success'; user: EstablishedHandshake } | { kind: 'fail'; challenge: unknown } | { kind: 'pass' },
-): Handshake {
+export function handshakeOf(outcome: StrategyOutcome<EstablishedHandshake>): Handshake {
   if (outcome.kind === 'success') return outcome.user;
   if (outcome.kind === 'fail' && typeof outcome.challenge === 'object' && outcome.challenge !== null)
     return outcome.challenge as Handshake;

@@ -1,70 +1,71 @@
-import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { IDToken } from 'openid-client';
-import { Strategy } from 'passport-strategy';
-import type { HttpRequestLike } from '@app/common';
-import { OAUTH_TRANSACTION_COOKIE } from '../oauth/oauth-transaction';
-import { OAuthSignInService, OidcCallbackInput, OidcIdentity } from '../oauth/oauth-sign-in.service';
+import * as oidc from 'openid-client';
+import { type AuthenticateOptions, Strategy } from 'openid-client/passport';
 
 export const OIDC_STRATEGY = 'oidc';
+/** The request as the strategy's hooks receive it (Express's, typed by the package). */
+type StrategyRequest = Parameters<Strategy['currentUrl']>[0];
+/** The property of `req.session` the strategy keeps its transaction under (oauth-transaction.ts). */
+export const OIDC_SESSION_KEY = 'oidc';
 
-/** The request as the callback arrives: Express's parsed body and query string. */
-type CallbackRequest = HttpRequestLike & { body?: unknown; query?: unknown };
-
-interface Exchanged {
-  claims: IDToken;
-  returnUrl: string;
+/** The options OAuthController runs the strategy with (AppPassport.run). */
+export interface OidcRunOptions extends AuthenticateOptions {
+  /** The redirect_uri: sent with the authorization request, repeated to the token endpoint. */
+  callbackURL: string;
+  /** True on GET …/OAuth/Login (redirect to the provider), false on the callback. */
+  initiate: boolean;
 }
 
-type Verify = (exchanged: Exchanged, done: (err: unknown, user?: OidcIdentity | false) => void) => void;
-
-const record = (value: unknown): Record<string, unknown> =>
-  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+/** How the identity claim is read from a verified ID token (OAuthSignInService.identityOf). */
+export type IdentityOf = (claims: oidc.IDToken | undefined) => string;
 
 /**
- * A small Passport strategy for the authorization response of an OpenID Connect code flow with PKCE, around
- * openid-client (docs/decisions.md: why not openid-client/passport). The transaction (state, nonce, PKCE
- * verifier, returnUrl) lives in the sealed, stateless `oauth-transaction` cookie, not in a session store.
- * The authorization request itself is built by OAuthSignInService.begin (GET …/OAuth/Login).
+ * OpenID Connect sign-in: openid-client's own Passport strategy (authorization code, PKCE S256, ID-token
+ * signature, issuer, nonce and state checks), on the Configuration discovery produced. It keeps its
+ * transaction in `req.session`, which OAuthController backs with the sealed `oauth-transaction` cookie.
+ * Only the strategy's documented extension points are used: the extra authorization request parameters and
+ * the choice between starting a sign-in and taking its callback.
  */
-export class OidcCodeStrategy extends Strategy {
-  name = OIDC_STRATEGY;
-
+export class OidcStrategy extends PassportStrategy(Strategy, OIDC_STRATEGY) {
   constructor(
-    private readonly flow: { exchange(input: OidcCallbackInput): Promise<Exchanged> },
-    private readonly verify: Verify,
+    config: oidc.Configuration,
+    scope: string,
+    private readonly responseMode: 'query' | 'form_post',
+    private readonly identityOf: IdentityOf,
   ) {
-    super();
-  }
-
-  override authenticate(req: CallbackRequest): void {
-    const input: OidcCallbackInput = {
-      sealed: req.cookies?.[OAUTH_TRANSACTION_COOKIE],
-      method: req.method,
-      // form_post (the default response mode) or the query string (OAuthForceGet).
-      params: req.method === 'POST' ? record(req.body) : record(req.query),
-    };
-    this.flow.exchange(input).then(
-      (exchanged) =>
-        this.verify(exchanged, (err, user) => {
-          if (err) this.error(err as Error);
-          else if (!user) this.fail(401);
-          else this.success(user);
-        }),
-      (err: unknown) => this.error(err as Error),
-    );
-  }
-}
-
-/** OpenID Connect sign-in's callback, run by OAuthController. */
-@Injectable()
-export class OidcStrategy extends PassportStrategy(OidcCodeStrategy, OIDC_STRATEGY) {
-  constructor(private readonly oauth: OAuthSignInService) {
-    super({ exchange: (input: OidcCallbackInput) => oauth.exchange(input) });
+    super({ config, name: OIDC_STRATEGY, sessionKey: OIDC_SESSION_KEY, scope });
   }
 
   /** spec: OAuth 3 — the identity claim, several likely claims tried in order (FailureTypeId 7 without). */
-  validate(exchanged: Exchanged): OidcIdentity {
-    return { userName: this.oauth.identityClaim(exchanged.claims), returnUrl: exchanged.returnUrl };
+  validate(tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers): string {
+    return this.identityOf(tokens.claims());
+  }
+
+  /**
+   * The response mode (form_post, or query with OAuthForceGet), and a state and nonce on every request: the
+   * strategy adds a state only for providers without PKCE and a nonce only for hybrid flows, while this
+   * service binds every callback to its browser by state and every ID token to its request by nonce.
+   */
+  override authorizationRequestParams<TOptions extends AuthenticateOptions>(
+    req: StrategyRequest,
+    options: TOptions,
+  ): URLSearchParams {
+    const params = new URLSearchParams(super.authorizationRequestParams(req, options));
+    params.set('response_mode', this.responseMode);
+    params.set('state', oidc.randomState());
+    params.set('nonce', oidc.randomNonce());
+    return params;
+  }
+
+  /**
+   * Decided by the route, not guessed from the query string: a Login URL carrying `code` must not become a
+   * callback, nor a bare GET callback a new sign-in.
+   */
+  override shouldInitiateAuthRequest<TOptions extends AuthenticateOptions>(
+    _req: StrategyRequest,
+    _currentUrl: URL,
+    options: TOptions,
+  ): boolean {
+    return (options as Partial<OidcRunOptions>).initiate === true;
   }
 }
