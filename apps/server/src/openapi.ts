@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { applyRequestRules } from './request-schemas';
+import { declareIdempotency } from '@app/idempotency';
 import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME, problemResponse, PROBLEM_TYPES } from '@app/common';
 
 /** The tags of the document, in the order the explorer shows them. */
@@ -116,6 +117,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   config.info.license = { name: 'UNLICENSED' };
   const document = SwaggerModule.createDocument(app, config);
   applyRequestRules(document, app);
+  declareIdempotency(document);
   addCrossCuttingAnswers(document);
   return document;
 }

@@ -11,6 +11,7 @@ import {
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
+import { Idempotent } from '@app/idempotency';
 
 const traceQuery = (trace?: string) => trace !== undefined && trace.toLowerCase() === 'true';
 
@@ -20,6 +21,7 @@ export class InvokeController {
   constructor(private readonly invoker: InvokeService) {}
 
   @Post(':guid')
+  @Idempotent()
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiBody({
@@ -58,6 +60,7 @@ export class InvokeController {
   }
 
   @Post(':guid/Reprocess/:entryGuid')
+  @Idempotent()
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiQuery({ name: 'trace', required: false })
