@@ -79,9 +79,9 @@ async function postgresBytesPerKey(connectionString: string, text: string): Prom
         Array.from({ length: 1_000 }, () => ({ Id: id(), Record: text, ExpiresAt: expires })),
       );
     await ds.query('VACUUM ANALYZE "IdempotencyRecord"');
-    const [{ bytes }] = (await ds.query(`SELECT pg_total_relation_size('"IdempotencyRecord"') AS bytes`)) as {
-      bytes: string;
-    }[];
+    const [{ bytes }] = await ds.query<{ bytes: string }[]>(
+      `SELECT pg_total_relation_size('"IdempotencyRecord"') AS bytes`,
+    );
     return Number(bytes) / RECORDS;
   } finally {
     await ds.destroy();

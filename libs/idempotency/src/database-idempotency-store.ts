@@ -33,7 +33,7 @@ export class DatabaseIdempotencyStore implements IdempotencyStore {
 
   private run<T>(sql: string, parameters: Record<string, unknown>): Promise<T> {
     const [text, values] = this.records.manager.connection.driver.escapeQueryWithParameters(sql, parameters);
-    return this.records.query(text, values) as Promise<T>;
+    return this.records.query<T>(text, values);
   }
 
   async claim(id: string, fingerprint: string, leaseMs: number): Promise<Claim> {
