@@ -3,6 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ManualClock } from '@app/common';
 import { CaseWorkflow } from '../../libs/engine/src/entities';
+import { InvokeAdmission, InvokeRefused } from '../../libs/engine/src/invoke/invoke-admission';
 import {
   DatabaseIdempotencyStore,
   IDEMPOTENCY_STORE,
@@ -101,6 +102,32 @@ describe.each([
       expect(retry.headers['content-type']).toContain('application/problem+json');
       await store.release(id);
       expect((await invoke(body, key)).status).toBe(200);
+    });
+
+    it('an overload refusal written by its own filter gives the key up: the retry runs', async () => {
+      const key = randomUUID();
+      const body = transaction('SHED', 1);
+      const admission = t.app.get(InvokeAdmission);
+      const admit = jest.spyOn(admission, 'admit').mockImplementationOnce(() => {
+        throw new InvokeRefused('archiver');
+      });
+      try {
+        const shed = await invoke(body, key);
+        expect(shed.status).toBe(503);
+        expect(shed.headers['idempotent-replayed']).toBeUndefined();
+      } finally {
+        admit.mockRestore();
+      }
+      // The key is given up once the refused answer's connection is done with it: wait for that.
+      const store = t.app.get<IdempotencyStore>(IDEMPOTENCY_STORE);
+      const id = idempotencyRecordId(fx.admin.userId, INVOKE_ROUTE, key);
+      const fingerprint = requestFingerprint(invokePath, body);
+      while ((await store.claim(id, fingerprint, 60_000)).kind !== 'claimed')
+        await new Promise(setImmediate);
+      await store.release(id);
+      const retry = await invoke(body, key);
+      expect(retry.status).toBe(200);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
     });
 
     it('a key that is empty, longer than 255 or not printable ASCII is a 400 problem', async () => {

@@ -1,5 +1,5 @@
 /**
- * The first answer as it is replayed: a refusal's status (a success is answered with the route's own status),
+ * The first answer as it is replayed: its status (absent: 200, the most common, so most records do without it),
  * the headers that name the result, the body.
  */
 export interface StoredAnswer {

@@ -6,14 +6,14 @@ import { DatabaseIdempotencyStore } from './database-idempotency-store';
 import { IdempotencyPurgeService } from './idempotency-purge.service';
 import { IdempotencyRecord } from './idempotency-record.entity';
 import { IDEMPOTENCY_STORE } from './idempotency-store';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotencyService } from './idempotency.service';
 import { RedisIdempotencyStore } from './redis-idempotency-store';
 
 /**
  * Idempotency-Key for the routes marked `@Idempotent()`. The store is chosen once, at start: Redis when
  * RedisConnectionString is set (shared by every node, expiring by itself), otherwise the database (shared by
- * the nodes of that database, purged). Global: the interceptor is resolved in the module of each controller.
+ * the nodes of that database, purged). Global: the guard is resolved in the module of each controller.
  */
 @Global()
 @Module({
@@ -27,9 +27,9 @@ import { RedisIdempotencyStore } from './redis-idempotency-store';
         redis ? new RedisIdempotencyStore(redis) : database,
     },
     IdempotencyService,
-    IdempotencyInterceptor,
+    IdempotencyGuard,
     IdempotencyPurgeService,
   ],
-  exports: [IdempotencyService, IdempotencyInterceptor, IDEMPOTENCY_STORE],
+  exports: [IdempotencyService, IdempotencyGuard, IDEMPOTENCY_STORE],
 })
 export class IdempotencyModule {}

@@ -1,21 +1,28 @@
-import { applyDecorators, UseInterceptors } from '@nestjs/common';
+import { applyDecorators, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { problemResponse } from '@app/common';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key';
-import { IdempotencyInterceptor } from './idempotency.interceptor';
+import { IdempotencyGuard } from './idempotency.guard';
+import { IdempotentReplayFilter } from './idempotent-replay.filter';
 import { RUNNING_RETRY_AFTER_SECONDS } from './idempotency.service';
 
 /** The operation extension that marks an idempotent route until declareIdempotency writes it out. */
 const MARK = 'x-idempotency-key';
 
 /**
- * A route that takes an Idempotency-Key: the interceptor, and the mark from which the OpenAPI document
+ * A route that takes an Idempotency-Key: the guard that claims the key or answers from it, the filter that
+ * writes a kept success (no interceptor: a route with one runs Nest's interceptor chain on every request, keyed
+ * or not), and the mark from which the OpenAPI document
  * declares the header, the `Idempotent-Replayed` answer header and the 409 and 422 problems
  * (declareIdempotency), so the document cannot drift from the routes that honour the key.
  */
 export function Idempotent() {
-  return applyDecorators(UseInterceptors(IdempotencyInterceptor), ApiExtension(MARK, true));
+  return applyDecorators(
+    UseGuards(IdempotencyGuard),
+    UseFilters(IdempotentReplayFilter),
+    ApiExtension(MARK, true),
+  );
 }
 
 const RUNNING_409 =
