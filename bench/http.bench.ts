@@ -159,6 +159,7 @@ function printSummary(f: Figures, k: 'rate' | 'cpu'): void {
         return Math.max(...v) - Math.min(...v);
       }),
   );
+  const keyed = median(f.rounds('Invoke + Idempotency-Key', 'Invoke (API key, demo)', k));
   /** The median of the rounds' ratios to bare Express, the rounds' range, and the target. */
   const target = (name: string, label: string, goal: number) => {
     const v = f.rounds(label, 'bare Express 5', k);
@@ -169,6 +170,10 @@ function printSummary(f: Figures, k: 'rate' | 'cpu'): void {
     `against bare Express 5 (the HTTP targets): ${target('Live', 'service Live', 1.3)}; ` +
       `${target('API key', 'API key (cheap route)', 1.2)}; ${target('bearer JWT', 'bearer JWT (cheap route)', 0.9)}; ` +
       `${target('Invoke', 'Invoke (API key, demo)', 0.6)}\n` +
+      `Invoke with an Idempotency-Key (a fresh key a request) ${keyed.toFixed(2)}× Invoke without (rounds ${range(
+        f.rounds('Invoke + Idempotency-Key', 'Invoke (API key, demo)', k),
+        (x) => x.toFixed(2),
+      )}; target >= 0.9: ${keyed >= 0.9 ? 'met' : 'NOT met'})\n` +
       `against Live: bearer JWT ${pct(ofLive('bearer JWT (cheap route)'))}, cookie ${pct(ofLive('cookie JWT (cheap route)'))}, ` +
       `API key ${pct(ofLive('API key (cheap route)'))}, Invoke ${pct(ofLive('Invoke (API key, demo)'))}; ` +
       `Live ${pct(live / f.of('bare Nest 11')[k])} of bare Nest\n` +
@@ -207,6 +212,7 @@ function ladder(
     route('cookie JWT (cheap route)', 'cookie'),
     route('API key (cheap route)', 'api-key'),
     route('Invoke (API key, demo)', 'invoke'),
+    route('Invoke + Idempotency-Key', 'invoke-idempotent'),
   ];
 }
 

@@ -271,16 +271,19 @@ export async function sessionCookie(url: string): Promise<string> {
 }
 
 /** A request of one of the service's measured routes, as the load generator sends it. */
-export type RouteRequest = Pick<autocannon.Options, 'method' | 'headers' | 'body'> & { path: string };
+export type RouteRequest = Pick<autocannon.Options, 'method' | 'headers' | 'body' | 'idReplacement'> & {
+  path: string;
+};
 
 /** The service's measured routes, by name: the same answer behind each credential, and Invoke. */
-export const SERVICE_ROUTES = ['live', 'bearer', 'cookie', 'api-key', 'invoke'] as const;
+export const SERVICE_ROUTES = ['live', 'bearer', 'cookie', 'api-key', 'invoke', 'invoke-idempotent'] as const;
 export type ServiceRoute = (typeof SERVICE_ROUTES)[number];
 
 /**
  * The request of `route` on one server: GET /api/Live (anonymous), /bench/authenticated with the
  * Administrator's bearer token, its session cookie or an API key of its own, or POST /api/Invoke/... with an
- * API key on the demo model. Any other rung than the service answers `/` only.
+ * API key on the demo model (`invoke-idempotent`: with a fresh Idempotency-Key on every request, autocannon's
+ * `[<id>]`). Any other rung than the service answers `/` only.
  */
 export async function routeRequest(server: RungProcess, route: ServiceRoute): Promise<RouteRequest> {
   if (server.rung !== 'service') return { path: '/' };
@@ -306,6 +309,10 @@ export async function routeRequest(server: RungProcess, route: ServiceRoute): Pr
         },
         body: JSON.stringify(demoTransaction(1)),
       };
+    case 'invoke-idempotent': {
+      const invoke = await routeRequest(server, 'invoke');
+      return { ...invoke, headers: { ...invoke.headers, 'idempotency-key': '[<id>]' }, idReplacement: true };
+    }
   }
 }
 

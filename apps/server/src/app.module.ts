@@ -5,6 +5,7 @@ import { Settings, ConfigModule } from '@app/config';
 import { Clock, CommonModule, ProblemFilter } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { RedisModule } from '@app/redis';
+import { IdempotencyModule } from '@app/idempotency';
 import { IdentityModule } from '@app/identity';
 import { HealthModule } from '@app/health';
 import { AuthModule } from '@app/auth';
@@ -40,6 +41,7 @@ export class AppModule {
         ...(overrides.imports ?? []),
         EngineModule,
         RedisModule,
+        IdempotencyModule,
         AuthModule,
         SessionsModule,
         IdentityModule,

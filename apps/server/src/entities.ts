@@ -3,6 +3,7 @@ import { IDENTITY_ENTITIES } from '@app/identity';
 import { AUDIT_ENTITIES } from '@app/audit';
 import { UserRegistryApiKey } from '@app/api-keys';
 import { CAPTURE_ENTITIES } from '@app/capture-queues';
+import { IdempotencyRecord } from '@app/idempotency';
 
 /** Every entity of the service: used by the drift test and by tools that need the whole schema. */
 export const ALL_ENTITIES = [
@@ -11,4 +12,5 @@ export const ALL_ENTITIES = [
   ...CAPTURE_ENTITIES,
   ...ENGINE_ENTITIES,
   UserRegistryApiKey,
+  IdempotencyRecord,
 ];

@@ -1,6 +1,7 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
+import { takeBeforeAnswer } from '@app/common';
 import { type ExpressApplication, expressServer } from './fast-paths/express-prototypes';
 import { hashedETagOf, ifNoneMatchHolds, takesHashedETag } from '@app/common';
 import { isPlainJsonAnswer, jsonAnswer, writeJsonText } from './fast-paths/json-reply';
@@ -94,6 +95,16 @@ export class ServiceExpressAdapter extends ExpressAdapter {
   }
 
   override reply(response: Response, body: unknown, statusCode?: number): unknown {
+    // A step that must see the answer before it goes out (Idempotency-Key keeps it): Nest awaits the reply.
+    const before = takeBeforeAnswer(response);
+    if (before)
+      return before(statusCode ?? response.statusCode, body, undefined).then(() =>
+        this.write(response, body, statusCode),
+      );
+    return this.write(response, body, statusCode);
+  }
+
+  private write(response: Response, body: unknown, statusCode?: number): unknown {
     // the status first: it decides whether the answer has a body (isPlainJsonAnswer); Nest's own reply is
     // given it too, as it reads it
     if (statusCode) response.status(statusCode);

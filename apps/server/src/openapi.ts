@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { applyRequestRules } from './request-schemas';
+import { declareIdempotency } from '@app/idempotency';
 import { addOperationDescriptions } from './operation-descriptions';
 import type { ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import {
@@ -157,6 +158,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   config.info.license = { name: 'UNLICENSED' };
   const document = SwaggerModule.createDocument(app, config);
   applyRequestRules(document, app);
+  declareIdempotency(document);
   addCrossCuttingAnswers(document);
   addOperationDescriptions(
     Object.values(document.paths).flatMap((item) => METHODS.flatMap((m) => (item[m] ? [item[m]] : []))),

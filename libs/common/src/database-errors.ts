@@ -62,7 +62,7 @@ function unavailableItself(e: object): boolean {
   return rec.name === 'DatabaseTimeoutError';
 }
 
-/** True for a unique-constraint violation on any of the three databases. */
+/** True for a unique-constraint (or primary-key) violation on any of the three databases. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as {
     code?: unknown;
@@ -70,5 +70,13 @@ export function isUniqueViolation(error: unknown): boolean {
     driverError?: { code?: unknown; number?: unknown };
   } | null;
   const codes = [e?.code, e?.driverError?.code, e?.number, e?.driverError?.number];
-  return codes.some((c) => c === '23505' || c === 'SQLITE_CONSTRAINT_UNIQUE' || c === 2601 || c === 2627);
+  // SQLite names a primary key's refusal apart from a unique index's; the others give both one code.
+  return codes.some(
+    (c) =>
+      c === '23505' ||
+      c === 'SQLITE_CONSTRAINT_UNIQUE' ||
+      c === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+      c === 2601 ||
+      c === 2627,
+  );
 }

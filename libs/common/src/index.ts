@@ -1,5 +1,6 @@
 export * from './problem';
 export * from './problem.filter';
+export * from './answer-hook';
 export * from './database-errors';
 export * from './text';
 export * from './permissions';

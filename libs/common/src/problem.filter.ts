@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { takeBeforeAnswer } from './answer-hook';
 import { isDatabaseUnavailable } from './database-errors';
 import { PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException, ProblemType } from './problem';
 
@@ -102,7 +103,12 @@ export class ProblemFilter implements ExceptionFilter {
     // No cache keeps a refusal, whatever the route (an unknown path's 404 included): it may depend on a credential.
     response.setHeader('Cache-Control', 'no-store');
     for (const [k, v] of Object.entries(headers)) response.setHeader(k, v);
-    response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    const write = () =>
+      response.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+    const before = takeBeforeAnswer(response);
+    if (!before) return void write();
+    // the answer goes out after the wait, whatever the wait's end
+    void before(problem.status, problem, headers).then(write, write);
   }
 
   /** The problem body of an error and the headers that go with it (every 401 with its challenge). */

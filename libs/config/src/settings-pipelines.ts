@@ -104,6 +104,13 @@ export const PIPELINE_SETTINGS = [
     'How often the archive purge runs (in paced batches of 1 000 rows, each its own transaction).',
   ),
   int(
+    'IdempotencyRetentionHours',
+    24,
+    1,
+    720,
+    'How long the first answer to a request carrying an Idempotency-Key is kept and replayed to its retries (per user, route and key): in Redis when RedisConnectionString is set, otherwise in the database, where expired keys are purged every ArchivePurgeIntervalMilliseconds.',
+  ),
+  int(
     'CaseCreationQueueCapacity',
     50_000,
     1,

@@ -181,6 +181,13 @@ export const ENGINE_SETTINGS = slice('Engine', [
 ]);
 export type EngineSettings = SliceOf<typeof ENGINE_SETTINGS>;
 
+/** Idempotency-Key: how long first answers are kept, and how often the database store is purged. */
+export const IDEMPOTENCY_SETTINGS = slice('Idempotency', [
+  'IdempotencyRetentionHours',
+  'ArchivePurgeIntervalMilliseconds',
+]);
+export type IdempotencySettings = SliceOf<typeof IDEMPOTENCY_SETTINGS>;
+
 /** Case notifications and HTTP callbacks (the SMTP password lives here only). */
 export const CASE_NOTIFICATION_SETTINGS = slice('CaseNotification', [
   'SmtpHost',
@@ -222,6 +229,7 @@ export const SETTINGS_SLICES: readonly SettingsSlice<SettingKey>[] = [
   SECOND_FACTOR_SETTINGS,
   SESSIONS_SETTINGS,
   ENGINE_SETTINGS,
+  IDEMPOTENCY_SETTINGS,
   CASE_NOTIFICATION_SETTINGS,
   CONSOLE_SETTINGS,
   GRID_SETTINGS,

@@ -20,6 +20,7 @@ import {
   CreateCaseWorkflowStatusDto,
   UpdateCaseWorkflowStatusDto,
 } from './dto/configuration.dto';
+import { Idempotent } from '@app/idempotency';
 const WORKFLOW = { permission: Permission.ReadWriteCaseWorkflow };
 
 @ApiTags('CaseWorkflowStatus')
@@ -50,6 +51,7 @@ export class CaseWorkflowStatusController {
   }
 
   @Post()
+  @Idempotent()
   @AdminAction('CaseWorkflowStatus', 'Create')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflowStatus', summary: 'Create a case workflow status' })

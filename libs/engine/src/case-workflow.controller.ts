@@ -14,6 +14,7 @@ import {
 } from '@app/common';
 import { WorkflowService } from './configuration/workflow.service';
 import { CaseWorkflowDto, CreateCaseWorkflowDto, UpdateCaseWorkflowDto } from './dto/configuration.dto';
+import { Idempotent } from '@app/idempotency';
 const WORKFLOW = { permission: Permission.ReadWriteCaseWorkflow };
 
 @ApiTags('CaseWorkflow')
@@ -38,6 +39,7 @@ export class CaseWorkflowController {
   }
 
   @Post()
+  @Idempotent()
   @AdminAction('CaseWorkflow', 'Create')
   @Authenticated(WORKFLOW)
   @ApiOperation({ operationId: 'createCaseWorkflow', summary: 'Create a case workflow' })

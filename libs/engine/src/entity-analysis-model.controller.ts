@@ -28,6 +28,7 @@ import {
   UpdateModelDto,
   UpdateRequestXPathDto,
 } from './dto/configuration.dto';
+import { Idempotent } from '@app/idempotency';
 
 const MODEL = { permission: Permission.ReadWriteModel };
 
@@ -53,6 +54,7 @@ export class EntityAnalysisModelController {
   }
 
   @Post()
+  @Idempotent()
   @AdminAction('EntityAnalysisModel', 'Create')
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createEntityAnalysisModel', summary: 'Create a model' })
@@ -111,6 +113,7 @@ export class EntityAnalysisModelController {
   }
 
   @Post(':guid/RequestXPath')
+  @Idempotent()
   @AdminAction('EntityAnalysisModelRequestXPath', 'Create', null)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createRequestXPath', summary: 'Add a request XPath to a model' })
@@ -175,6 +178,7 @@ export class EntityAnalysisModelController {
   }
 
   @Post(':guid/ActivationRule')
+  @Idempotent()
   @AdminAction('EntityAnalysisModelActivationRule', 'Create', null)
   @Authenticated(MODEL)
   @ApiOperation({ operationId: 'createActivationRule', summary: 'Add an activation rule to a model' })

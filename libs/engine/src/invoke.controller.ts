@@ -12,6 +12,7 @@ import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
 import { DEMO_INVOKE_EXAMPLE } from './demo/demo-model';
+import { Idempotent } from '@app/idempotency';
 
 const traceQuery = (trace?: string) => trace !== undefined && trace.toLowerCase() === 'true';
 
@@ -21,6 +22,7 @@ export class InvokeController {
   constructor(private readonly invoker: InvokeService) {}
 
   @Post(':guid')
+  @Idempotent()
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiBody({
@@ -60,6 +62,7 @@ export class InvokeController {
   }
 
   @Post(':guid/Reprocess/:entryGuid')
+  @Idempotent()
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
   @ApiQuery({ name: 'trace', required: false })

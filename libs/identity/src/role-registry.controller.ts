@@ -18,6 +18,7 @@ import {
 } from '@app/common';
 import { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';
 import { RoleService } from './role.service';
+import { Idempotent } from '@app/idempotency';
 
 @ApiTags('RoleRegistry')
 @Controller('api/RoleRegistry')
@@ -49,6 +50,7 @@ export class RoleRegistryController {
   }
 
   @Post()
+  @Idempotent()
   @AdminAction('RoleRegistry', 'Create')
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiOperation({ operationId: 'createRole', summary: 'Create a role' })

@@ -18,6 +18,7 @@ import {
 } from '@app/common';
 import { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
 import { TenantService } from './tenant.service';
+import { Idempotent } from '@app/idempotency';
 
 @ApiTags('TenantRegistry')
 @Controller('api/TenantRegistry')
@@ -41,6 +42,7 @@ export class TenantRegistryController {
   }
 
   @Post()
+  @Idempotent()
   @AdminAction('TenantRegistry', 'Create')
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiOperation({ operationId: 'createTenant', summary: 'Create a tenant' })

@@ -22,6 +22,7 @@ import {
 } from '@app/common';
 import { CreateUserDto, ResetPasswordDto, RoleChoiceDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserService } from './user.service';
+import { Idempotent } from '@app/idempotency';
 
 @ApiTags('UserRegistry')
 @Controller('api/UserRegistry')
@@ -99,6 +100,7 @@ export class UserRegistryController {
   }
 
   @Post(':guid/Deactivate')
+  @Idempotent()
   @AdminAction('UserRegistry', 'Deactivate')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
@@ -140,6 +142,7 @@ export class UserRegistryController {
   }
 
   @Post(':guid/Unlock')
+  @Idempotent()
   @AdminAction('UserRegistry', 'Unlock')
   @HttpCode(200)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })

@@ -13,6 +13,7 @@ import {
   Permission,
 } from '@app/common';
 import { SessionRevocationService } from './session-revocation.service';
+import { Idempotent } from '@app/idempotency';
 
 @ApiTags('UserRegistry')
 @Controller('api/UserRegistry')
@@ -21,6 +22,7 @@ export class RevokeTokensController {
 
   /** spec: Revoke Sessions — the caller's own tenant only; 204. */
   @Post('RevokeTokens/:id')
+  @Idempotent()
   @AdminAction('UserRegistry', 'RevokeSessions', 'id')
   @HttpCode(204)
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })

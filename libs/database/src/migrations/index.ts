@@ -14,6 +14,7 @@ import { AdminEventAggregates1763800012000 } from './1763800012000-admin-event-a
 import { PasswordLockExpiry1763800014000 } from './1763800014000-password-lock-expiry';
 import { UserNameSkeletons1763800015000 } from './1763800015000-user-name-skeletons';
 import { ArchiveRetention1763800016000 } from './1763800016000-archive-retention';
+import { IdempotencyRecords1763800017000 } from './1763800017000-idempotency-records';
 
 /** The ONE migration set, in order, for SQLite, PostgreSQL and SQL Server. Append only. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   PasswordLockExpiry1763800014000,
   UserNameSkeletons1763800015000,
   ArchiveRetention1763800016000,
+  IdempotencyRecords1763800017000,
 ];
