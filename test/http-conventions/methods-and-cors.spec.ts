@@ -116,7 +116,7 @@ describe('CORS for the listed origins', () => {
     expect(res.headers['access-control-allow-origin']).toBe(ADMIN_UI);
     expect(res.headers['access-control-allow-methods']).toBe('GET,HEAD,POST,PUT,DELETE');
     expect(res.headers['access-control-allow-headers']).toBe(
-      'Authorization,x-api-key,Content-Type,If-Match,If-None-Match,X-Request-Id',
+      'Authorization,x-api-key,Content-Type,If-Match,If-None-Match,X-Request-Id,Idempotency-Key',
     );
     expect(res.headers['access-control-max-age']).toBe('600');
     expect(res.headers['access-control-allow-credentials']).toBeUndefined();
@@ -145,7 +145,17 @@ describe('CORS for the listed origins', () => {
     expect(created.headers['access-control-allow-origin']).toBe(ADMIN_UI);
     const exposed = String(created.headers['access-control-expose-headers']).split(',');
     expect(exposed).toEqual(
-      expect.arrayContaining(['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'X-Total-Count', 'Link']),
+      expect.arrayContaining([
+        'ETag',
+        'Location',
+        'Retry-After',
+        'X-Request-Id',
+        'X-Total-Count',
+        'Link',
+        'Idempotent-Replayed',
+        'RateLimit-Policy',
+        'RateLimit',
+      ]),
     );
     expect(created.headers.etag).toBe('"1"');
     expect(created.headers.location).toMatch(/^\/api\/RoleRegistry\//);

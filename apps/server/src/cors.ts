@@ -8,6 +8,8 @@ const ALLOWED_HEADERS = [
   'If-Match',
   'If-None-Match',
   'X-Request-Id',
+  // a retry's key: the same answer, never a second run
+  'Idempotency-Key',
 ];
 
 /** What it may read of an answer besides the CORS-safelisted headers. */
@@ -21,6 +23,11 @@ export const EXPOSED_HEADERS = [
   // the list paging: the total and the next page
   'X-Total-Count',
   'Link',
+  // a replayed answer says so
+  'Idempotent-Replayed',
+  // the sign-in routes' quota (the IETF httpapi draft's fields)
+  'RateLimit-Policy',
+  'RateLimit',
 ];
 
 /**
