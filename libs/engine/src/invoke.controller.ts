@@ -1,13 +1,6 @@
 import { Body, Controller, HttpCode, Post, Query, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import {
-  Actor,
-  ApiProblemResponses,
-  Authenticated,
-  CurrentActor,
-  GuidParam,
-  Permission,
-} from '@app/common';
+import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
@@ -43,7 +36,7 @@ export class InvokeController {
     name: 'trace',
     required: false,
     schema: { type: 'string', enum: ['true', 'false'] },
-    description: 'true (any case) adds the trace points',
+    description: 'true adds the trace points',
   })
   @ApiOperation({ operationId: 'invokeEntityAnalysisModel', summary: 'Invoke a model with a JSON object' })
   @ApiOkResponse({ type: InvokeResponseDto })
@@ -60,7 +53,7 @@ export class InvokeController {
   @Post(':guid/Reprocess/:entryGuid')
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
-  @ApiQuery({ name: 'trace', required: false })
+  @ApiQuery({ name: 'trace', required: false, schema: { type: 'string', enum: ['true', 'false'] } })
   @ApiOperation({
     operationId: 'reprocessEntityAnalysisModelEntry',
     summary: 'Run an archived invocation through the model again',

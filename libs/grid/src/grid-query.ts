@@ -151,7 +151,11 @@ function parseBefore(q: RawQuery): GridQuery['before'] {
   const hasTime = timeRaw !== undefined && timeRaw !== '';
   const hasId = idRaw !== undefined && idRaw !== '';
   if (!hasTime) {
-    if (hasId) throw Problems.badParameter('beforeTime', 'beforeId needs beforeTime (the row’s time) too.');
+    if (hasId)
+      throw Problems.conflictingParameters(
+        ['beforeId', 'beforeTime'],
+        'beforeId needs beforeTime (the row’s time) too.',
+      );
     return null;
   }
   const time = parseInstant('beforeTime', timeRaw);
@@ -169,14 +173,18 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
   const from = fromRaw !== undefined ? parseInstant('from', fromRaw) : new Date(now - DEFAULT_WINDOW_MS);
   if (from.getTime() > to.getTime()) {
     // Name the parameter the caller sent: a defaulted one is not theirs to fix.
+    // Each is valid alone: together they contradict each other (422, docs/api-contract.md).
     if (fromRaw === undefined)
-      throw Problems.badParameter(
-        'to',
+      throw Problems.conflictingParameters(
+        ['to'],
         'to is earlier than the default from (one hour before now); give from as well.',
       );
     if (toRaw === undefined)
-      throw Problems.badParameter('from', 'from is later than the default to (now); give to as well.');
-    throw Problems.badParameter('from', 'from must not be after to.');
+      throw Problems.conflictingParameters(
+        ['from'],
+        'from is later than the default to (now); give to as well.',
+      );
+    throw Problems.conflictingParameters(['from', 'to'], 'from must not be after to.');
   }
 
   const filters = parseFilters(def, q);
