@@ -29,7 +29,7 @@ const problem = (q: Record<string, unknown>) => {
     parse(q);
   } catch (e) {
     if (e instanceof ProblemException)
-      return e.toProblem() as unknown as { status: number; errors: { field: string }[] };
+      return e.toProblem() as unknown as { status: number; errors: { field: string; code: string }[] };
     throw e;
   }
   throw new Error('expected a 400 problem');
@@ -107,17 +107,21 @@ describe('grid query parameters', () => {
     }
   });
 
-  it('an inverted window with one side defaulted names the parameter the caller sent', () => {
+  it('an inverted window with one side defaulted is a 422 naming the parameter the caller sent', () => {
     const onlyTo = problem({ to: '2026-11-22T09:00:00Z' });
-    expect(onlyTo.errors[0].field).toBe('to');
+    expect(onlyTo.status).toBe(422);
+    expect(onlyTo.errors).toEqual([expect.objectContaining({ field: 'to', code: 'conflicting_parameters' })]);
     expect(JSON.stringify(onlyTo)).toMatch(/give from as well/);
     expect(problem({ from: '2026-11-22T13:00:00Z' }).errors[0].field).toBe('from');
   });
 
-  it('refuses from after to', () => {
-    expect(problem({ from: '2026-11-22T11:00:00Z', to: '2026-11-22T10:00:00Z' }).errors[0].field).toBe(
-      'from',
-    );
+  it('from after to: each valid alone, together a 422 naming both (conflicting_parameters)', () => {
+    const p = problem({ from: '2026-11-22T11:00:00Z', to: '2026-11-22T10:00:00Z' });
+    expect(p.status).toBe(422);
+    expect(p.errors).toEqual([
+      expect.objectContaining({ field: 'from', code: 'conflicting_parameters' }),
+      expect.objectContaining({ field: 'to', code: 'conflicting_parameters' }),
+    ]);
   });
 
   it.each([
