@@ -44,13 +44,20 @@ export class ColumnStatisticsDto {
   histogram!: HistogramBucketDto[];
 }
 
-/** The next page of a grid's rows: its parameters, to send with the others unchanged. */
-export class GridNextDto {
-  @ApiProperty({ pattern: INSTANT_SOURCE, example: '2026-01-31T12:44:59.123Z', description: 'As beforeTime' })
-  beforeTime!: string;
-  @ApiProperty({ type: 'integer', minimum: 0, description: 'As beforeId' })
-  beforeId!: number;
-}
+/**
+ * The next page of a grid's rows: its parameters, to send with the others unchanged. Inline (an object or
+ * null), so a generated client types it `{ beforeTime, beforeId } | null` with no reference to resolve.
+ */
+const GRID_NEXT_SCHEMA: SchemaObject = {
+  type: 'object',
+  nullable: true,
+  required: ['beforeTime', 'beforeId'],
+  properties: {
+    beforeTime: { type: 'string', pattern: INSTANT_SOURCE, example: '2026-01-31T12:44:59.123Z' },
+    beforeId: { type: 'integer', minimum: 0 },
+  },
+  additionalProperties: false,
+};
 
 export class GridSampleDto {
   @ApiProperty({ minimum: 0, maximum: 100 }) percentage!: number;
@@ -131,8 +138,9 @@ export function gridModels(def: GridDefinition): GridModels {
     'sample',
   );
   ApiProperty({
-    type: GridNextDto,
-    nullable: true,
+    ...(GRID_NEXT_SCHEMA as object),
+    // `required` above lists the object's own members: the member itself is required all the same.
+    selfRequired: true,
     description:
       'The next page of rows (newest first only): send its beforeTime and beforeId with the other parameters unchanged (a sample: with sampleSeed). Null: no more rows, or another order (a sortField other than the time column descending). The page after a full one may be empty',
   })(response.prototype as object, 'next');
@@ -270,15 +278,7 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
       : []),
   ];
   return applyDecorators(
-    ApiExtraModels(
-      row,
-      statistics,
-      response,
-      ColumnStatisticsDto,
-      HistogramBucketDto,
-      GridSampleDto,
-      GridNextDto,
-    ),
+    ApiExtraModels(row, statistics, response, ColumnStatisticsDto, HistogramBucketDto, GridSampleDto),
     ...queries,
     ApiOkResponse({
       headers: {
