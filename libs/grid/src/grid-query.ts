@@ -50,14 +50,26 @@ function single(q: RawQuery, name: string): string | undefined {
 const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
+/** Month and day of every year (February up to the 28th); the 29th of February only in a leap year. */
+const MONTH_DAY =
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+
 /**
- * ISO 8601 date and time, with an offset (Z or ±hh:mm / ±hhmm) or without one (then UTC). A `+` left
- * unencoded in a query string arrives decoded as a space: ` hh:mm` is read as `+hh:mm`. Without flags, so the
- * OpenAPI document states it as the parameters' pattern.
+ * ISO 8601 date and time of a real calendar day (years 0001 to 9999), with an offset (Z or ±hh:mm / ±hhmm) or
+ * without one (then UTC). A `+` left unencoded in a query string arrives decoded as a space: ` hh:mm` is read
+ * as `+hh:mm`. Without flags, so the OpenAPI document states it as the parameters' pattern: what it matches
+ * is what parseInstant takes, but an offset that moves an instant of 0001-01-01 or 9999-12-31 past either end.
  */
 export const INSTANT_SOURCE =
-  '^\\s*([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?([Zz]|[+\\- ][0-9]{2}:?[0-9]{2})?\\s*$';
+  '^\\s*((?!0000)[0-9]{4}-' +
+  MONTH_DAY +
+  '|' +
+  LEAP_YEAR +
+  '-02-29)[Tt]([01][0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9])(?:\\.([0-9]{1,9}))?)?([Zz]|[+\\- ](?:[01][0-9]|2[0-3]):?[0-5][0-9])?\\s*$';
 const INSTANT = new RegExp(INSTANT_SOURCE);
+/** The parts of a matched instant: date, hours, minutes, seconds, fraction, offset. */
+const INSTANT_PARTS = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 
 export function parseInstant(name: string, raw: string): Date {
   const text = raw.trim();
@@ -68,7 +80,8 @@ export function parseInstant(name: string, raw: string): Date {
       `${name} must be an ISO 8601 date and time, e.g. 2026-01-31T13:45:00Z (no offset: UTC).`,
     );
   }
-  const [, y, mo, d, h, mi, s, , offset] = m;
+  const [, calendarDay, h, mi, s, , offset] = m;
+  const [, y, mo, d] = INSTANT_PARTS.exec(calendarDay) ?? [];
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
