@@ -140,7 +140,8 @@ export const MAX_LIST_SEARCH_LENGTH = 256;
 export function searchTerm(raw: unknown): string | null {
   if (raw === undefined || raw === '') return null;
   if (typeof raw !== 'string') throw Problems.badParameter('search', 'search must be text, given once.');
-  if (raw.length > MAX_LIST_SEARCH_LENGTH)
+  // In code points, as the document's maxLength counts.
+  if ([...raw].length > MAX_LIST_SEARCH_LENGTH)
     throw Problems.badParameter('search', `search must be at most ${MAX_LIST_SEARCH_LENGTH} characters.`);
   return raw.trim() === '' ? null : raw;
 }

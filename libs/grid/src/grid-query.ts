@@ -205,7 +205,8 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
   let search: string | null = null;
   const searchRaw = single(q, 'search');
   if (searchRaw !== undefined && searchRaw !== '' && def.searchColumns.length) {
-    if (searchRaw.length > MAX_SEARCH_LENGTH) {
+    // In code points, as the document's maxLength counts.
+    if ([...searchRaw].length > MAX_SEARCH_LENGTH) {
       throw Problems.badParameter('search', `search must be at most ${MAX_SEARCH_LENGTH} characters.`);
     }
     search = searchRaw;
