@@ -48,7 +48,13 @@ export class GridService {
 
   /** The whole answer in one piece, whatever its size (the unstreamed reference; the routes use `read`). */
   query(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<GridResponse> {
-    return this.engine.query(def, parseGridQuery(def, raw, this.clock.now()), scope);
+    return this.whole(def, parseGridQuery(def, raw, this.clock.now()), scope);
+  }
+
+  /** A read answered in one piece, with its next page (gridNext). */
+  private async whole(def: GridDefinition, q: GridQuery, scope: GridScope): Promise<GridResponse> {
+    const response = await this.engine.query(def, q, scope);
+    return { ...response, next: gridNext(def, q, pageOf(response)) };
   }
 
   /**
@@ -58,10 +64,7 @@ export class GridService {
    */
   async read(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<GridAnswer> {
     const parsed = parseGridQuery(def, raw, this.clock.now());
-    if (parsed.take <= LARGE_READ_ROWS) {
-      const response = await this.engine.query(def, parsed, scope);
-      return { response: { ...response, next: gridNext(def, parsed, pageOf(response)) } };
-    }
+    if (parsed.take <= LARGE_READ_ROWS) return { response: await this.whole(def, parsed, scope) };
     const q = seeded(parsed);
     const { session, release } = await this.largeRead();
     const timeout = this.settings.GridStatementTimeoutMilliseconds;
