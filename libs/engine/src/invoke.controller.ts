@@ -59,7 +59,10 @@ export class InvokeController {
     summary: 'Run an archived invocation through the model again',
   })
   @ApiOkResponse({ type: ReprocessResponseDto })
-  @ApiProblemResponses({ 409: 'The invocation is being reprocessed already (urn:problem-type:conflict)' })
+  @ApiProblemResponses({
+    409: 'The invocation is being reprocessed already (urn:problem-type:conflict)',
+    422: 'The model as it is now cannot read the archived request (urn:problem-type:unprocessable)',
+  })
   reprocess(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,
