@@ -8,19 +8,31 @@ import { signIn } from './support/auth';
 import { TEST_PROVIDERS } from './support/databases';
 import { startTestApp, TestApp } from './support/test-app';
 
-/** The page after `res`, from its Link header (rel="next"), or null. */
-function nextOf(res: request.Response): string | null {
-  const link = res.headers.link as string | undefined;
-  if (!link) return null;
-  const match = /^<([^>]+)>; rel="next"$/.exec(link);
-  if (!match) throw new Error(`unexpected Link: ${link}`);
-  return match[1];
+interface ListAnswer {
+  items: { guid: string; name: string }[];
+  total: number;
+  next: string | null;
+}
+
+/** The links of an answer's Link header by relation (RFC 8288), e.g. { first: '/api/…', next: '/api/…' }. */
+function linksOf(res: request.Response): Record<string, string> {
+  const link = (res.headers.link as string | undefined) ?? '';
+  return Object.fromEntries(
+    link
+      .split(', ')
+      .filter(Boolean)
+      .map((part) => {
+        const match = /^<([^>]+)>; rel="(\w+)"$/.exec(part);
+        if (!match) throw new Error(`unexpected Link: ${link}`);
+        return [match[2], match[1]];
+      }),
+  );
 }
 
 /**
- * Optional paging of the lists: `limit` and an opaque `cursor`,
- * the page as the plain array body, the total in X-Total-Count and the next page in Link. Without them the
- * lists answer exactly as before.
+ * One paging scheme for every list: always bounded (`limit`, 100 by default, at most 1 000), the page as
+ * `{ items, total, next }`, the next page's cursor in the body and in `Link` (with rel="first"), the cursor
+ * signed and bound to its list.
  */
 describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
   let t: TestApp;
@@ -41,64 +53,79 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
   });
   afterAll(() => t?.close());
 
-  /** Every page of `path` by following Link from a first page of `limit`. */
-  async function walk(path: string, limit: number) {
-    const pages: { body: unknown[]; total: string }[] = [];
-    let next: string | null = `${path}${path.includes('?') ? '&' : '?'}limit=${limit}`;
-    while (next) {
-      const res = await request(t.url).get(next).set(auth).expect(200);
-      pages.push({ body: res.body as unknown[], total: res.headers['x-total-count'] });
-      next = nextOf(res);
+  const get = (path: string, who = auth) => request(t.url).get(path).set(who).expect(200);
+
+  /** Every page of `path` by following the body's `next` from a first page of `limit`. */
+  async function walk(path: string, limit: number, who = auth) {
+    const pages: ListAnswer[] = [];
+    const sep = path.includes('?') ? '&' : '?';
+    let next: string | null = null;
+    do {
+      const res = await get(`${path}${sep}limit=${limit}${next ? `&cursor=${next}` : ''}`, who);
+      const body = res.body as ListAnswer;
+      pages.push(body);
+      // the same page stated in the headers: the total, the first page, and the next one when there is one
+      expect(res.headers['x-total-count']).toBe(String(body.total));
+      const links = linksOf(res);
+      expect(new URL(links.first, 'http://x').searchParams.get('cursor')).toBeNull();
+      expect(links.next && new URL(links.next, 'http://x').searchParams.get('cursor')).toBe(
+        body.next ?? undefined,
+      );
+      next = body.next;
       expect(pages.length).toBeLessThan(100);
-    }
+    } while (next);
     return pages;
   }
 
-  it('without paging parameters the answer is the whole array, with no paging headers (unknown ones ignored)', async () => {
-    const whole = await request(t.url).get('/api/UserRegistry').set(auth).expect(200);
-    expect(Array.isArray(whole.body)).toBe(true);
-    expect(whole.body).toHaveLength(24);
-    expect(whole.headers['x-total-count']).toBeUndefined();
-    expect(whole.headers.link).toBeUndefined();
-    const other = await request(t.url).get('/api/UserRegistry?foo=1').set(auth).expect(200);
-    expect(other.body).toEqual(whole.body);
+  it('without paging parameters a list is its first page of 100, with its total, next and links', async () => {
+    const res = await get('/api/UserRegistry');
+    const body = res.body as ListAnswer;
+    expect(Object.keys(body).sort()).toEqual(['items', 'next', 'total']);
+    expect(body.items).toHaveLength(24);
+    expect(body.total).toBe(24);
+    expect(body.next).toBeNull();
+    expect(linksOf(res)).toEqual({ first: '/api/UserRegistry?limit=100' });
+    expect(res.headers['x-total-count']).toBe('24');
   });
 
-  it('users: pages of 5 by Link reach every user once, in the whole list’s order, each with the total', async () => {
-    const whole = (await request(t.url).get('/api/UserRegistry').set(auth).expect(200)).body as {
-      guid: string;
-    }[];
+  it('users: pages of 5 by the body’s next reach every user once, in the first page’s order, each with the total', async () => {
+    const whole = (await get('/api/UserRegistry')).body as ListAnswer;
     const pages = await walk('/api/UserRegistry', 5);
-    expect(pages.map((p) => p.body.length)).toEqual([5, 5, 5, 5, 4]);
-    for (const p of pages) expect(p.total).toBe('24');
-    expect(pages.flatMap((p) => p.body)).toEqual(whole);
+    expect(pages.map((p) => p.items.length)).toEqual([5, 5, 5, 5, 4]);
+    for (const p of pages) expect(p.total).toBe(24);
+    expect(pages.flatMap((p) => p.items)).toEqual(whole.items);
     // a cursor alone pages by the default size
-    const first = await request(t.url).get('/api/UserRegistry?limit=1').set(auth).expect(200);
-    const byCursor = await request(t.url)
-      .get(nextOf(first)!.replace(/limit=1&/, ''))
-      .set(auth)
-      .expect(200);
-    expect(byCursor.body).toEqual(whole.slice(1));
-    expect(byCursor.headers.link).toBeUndefined();
+    const first = (await get('/api/UserRegistry?limit=1')).body as ListAnswer;
+    const byCursor = await get(`/api/UserRegistry?cursor=${first.next}`);
+    expect(byCursor.body.items).toEqual(whole.items.slice(1));
+    expect(byCursor.body.next).toBeNull();
+    expect(linksOf(byCursor)).toEqual({ first: '/api/UserRegistry?limit=100' });
+  });
+
+  it('a list is never answered whole: 1 000 items at most, 100 by default', async () => {
+    await request(t.url).get('/api/UserRegistry?limit=1000').set(auth).expect(200);
+    const res = await request(t.url).get('/api/UserRegistry?limit=1001').set(auth).expect(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ field: 'limit', code: 'out_of_range' })]);
+    const empty = await request(t.url).get('/api/UserRegistry?limit=').set(auth).expect(400);
+    expect(empty.body.errors).toEqual([expect.objectContaining({ field: 'limit', code: 'empty_value' })]);
   });
 
   it('users: search is case-insensitive on the normalised name, its wildcards literal, with or without paging', async () => {
     const expected = names.filter((n) => n.startsWith('Paged-ÉCOLE')).sort();
     const found = async (query: Record<string, string>) =>
-      (await request(t.url).get('/api/UserRegistry').query(query).set(auth).expect(200)).body as {
-        name: string;
-      }[];
+      ((await request(t.url).get('/api/UserRegistry').query(query).set(auth).expect(200)).body as ListAnswer)
+        .items;
     expect((await found({ search: 'é' + 'cole_' })).map((u) => u.name).sort()).toEqual(expected);
     expect((await found({ search: '%' })).map((u) => u.name).sort()).toEqual(expected);
     expect(await found({ search: 'no such user' })).toEqual([]);
     const pages = await walk(`/api/UserRegistry?search=${encodeURIComponent('ÉCOLE')}`, 2);
     expect(
       pages
-        .flatMap((p) => p.body as { name: string }[])
+        .flatMap((p) => p.items)
         .map((u) => u.name)
         .sort(),
     ).toEqual(expected);
-    for (const p of pages) expect(p.total).toBe(String(expected.length));
+    for (const p of pages) expect(p.total).toBe(expected.length);
     await request(t.url)
       .get('/api/UserRegistry')
       .query({ search: 'x'.repeat(257) })
@@ -127,17 +154,11 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
       ['/api/EntityAnalysisModel', auth],
       [`/api/UserRegistryApiKey?userRegistryGuid=${admin.guid}`, auth],
     ] as const) {
-      const whole = (await request(t.url).get(path).set(who).expect(200)).body as unknown[];
+      const whole = ((await get(path, who)).body as ListAnswer).items;
       expect([path, whole.length > 2]).toEqual([path, true]);
-      const pages: unknown[][] = [];
-      let next: string | null = `${path}${path.includes('?') ? '&' : '?'}limit=2`;
-      while (next) {
-        const res = await request(t.url).get(next).set(who).expect(200);
-        expect([path, res.headers['x-total-count']]).toEqual([path, String(whole.length)]);
-        pages.push(res.body as unknown[]);
-        next = nextOf(res);
-      }
-      expect([path, pages.flat()]).toEqual([path, whole]);
+      const pages = await walk(path, 2, who);
+      for (const p of pages) expect([path, p.total]).toEqual([path, whole.length]);
+      expect([path, pages.flatMap((p) => p.items)]).toEqual([path, whole]);
       expect(pages.length).toBe(Math.ceil(whole.length / 2));
     }
   });
@@ -162,10 +183,9 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
 
   it('a cursor is signed and bound to its list: altered, or given for another list, it is a 400', async () => {
     const cursorOf = async (path: string) => {
-      const res = await request(t.url).get(path).set(auth).expect(200);
-      const next = nextOf(res);
-      expect([path, next]).toEqual([path, expect.stringContaining('cursor=')]);
-      return new URL(next as string, 'http://x').searchParams.get('cursor') as string;
+      const next = ((await get(path)).body as ListAnswer).next;
+      expect([path, next]).toEqual([path, expect.any(String)]);
+      return next as string;
     };
     const users = await cursorOf('/api/UserRegistry?limit=2');
     const searched = await cursorOf('/api/UserRegistry?limit=2&search=paged');

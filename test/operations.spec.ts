@@ -51,6 +51,28 @@ describe.each(TEST_PROVIDERS)('operations on %s', (provider) => {
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.js|node_modules/);
   });
 
+  it('answers a bare JSON value (null, a number, a string, a boolean) with a 400 naming the body', async () => {
+    for (const body of ['null', '5', '"text"', 'true']) {
+      const res = await request(t.url)
+        .post('/api/UserRegistry')
+        .set('content-type', 'application/json')
+        .send(body);
+      expect([body, res.status]).toEqual([body, 400]);
+      expect(res.body).toMatchObject({
+        type: 'urn:problem-type:validation',
+        detail: expect.stringContaining('not a bare null, number, string or boolean'),
+        errors: [expect.objectContaining({ field: '$', code: 'invalid_value' })],
+      });
+    }
+    const malformed = await request(t.url)
+      .post('/api/UserRegistry')
+      .set('content-type', 'application/json')
+      .send('{"a":');
+    expect(malformed.body.errors).toEqual([
+      { field: '$', message: 'The request body is not valid JSON.', code: 'invalid_value' },
+    ]);
+  });
+
   it('answers a body over 1 MiB with a 413 problem', async () => {
     const res = await request(t.url)
       .post('/api/UserRegistry')

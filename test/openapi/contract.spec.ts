@@ -1,22 +1,19 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import ts from 'typescript';
 import { ApiKeyService } from '@app/api-keys';
 import { EXAMPLE_GUID } from '@app/common';
 import { startTestApp, TestApp } from '../support/test-app';
 import { SQLITE_AND_POSTGRES } from '../support/databases';
 import { landlordActor } from '../factories/identity.factory';
 import { createEngineModel } from '../factories/engine.factory';
+import { BIN, buildClientProgram, ROOT, run, workDir } from '../support/generated-client';
 import {
   OpenApiResponseChecker,
   type OpenApiDocument,
   type ResponseViolation,
 } from '../support/openapi-responses';
 
-const ROOT = join(__dirname, '..', '..');
-const BIN = join(ROOT, 'node_modules', '.bin');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'options', 'head', 'trace'];
 const PROBLEM_REF = '#/components/schemas/ProblemDto';
 
@@ -42,22 +39,6 @@ function operations(doc: Document): { key: string; method: string; path: string;
       .filter(([m]) => METHODS.includes(m))
       .map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op })),
   );
-}
-
-/** A folder under node_modules/.cache, so a program written there resolves this project's packages. */
-function workDir(prefix: string): string {
-  const base = join(ROOT, 'node_modules', '.cache');
-  spawnSync('mkdir', ['-p', base]);
-  return mkdtempSync(join(base, prefix));
-}
-
-function run(file: string, args: string[], env: NodeJS.ProcessEnv = {}) {
-  return spawnSync(file, args, {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', ...env },
-    maxBuffer: 64 * 1024 * 1024,
-  });
 }
 
 /** A program written against the generated client: a grid, Invoke, a create, If-Match twice, a 404. */
@@ -293,6 +274,7 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
       'sinceLastEntryMicroseconds',
     ]);
     expect(Object.keys(schemas.ArchiverWarningGrid.properties).sort()).toEqual([
+      'next',
       'rows',
       'sample',
       'statistics',
@@ -328,53 +310,11 @@ describe.each(SQLITE_AND_POSTGRES)('the OpenAPI document as served, on %s', (pro
   it('generates a typed client (openapi-typescript) that type-checks and calls a grid, Invoke and an admin route with If-Match (openapi-fetch)', async () => {
     const landlord = await landlordActor(t.app);
     const { model } = await createEngineModel(t.app, landlord);
-    const types = run(process.execPath, [
-      join(BIN, '..', 'openapi-typescript', 'bin', 'cli.js'),
-      join(dir, 'openapi.json'),
-      '-o',
-      join(dir, 'schema.ts'),
-    ]);
-    expect(types.status).toBe(0);
-    writeFileSync(join(dir, 'client.ts'), GENERATED_CLIENT_PROGRAM);
-    writeFileSync(
-      join(dir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          strict: true,
-          noEmit: true,
-          target: 'es2022',
-          module: 'commonjs',
-          moduleResolution: 'node10',
-          lib: ['es2022', 'dom'],
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          skipLibCheck: true,
-        },
-        files: ['client.ts', 'schema.ts'],
-      }),
-    );
-    const tsc = run(process.execPath, [
-      join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      join(dir, 'tsconfig.json'),
-    ]);
-    expect(tsc.stdout + tsc.stderr).toBe('');
-    expect(tsc.status).toBe(0);
-
-    // The program runs against the service of this test, compiled as tsc would (CommonJS), in this process:
-    // its server answers from this event loop.
-    const js = ts.transpileModule(readFileSync(join(dir, 'client.ts'), 'utf8'), {
-      compilerOptions: {
-        module: ts.ModuleKind.CommonJS,
-        target: ts.ScriptTarget.ES2022,
-        esModuleInterop: true,
-      },
-    }).outputText;
-    writeFileSync(join(dir, 'client.js'), js);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const program = require(join(dir, 'client.js')) as {
+    const { typeErrors, program } = buildClientProgram<{
       main(env: { baseUrl: string; apiKey: string; modelGuid: string }): Promise<object>;
-    };
+    }>(dir, GENERATED_CLIENT_PROGRAM);
+    expect(typeErrors).toBe('');
+    if (!program) throw new Error('the client program was not built');
     const out = await program.main({ baseUrl: t.url, apiKey, modelGuid: model.guid });
     expect(out).toMatchObject({
       depthCount: expect.any(Number),

@@ -13,6 +13,7 @@ import { startTestApp, TestApp } from '../support/test-app';
 
 interface Operation {
   operationId: string;
+  responses?: Record<string, { content?: Record<string, unknown> }>;
   parameters?: { name: string; in: string; required?: boolean; schema: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   security?: Record<string, unknown>[];
@@ -33,12 +34,39 @@ interface WriteOperation {
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 12);
 
 /** fast-check's assert, its failure naming the operation. */
-async function assertFor(key: string, property: fc.IAsyncProperty<[Record<string, string>, unknown]>) {
+async function assertFor<T extends unknown[]>(key: string, property: fc.IAsyncProperty<T>) {
   try {
     await fc.assert(property, { numRuns: RUNS, endOnFailure: true });
   } catch (err) {
     throw new Error(`${key}: ${err instanceof Error ? err.message : String(err)}`);
   }
+}
+
+interface QueryOperation {
+  key: string;
+  method: 'get' | 'post' | 'put' | 'delete' | 'patch';
+  path: string;
+  op: Operation;
+}
+
+/** The fixture a parameter of a path names (a random GUID where none fits): a record that is there to read. */
+function pathValueOf(path: string, name: string, fx: WriteRouteFixtures): string {
+  const known: Record<string, string> = {
+    userRegistryGuid: fx.user.guid,
+    xpathGuid: fx.xpathGuid,
+    ruleGuid: fx.ruleGuid,
+    entryGuid: fx.entryGuid,
+  };
+  const byPrefix: [RegExp, string][] = [
+    [/^\/api\/TenantRegistry\//, fx.tenantGuid],
+    [/^\/api\/RoleRegistry\//, fx.roleGuid],
+    [/^\/api\/UserRegistry\//, fx.user.guid],
+    [/^\/api\/(EntityAnalysisModel|Invoke\/EntityAnalysisModel)\//, fx.modelGuid],
+    [/^\/api\/CaseWorkflow\//, fx.workflowGuid],
+    [/^\/api\/CaseWorkflowStatus\//, fx.statusGuid],
+  ];
+  if (known[name]) return known[name];
+  return (name === 'guid' && byPrefix.find(([re]) => re.test(path))?.[1]) || fc.sample(fc.uuid(), 1)[0];
 }
 
 /**
@@ -219,6 +247,95 @@ describe.each(SQLITE_AND_POSTGRES)(
               accepted.push(`${w.key} ${JSON.stringify(b).slice(0, 300)} → ${res.status}`);
           }),
         );
+      }
+      expect(accepted).toEqual([]);
+    });
+
+    /** Every operation that takes query parameters or is a GET (event streams aside: they never end). */
+    const queryOperations = (): QueryOperation[] =>
+      Object.entries(doc.paths).flatMap(([path, item]) =>
+        (['get', 'post', 'put', 'delete', 'patch'] as const)
+          .filter((m) => item[m] !== undefined)
+          .map((method) => ({ key: `${method.toUpperCase()} ${path}`, method, path, op: item[method] }))
+          .filter(
+            ({ method, op }) =>
+              !op.responses?.['200']?.content?.['text/event-stream'] &&
+              (method === 'get' || (op.parameters ?? []).some((p) => p.in === 'query')),
+          ),
+      );
+
+    /** A query value as a client writes it, judged as the document judges a query parameter (types coerced). */
+    const queryAjv = new Ajv({ strict: false, coerceTypes: true, validateFormats: true });
+    addFormats(queryAjv);
+    const queryValid = (schema: Schema, value: string) =>
+      queryAjv.validate({ type: 'object', properties: { v: schema } }, { v: value });
+
+    const sendQuery = (q: QueryOperation, query: [string, string][]) => {
+      const path = q.path.replace(/\{(\w+)\}/g, (_m, n: string) =>
+        encodeURIComponent(pathValueOf(q.path, n, fx)),
+      );
+      const search = new URLSearchParams(query).toString();
+      let r = request(t.url)[q.method](`${path}${search ? `?${search}` : ''}`);
+      if (q.op.security?.length) r = r.auth(callerToken, { type: 'bearer' });
+      return q.op.requestBody ? r.set('Content-Type', 'application/json').send('{}') : r;
+    };
+
+    it('never refuses with 400 a query the document says is valid', async () => {
+      const refused: string[] = [];
+      for (const q of queryOperations()) {
+        // `cursor` is opaque and signed: only a value the service answered is valid (its description).
+        const declared = (q.op.parameters ?? []).filter((p) => p.in === 'query' && p.name !== 'cursor');
+        const values = fc
+          .record(
+            Object.fromEntries(
+              declared.map((p) => [
+                p.name,
+                arbitraryOf(p.schema, resolve)
+                  .map((v) => String(v))
+                  .filter((v) => queryValid(p.schema, v)),
+              ]),
+            ),
+            { requiredKeys: declared.filter((p) => p.required).map((p) => p.name) },
+          )
+          .map((v) =>
+            Object.fromEntries(
+              Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'),
+            ),
+          );
+        await assertFor(
+          q.key,
+          fc.asyncProperty(values, async (v) => {
+            const res = await sendQuery(q, Object.entries(v));
+            if (res.status === 400 || res.status >= 500)
+              refused.push(`${q.key} ${JSON.stringify(v)} → ${res.status} ${JSON.stringify(res.body)}`);
+          }),
+        );
+      }
+      expect(refused).toEqual([]);
+    });
+
+    it('refuses with 400, naming it and saying why, each query parameter the document says is invalid', async () => {
+      const accepted: string[] = [];
+      for (const q of queryOperations()) {
+        const declared = (q.op.parameters ?? []).filter((p) => p.in === 'query');
+        const required = declared.filter((p) => p.required);
+        const base = required.map((p): [string, string] => [p.name, pathValueOf('', 'userRegistryGuid', fx)]);
+        const tries: [string, string, string][] = [['notAParameter', '1', 'unknown_parameter']];
+        for (const p of declared) {
+          tries.push([p.name, '', 'empty_value']);
+          for (const odd of oddValuesFor(p.schema)) {
+            const text = typeof odd === 'object' && odd !== null ? JSON.stringify(odd) : String(odd);
+            if (text !== '' && !queryValid(p.schema, text)) tries.push([p.name, text, '']);
+          }
+        }
+        for (const [name, value, code] of tries) {
+          const res = await sendQuery(q, [...base.filter(([n]) => n !== name), [name, value]]);
+          const error = (res.body as { errors?: { field: string; code: string }[] }).errors?.[0];
+          if (res.status !== 400 || error?.field !== name || (code && error.code !== code))
+            accepted.push(
+              `${q.key} ${name}=${JSON.stringify(value)} → ${res.status} ${JSON.stringify(error)}`,
+            );
+        }
       }
       expect(accepted).toEqual([]);
     });

@@ -9,6 +9,8 @@ import {
   Lifecycle,
   ProblemFilter,
   RequestInputGuard,
+  RequestInputRules,
+  declaredQueries,
   ignoreUntrustedForwardedHeaders,
   listCursorKey,
   LIST_CURSOR_KEY,
@@ -112,6 +114,8 @@ export function configureApp(app: NestExpressApplication, settings: Settings): v
   checkJsonReply(app.getHttpAdapter().getInstance());
   // After the credential guard (APP_GUARD, applied when the app was created).
   app.useGlobalGuards(app.get(RequestInputGuard));
+  // Strict parameters: each operation's query string is held to what the served document declares.
+  app.get(RequestInputRules).useDocument(() => declaredQueries(createOpenApiDocument(app)));
   app.useGlobalPipes(createValidationPipe());
   setUpSwagger(app);
 }

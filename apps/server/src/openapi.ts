@@ -124,6 +124,27 @@ function declareConditionalGet(op: Operation): void {
     };
 }
 
+/**
+ * Strict parameters: a query parameter given with no value is refused (empty_value), so every text
+ * parameter states it: `minLength` at least 1 (a GUID, an instant or an enum says it already).
+ */
+function refuseEmptyQueryValues(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths))
+    for (const method of METHODS)
+      for (const p of item[method]?.parameters ?? []) {
+        if (!('in' in p) || p.in !== 'query' || !p.schema || '$ref' in p.schema) continue;
+        const schema = p.schema;
+        if (
+          schema.type === 'string' &&
+          !schema.enum &&
+          !schema.pattern &&
+          !schema.format &&
+          !schema.minLength
+        )
+          schema.minLength = 1;
+      }
+}
+
 /** The OpenAPI document of the application: served at /swagger/json, and the console's typed client. */
 export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const builder = new DocumentBuilder()
@@ -159,6 +180,7 @@ export function createOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   applyRequestRules(document, app);
   declareIdempotency(document);
+  refuseEmptyQueryValues(document);
   addCrossCuttingAnswers(document);
   addOperationDescriptions(
     Object.values(document.paths).flatMap((item) => METHODS.flatMap((m) => (item[m] ? [item[m]] : []))),

@@ -10,6 +10,7 @@ import {
   CurrentActor,
   GuidParam,
   Paged,
+  type ListPage,
   type PagedList,
   Permission,
 } from '@app/common';
@@ -44,7 +45,7 @@ export class ApiKeyController {
     @CurrentActor() actor: Actor,
     @Query() query: ListApiKeysQuery,
     @Paged() paged: PagedList,
-  ): Promise<ApiKeyDto[]> {
+  ): Promise<ListPage<ApiKeyDto>> {
     return paged.answer(this.keys.list(actor, query.userRegistryGuid, paged.request));
   }
 

@@ -23,6 +23,7 @@ export * from './guid';
 export * from './media-type';
 export * from './request-input';
 export * from './request-input.guard';
+export * from './query-parameters';
 export * from './row-versions';
 export * from './record-answers.interceptor';
 export * from './validation-schema';

@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, type ExecutionContext, type Type } from '@nestjs/common';
-import { ApiOkResponse, ApiQuery } from '@nestjs/swagger';
+import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { answerWithHashedETag, HASHED_ETAG_HEADER } from './conditional-get';
 import { Problems } from './problem';
 
 /** A page asked for: at most `limit` rows whose id is above `after` (0: from the first), in id order. */
@@ -109,26 +110,25 @@ function decodeCursor(cursor: string, binding: CursorBinding | null): number {
 }
 
 /**
- * The paging a list request asked for, or null: neither `limit` nor `cursor` given, the list is answered
- * whole, exactly as without paging. `limit` is a whole number from 1 to MAX_PAGE_LIMIT; a cursor without a
- * limit pages by DEFAULT_PAGE_LIMIT; a cursor must be one encodeCursor made for this list (`binding`; none:
- * every cursor is refused). Anything else is a 400 naming the parameter.
+ * The page a list request asks for: `limit` a whole number from 1 to MAX_PAGE_LIMIT (absent: DEFAULT_PAGE_LIMIT),
+ * from the `cursor` encodeCursor made for this list (`binding`; none: every cursor is refused), or from the
+ * first item. Every list is bounded: there is no "whole list" answer. Anything else is a 400 naming the
+ * parameter (the strict parameters refused an empty one before).
  */
 export function pageRequest(
   limit: unknown,
   cursor: unknown,
   binding: CursorBinding | null = null,
-): PageRequest | null {
+): PageRequest {
   const hasLimit = limit !== undefined && limit !== '';
   const hasCursor = cursor !== undefined && cursor !== '';
-  if (!hasLimit && !hasCursor) return null;
   let n = DEFAULT_PAGE_LIMIT;
   if (hasLimit) {
     if (typeof limit !== 'string' || !/^\s*\d{1,7}\s*$/.test(limit))
       throw Problems.badParameter('limit', 'limit must be a whole number.');
     n = Number(limit);
     if (n < 1 || n > MAX_PAGE_LIMIT)
-      throw Problems.badParameter('limit', `limit must be from 1 to ${MAX_PAGE_LIMIT}.`);
+      throw Problems.badParameter('limit', `limit must be from 1 to ${MAX_PAGE_LIMIT}.`, 'out_of_range');
   }
   if (hasCursor && typeof cursor !== 'string') throw Problems.badParameter('cursor', 'cursor must be text.');
   return { limit: n, after: hasCursor ? decodeCursor(cursor, binding) : 0 };
@@ -141,7 +141,8 @@ export const MAX_LIST_SEARCH_LENGTH = 256;
 export function searchTerm(raw: unknown): string | null {
   if (raw === undefined || raw === '') return null;
   if (typeof raw !== 'string') throw Problems.badParameter('search', 'search must be text, given once.');
-  if (raw.length > MAX_LIST_SEARCH_LENGTH)
+  // In code points, as the document's maxLength counts.
+  if ([...raw].length > MAX_LIST_SEARCH_LENGTH)
     throw Problems.badParameter('search', `search must be at most ${MAX_LIST_SEARCH_LENGTH} characters.`);
   return raw.trim() === '' ? null : raw;
 }
@@ -164,36 +165,50 @@ interface HeaderSink {
   setHeader(name: string, value: string): unknown;
 }
 
+/** A list's answer: one page of its items, the whole list's total, and the cursor of the next page. */
+export interface ListPage<T> {
+  items: T[];
+  total: number;
+  /** The `cursor` of the next page of the same list; null on the last page. */
+  next: string | null;
+}
+
 /**
- * States a page in the answer's headers, its body staying the plain array of items: the list's total in
- * X-Total-Count, and, when there is more, the next page in `Link: <…>; rel="next"` (RFC 8288), the
- * request's own path and parameters with the next cursor.
+ * A page as the list's answer: `{ items, total, next }` (the next page's cursor, null on the last), with the
+ * same in headers for clients that follow links: X-Total-Count, and `Link` (RFC 8288) holding the first page
+ * (rel="first") and, when there is more, the next (rel="next"): the request's own path and parameters with
+ * the limit and the cursor.
  */
 function answerPage<T>(
   page: Page<T>,
-  paging: PageRequest | null,
+  paging: PageRequest,
   req: RequestUrl,
   res: HeaderSink,
   binding: CursorBinding | null,
-): T[] {
-  // Not paged: the whole list, exactly the answer it always was.
-  if (paging === null) return page.items;
+): ListPage<T> {
   res.setHeader(TOTAL_COUNT_HEADER, String(page.total));
+  // the page's JSON text, hashed, is its ETag (If-None-Match, 304)
+  answerWithHashedETag(res);
+  const url = new URL(req.originalUrl, 'http://service.invalid');
+  url.searchParams.set('limit', String(paging.limit));
+  url.searchParams.delete('cursor');
+  const links = [`<${url.pathname}${url.search}>; rel="first"`];
+  let next: string | null = null;
   if (page.nextAfter !== null) {
     if (binding === null) throw new Error('No list cursor key: useHttpMiddleware sets it');
-    const url = new URL(req.originalUrl, 'http://service.invalid');
-    url.searchParams.set('limit', String(paging.limit));
-    url.searchParams.set('cursor', encodeCursor(page.nextAfter, binding));
-    res.setHeader('Link', `<${url.pathname}${url.search}>; rel="next"`);
+    next = encodeCursor(page.nextAfter, binding);
+    url.searchParams.set('cursor', next);
+    links.push(`<${url.pathname}${url.search}>; rel="next"`);
   }
-  return page.items;
+  res.setHeader('Link', links.join(', '));
+  return { items: page.items, total: page.total, next };
 }
 
-/** A list route's paging: what was asked for (null: the whole list), and the answer that states it. */
+/** A list route's paging: the page asked for, and the answer that states it. */
 export interface PagedList {
-  readonly request: PageRequest | null;
-  /** The page's items as the body, its total and next page in the headers when the request paged. */
-  answer<T>(page: Promise<Page<T>>): Promise<T[]>;
+  readonly request: PageRequest;
+  /** The page as the list's answer ({ items, total, next }), its total and links in the headers too. */
+  answer<T>(page: Promise<Page<T>>): Promise<ListPage<T>>;
 }
 
 /**
@@ -210,37 +225,66 @@ export const Paged = createParamDecorator((_data: unknown, ctx: ExecutionContext
   return { request, answer: async (page) => answerPage(await page, request, req, res, binding) };
 });
 
+/** `<Item>Page`: the schema of a list's answer, one per item class (named after it, without "Dto"). */
+const pageModels = new Map<Type<unknown>, Type<unknown>>();
+function pageModel(item: Type<unknown>): Type<unknown> {
+  const known = pageModels.get(item);
+  if (known) return known;
+  const model = class {};
+  Object.defineProperty(model, 'name', { value: `${item.name.replace(/Dto$/, '')}Page` });
+  ApiProperty({ type: [item], description: 'This page’s items, in the order of creation' })(
+    model.prototype,
+    'items',
+  );
+  ApiProperty({ type: 'integer', minimum: 0, description: 'How many items the whole list holds' })(
+    model.prototype,
+    'total',
+  );
+  ApiProperty({
+    type: String,
+    nullable: true,
+    pattern: CURSOR_PATTERN,
+    description: 'The next page: pass it as `cursor` with the same other parameters; null on the last page',
+  })(model.prototype, 'next');
+  pageModels.set(item, model);
+  return model;
+}
+
 /**
- * Documents a list that pages on request: its answer (the array of `item`), the optional `limit` and
- * `cursor`, and the headers a paged answer carries. Without the parameters the list is answered whole.
+ * Documents a list: its answer (`{ items, total, next }` of `item`), `limit` and `cursor`, and the headers
+ * that state the page again for clients that follow links.
  */
 export function ApiPaged(item: Type<unknown>, description?: string) {
+  const page = pageModel(item);
   return applyDecorators(
+    ApiExtraModels(page),
     ApiQuery({
       name: 'limit',
       required: false,
-      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT },
-      description: `Pages the list: at most this many items, in the order of creation. Absent (and no cursor): the whole list, with no paging headers. With a cursor but no limit: ${DEFAULT_PAGE_LIMIT}`,
+      schema: { type: 'integer', minimum: 1, maximum: MAX_PAGE_LIMIT, default: DEFAULT_PAGE_LIMIT },
+      description: `At most this many items, in the order of creation (default ${DEFAULT_PAGE_LIMIT}); every list is paged`,
     }),
     ApiQuery({
       name: 'cursor',
       required: false,
       schema: { type: 'string', pattern: CURSOR_PATTERN },
       description:
-        'Opaque and signed: the next page, exactly as given in the previous page’s Link header (rel="next") of the same list; any other value is a 400',
+        'Opaque and signed: the next page, exactly as the previous page’s `next` gave it, for the same list (the same path and other parameters); any other value is a 400. Absent: the first page',
     }),
     ApiOkResponse({
-      type: [item],
+      type: page,
       ...(description ? { description } : {}),
       headers: {
         [TOTAL_COUNT_HEADER]: {
-          description: 'Paged answers only: how many items the whole list holds',
+          description: 'How many items the whole list holds (as `total`)',
           schema: { type: 'integer', minimum: 0 },
         },
         Link: {
-          description: 'Paged answers with more to come: <the next page>; rel="next" (RFC 8288)',
+          description:
+            '<the first page>; rel="first", and with more to come <the next page>; rel="next" (RFC 8288)',
           schema: { type: 'string' },
         },
+        ETag: HASHED_ETAG_HEADER,
       },
     }),
   );

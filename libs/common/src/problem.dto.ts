@@ -7,7 +7,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { HeadersObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { PROBLEM_CONTENT_TYPE } from './problem';
+import { FIELD_ERROR_CODES, PROBLEM_CONTENT_TYPE } from './problem';
 import { BEARER_CHALLENGE } from './problem.filter';
 
 /**
@@ -45,6 +45,16 @@ export class ProblemFieldErrorDto {
   })
   field!: string;
   @ApiProperty({ example: 'name must be shorter than or equal to 256 characters' }) message!: string;
+  @ApiProperty({
+    enum: Object.keys(FIELD_ERROR_CODES),
+    description: `What is wrong, for a program (stable; \`message\` is for a person): ${Object.entries(
+      FIELD_ERROR_CODES,
+    )
+      .map(([code, meaning]) => `\`${code}\` (${meaning})`)
+      .join('; ')}`,
+    example: 'out_of_range',
+  })
+  code!: string;
 }
 
 /**

@@ -2,7 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { takeBeforeAnswer } from './answer-hook';
 import { isDatabaseUnavailable } from './database-errors';
-import { PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException, ProblemType } from './problem';
+import { PROBLEM_CONTENT_TYPE, ProblemDetails, ProblemException, Problems, ProblemType } from './problem';
 
 const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -41,6 +41,30 @@ interface BodyParserError {
   type?: unknown;
   status?: unknown;
   statusCode?: unknown;
+  /** The text that did not parse (body-parser keeps it on a parse error). */
+  body?: unknown;
+}
+
+/**
+ * A body that is JSON but not an object or an array (`null`, `5`, `"text"`, `true`): the strict parser refuses it
+ * as it refuses malformed JSON, but it is valid JSON, so the answer says what is wrong with it, naming `$`.
+ */
+function bareJsonValue(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value === null || typeof value !== 'object';
+  } catch {
+    return false;
+  }
+}
+
+/** The 400 of a body that does not parse as JSON, or parses as a bare value: `errors` names the body (`$`). */
+function unparsedBody(bp: BodyParserError): ProblemException {
+  const message = bareJsonValue(bp.body)
+    ? 'The request body must be a JSON object (or an array where the route takes one), not a bare null, number, string or boolean.'
+    : 'The request body is not valid JSON.';
+  return Problems.validation(message, [{ field: '$', message, code: 'invalid_value' }]);
 }
 
 /**
@@ -70,12 +94,11 @@ export function bodyParserProblem(error: unknown, fromParser = false): ProblemEx
   ) {
     return undefined;
   }
+  if (bp.type === 'entity.parse.failed' && status === 400) return unparsedBody(bp);
   const detail =
     bp.type === 'entity.too.large'
       ? 'The request body is larger than allowed.'
-      : bp.type === 'entity.parse.failed'
-        ? 'The request body is not valid JSON.'
-        : 'The request body could not be read.';
+      : 'The request body could not be read.';
   return new ProblemException(status, STATUS_TITLES[status] ?? 'Bad Request', detail);
 }
 

@@ -24,6 +24,38 @@ export const ProblemType = {
   unavailable: 'urn:problem-type:service-unavailable',
 } as const;
 
+/**
+ * The machine-readable `code` of each entry of a problem's `errors` (stable: clients branch on it, never on
+ * the English `message`), with what it means. The document lists them on ProblemFieldError.
+ */
+export const FIELD_ERROR_CODES = {
+  unknown_parameter: 'a query parameter the operation does not declare',
+  empty_value: 'a query parameter given with no value (`?limit=`)',
+  repeated_parameter: 'a query parameter given more than once',
+  not_in_enum: 'a value outside the parameter’s or member’s allowed values',
+  out_of_range: 'a number past its minimum or maximum, a text or list past its length bounds',
+  invalid_value: 'a value of the wrong type or form (not a whole number, not a GUID, not its pattern …)',
+  unknown_member: 'a body member the operation does not declare',
+  missing: 'a required member or parameter left out',
+  conflicting_parameters: 'valid alone, but contradicts another parameter (422)',
+  unprocessable: 'valid by the document, but names no visible record or breaks a configured rule (422)',
+} as const;
+export type FieldErrorCode = keyof typeof FIELD_ERROR_CODES;
+
+/** One entry of a problem's `errors`. */
+export interface ProblemFieldError {
+  field: string;
+  message: string;
+  code?: FieldErrorCode;
+}
+
+/** Every entry of `errors` with its code: the given one, else the status's own (400: invalid, 422: unprocessable). */
+function withCodes(errors: unknown, status: number): unknown {
+  if (!Array.isArray(errors)) return errors;
+  const fallback: FieldErrorCode = status === 422 ? 'unprocessable' : 'invalid_value';
+  return errors.map((e: ProblemFieldError) => (e.code ? e : { ...e, code: fallback }));
+}
+
 /** An HTTP error answered as a problem document. `extensions` become extra members of the body. */
 export class ProblemException extends HttpException {
   constructor(
@@ -38,11 +70,13 @@ export class ProblemException extends HttpException {
   }
 
   toProblem(instance?: string): ProblemDetails {
+    const status = this.getStatus();
     return {
       ...this.extensions,
+      ...('errors' in this.extensions ? { errors: withCodes(this.extensions.errors, status) } : {}),
       type: this.problemType,
       title: this.problemTitle,
-      status: this.getStatus(),
+      status,
       ...(this.problemDetail ? { detail: this.problemDetail } : {}),
       ...(instance ? { instance } : {}),
     };
@@ -55,18 +89,18 @@ export class ProblemException extends HttpException {
  * (e.g. sign-in records a refused request as an attempt, not a refused new password).
  */
 export class RequestRefusal extends ProblemException {
-  constructor(detail: string, errors: { field: string; message: string }[]) {
+  constructor(detail: string, errors: ProblemFieldError[]) {
     super(HttpStatus.BAD_REQUEST, 'The request is not valid', detail, ProblemType.validation, { errors });
   }
 
   /** One refused field (a member's path, a query or path parameter, `$` for the body itself). */
-  static field(field: string, message: string): RequestRefusal {
-    return new RequestRefusal(message, [{ field, message }]);
+  static field(field: string, message: string, code?: FieldErrorCode): RequestRefusal {
+    return new RequestRefusal(message, [{ field, message, ...(code ? { code } : {}) }]);
   }
 }
 
 export const Problems = {
-  validation: (detail: string, errors?: { field: string; message: string }[]) =>
+  validation: (detail: string, errors?: ProblemFieldError[]) =>
     new ProblemException(
       HttpStatus.BAD_REQUEST,
       'The request is not valid',
@@ -74,10 +108,19 @@ export const Problems = {
       ProblemType.validation,
       errors ? { errors } : {},
     ),
-  badParameter: (parameter: string, detail: string) =>
+  badParameter: (parameter: string, detail: string, code: FieldErrorCode = 'invalid_value') =>
     new ProblemException(HttpStatus.BAD_REQUEST, 'The request is not valid', detail, ProblemType.validation, {
-      errors: [{ field: parameter, message: detail }],
+      errors: [{ field: parameter, message: detail, code }],
     }),
+  /**
+   * 422: each parameter is valid by the document, but together they contradict each other (`to` before
+   * `from`, `beforeId` without `beforeTime`): every parameter involved named, code conflicting_parameters.
+   */
+  conflictingParameters: (parameters: string[], detail: string) =>
+    Problems.unprocessableFields(
+      detail,
+      parameters.map((field) => ({ field, message: detail, code: 'conflicting_parameters' as const })),
+    ),
   /**
    * 422: the request is valid by the OpenAPI document (its schema), but names a record that does not exist or
    * is not visible, contradicts another field or the record's state, or breaks a configured rule (the password
@@ -85,7 +128,7 @@ export const Problems = {
    */
   unprocessable: (field: string, detail: string) =>
     Problems.unprocessableFields(detail, [{ field, message: detail }]),
-  unprocessableFields: (detail: string, errors: { field: string; message: string }[]) =>
+  unprocessableFields: (detail: string, errors: ProblemFieldError[]) =>
     new ProblemException(
       HttpStatus.UNPROCESSABLE_ENTITY,
       'The request cannot be processed',

@@ -12,7 +12,11 @@ import {
 } from './request-input';
 import { carriesOtherThanJson } from './media-type';
 import { RequestRefusal } from './problem';
+import { checkDeclaredQuery, type DeclaredQueries } from './query-parameters';
 import { perRoute } from './route-memo';
+
+/** Where @nestjs/swagger keeps a route's @ApiOperation (its operationId names it in the document). */
+const API_OPERATION = 'swagger/apiOperation';
 
 const RAW_INPUT = 'raw-input';
 const LATE_INPUT_CHECK = 'late-input-check';
@@ -44,6 +48,8 @@ interface RouteInput {
   takesBody: boolean;
   /** The query parameters the handler reads: all of them (`@Query()`), or these names. */
   query: 'all' | string[];
+  /** The route's operation in the served document (null: not in it, e.g. the console's pages). */
+  operationId: string | null;
 }
 
 /**
@@ -74,7 +80,9 @@ export class RequestInputRules {
         query = typeof arg.data === 'string' ? [...query, arg.data] : 'all';
     }
     const targets = [handler, controller];
+    const operation = Reflect.getMetadata(API_OPERATION, handler) as { operationId?: unknown } | undefined;
     return {
+      operationId: typeof operation?.operationId === 'string' ? operation.operationId : null,
       raw: this.reflector.getAllAndOverride<boolean | undefined>(RAW_INPUT, targets) ?? false,
       late: this.reflector.getAllAndOverride<boolean | undefined>(LATE_INPUT_CHECK, targets) ?? false,
       takesBody,
@@ -82,7 +90,26 @@ export class RequestInputRules {
     };
   });
 
+  /** The served document's query parameters, read the first time a request needs them (useDocument). */
+  private declared: DeclaredQueries | null = null;
+  private loadDeclared: (() => DeclaredQueries) | null = null;
+
   constructor(private readonly reflector: Reflector) {}
+
+  /**
+   * Holds every operation's query string to the parameters the served document declares for it (strict
+   * parameters: checkDeclaredQuery). Without it (a bare test module) only the rules below apply.
+   */
+  useDocument(load: () => DeclaredQueries): void {
+    this.loadDeclared = load;
+    this.declared = null;
+  }
+
+  private declaredOf(operationId: string | null) {
+    if (operationId === null || this.loadDeclared === null) return undefined;
+    this.declared ??= this.loadDeclared();
+    return this.declared.get(operationId);
+  }
 
   isLate(context: ExecutionContext): boolean {
     return this.route(context).late;
@@ -104,14 +131,16 @@ export class RequestInputRules {
       const first = Object.keys(body)[0];
       if (first !== undefined) throw unexpectedBodyMember(first);
     }
-    if (route.query.length === 0) return;
     const mark = request.url.indexOf('?');
     if (mark < 0) return;
     const query = request.query as Record<string, unknown>;
-    const names = route.query === 'all' ? Object.keys(query) : route.query;
+    const declared = this.declaredOf(route.operationId);
+    if (declared === undefined && route.query.length === 0) return;
+    const names = route.query === 'all' || declared ? Object.keys(query) : route.query;
     const undecodable = undecodableQueryParameter(request.url.slice(mark + 1));
-    if (undecodable !== undefined && (route.query === 'all' || names.includes(undecodable)))
+    if (undecodable !== undefined && (route.query === 'all' || declared || names.includes(undecodable)))
       throw RequestRefusal.field(undecodable, `${undecodable} is not valid percent-encoded UTF-8.`);
+    if (declared) checkDeclaredQuery(declared, query, request.url.slice(mark + 1));
     const read: Record<string, unknown> = {};
     for (const name of names) {
       const value = query[name];

@@ -157,7 +157,7 @@ describe('validation problems name each field by its path', () => {
     expect(fields).toEqual(['statuses[2].name', 'statuses[3].extra']);
   });
 
-  it('each field once, its failed rules joined, the path in the message', () => {
+  it('each field once, its failed rules joined, the path in the message, the first rule’s code', () => {
     const errors = fieldErrors([
       {
         property: 'statuses',
@@ -180,8 +180,9 @@ describe('validation problems name each field by its path', () => {
       {
         field: 'statuses[0].name',
         message: 'statuses[0].name must be a string; statuses[0].name is too long',
+        code: 'invalid_value',
       },
-      { field: 'colour', message: 'property colour should not exist' },
+      { field: 'colour', message: 'property colour should not exist', code: 'unknown_member' },
     ]);
   });
 });

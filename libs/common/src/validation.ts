@@ -10,7 +10,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { GUID_PATTERN, GUID_SOURCE } from './guid';
-import { RequestRefusal } from './problem';
+import { type FieldErrorCode, RequestRefusal } from './problem';
 
 /**
  * THE way a DTO says a field may be left out (house style: optional means "may be absent"). An absent field
@@ -220,6 +220,28 @@ export interface FieldError {
   /** The field's path in the request: `name`, `statuses[2].name`. */
   field: string;
   message: string;
+  code: FieldErrorCode;
+}
+
+/** class-validator's rules by the code they answer; any other rule: invalid_value. */
+const CONSTRAINT_CODES: Readonly<Record<string, FieldErrorCode>> = {
+  whitelistValidation: 'unknown_member',
+  isDefined: 'missing',
+  isNotEmpty: 'missing',
+  isIn: 'not_in_enum',
+  isEnum: 'not_in_enum',
+  min: 'out_of_range',
+  max: 'out_of_range',
+  minLength: 'out_of_range',
+  maxLength: 'out_of_range',
+  arrayMinSize: 'out_of_range',
+  arrayMaxSize: 'out_of_range',
+};
+
+/** The code of a refused field: its first failed rule's (the same order as its messages). */
+function constraintCode(constraints: Record<string, string>): FieldErrorCode {
+  const first = Object.keys(constraints)[0];
+  return (first !== undefined ? CONSTRAINT_CODES[first] : undefined) ?? 'invalid_value';
 }
 
 /**
@@ -240,7 +262,8 @@ export function fieldErrors(errors: readonly ValidationError[], parentPath = '')
         ? `${path}${message.slice(error.property.length)}`
         : message,
     );
-    if (messages.length) out.push({ field: path, message: messages.join('; ') });
+    if (messages.length)
+      out.push({ field: path, message: messages.join('; '), code: constraintCode(error.constraints ?? {}) });
     if (error.children?.length) out.push(...fieldErrors(error.children, path));
   }
   return out;

@@ -10,6 +10,7 @@ import {
   CreatedAnswer,
   GuidParam,
   Paged,
+  type ListPage,
   type PagedList,
   type IfMatch,
   IfMatchHeader,
@@ -41,7 +42,7 @@ export class EntityAnalysisModelController {
   @Authenticated(MODEL)
   @ApiPaged(ModelDto)
   @ApiOperation({ operationId: 'listEntityAnalysisModels', summary: 'List the models of the tenant' })
-  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ModelDto[]> {
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ListPage<ModelDto>> {
     return paged.answer(this.models.list(actor, paged.request));
   }
 

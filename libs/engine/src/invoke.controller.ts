@@ -1,13 +1,6 @@
 import { Body, Controller, HttpCode, Post, Query, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import {
-  Actor,
-  ApiProblemResponses,
-  Authenticated,
-  CurrentActor,
-  GuidParam,
-  Permission,
-} from '@app/common';
+import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';
@@ -47,7 +40,7 @@ export class InvokeController {
     name: 'trace',
     required: false,
     schema: { type: 'string', enum: ['true', 'false'] },
-    description: 'true (any case) adds the trace points',
+    description: 'true adds the trace points',
   })
   @ApiOperation({ operationId: 'invokeEntityAnalysisModel', summary: 'Invoke a model with a JSON object' })
   @ApiOkResponse({ type: InvokeResponseDto })
@@ -65,13 +58,16 @@ export class InvokeController {
   @Idempotent()
   @HttpCode(200)
   @Authenticated({ permission: Permission.Invoke, maintainCookie: false })
-  @ApiQuery({ name: 'trace', required: false })
+  @ApiQuery({ name: 'trace', required: false, schema: { type: 'string', enum: ['true', 'false'] } })
   @ApiOperation({
     operationId: 'reprocessEntityAnalysisModelEntry',
     summary: 'Run an archived invocation through the model again',
   })
   @ApiOkResponse({ type: ReprocessResponseDto })
-  @ApiProblemResponses({ 409: 'The invocation is being reprocessed already (urn:problem-type:conflict)' })
+  @ApiProblemResponses({
+    409: 'The invocation is being reprocessed already (urn:problem-type:conflict)',
+    422: 'The model as it is now cannot read the archived request (urn:problem-type:unprocessable)',
+  })
   reprocess(
     @CurrentActor() actor: Actor,
     @GuidParam() guid: string,

@@ -3,6 +3,7 @@ import type { DataSource } from 'typeorm';
 import { dialectFor, likePattern, Params, SqlDialect, textOf, ValueQuery, ValuePieces } from './dialects';
 import type { GridDefinition } from './grid-definition';
 import type { GridQuery, QueryFilter } from './grid-query';
+import type { GridNext } from './grid-next';
 import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
 import { ColumnStatistics, typedStatistics } from './statistics';
 import { seriesAnswer, seriesOrigin, seriesStatement, seriesWidth, type SeriesResponse } from './grid-series';
@@ -43,6 +44,8 @@ export interface GridResponse {
   statistics: Record<string, ColumnStatistics>;
   /** Present when the request sampled: the percentage and the seed used, to repeat the same sample. */
   sample?: { percentage: number; seed: number };
+  /** Routes' answers (GridService.read): the next page's beforeTime and beforeId, or null (gridNext). */
+  next?: GridNext | null;
 }
 
 /** Extra equality conditions a caller's visibility adds (audit grids: the caller's tenant). */

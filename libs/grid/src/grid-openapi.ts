@@ -9,7 +9,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { GUID_SOURCE, HASHED_ETAG_HEADER } from '@app/common';
+import { ApiProblemResponses, GUID_SOURCE, HASHED_ETAG_HEADER } from '@app/common';
 import type { ColumnKind, GridDefinition } from './grid-definition';
 import { DEFAULT_TAKE, INSTANT_SOURCE, MAX_SEARCH_LENGTH, MAX_TAKE } from './grid-query';
 import { SAMPLE_SEED_MAX } from './sampling';
@@ -43,6 +43,21 @@ export class ColumnStatisticsDto {
   })
   histogram!: HistogramBucketDto[];
 }
+
+/**
+ * The next page of a grid's rows: its parameters, to send with the others unchanged. Inline (an object or
+ * null), so a generated client types it `{ beforeTime, beforeId } | null` with no reference to resolve.
+ */
+const GRID_NEXT_SCHEMA: SchemaObject = {
+  type: 'object',
+  nullable: true,
+  required: ['beforeTime', 'beforeId'],
+  properties: {
+    beforeTime: { type: 'string', pattern: INSTANT_SOURCE, example: '2026-01-31T12:44:59.123Z' },
+    beforeId: { type: 'integer', minimum: 0 },
+  },
+  additionalProperties: false,
+};
 
 export class GridSampleDto {
   @ApiProperty({ minimum: 0, maximum: 100 }) percentage!: number;
@@ -122,6 +137,13 @@ export function gridModels(def: GridDefinition): GridModels {
     response.prototype as object,
     'sample',
   );
+  ApiProperty({
+    ...(GRID_NEXT_SCHEMA as object),
+    // `required` above lists the object's own members: the member itself is required all the same.
+    selfRequired: true,
+    description:
+      'The next page of rows (newest first only): send its beforeTime and beforeId with the other parameters unchanged (a sample: with sampleSeed). Null: no more rows, or another order (a sortField other than the time column descending). The page after a full one may be empty',
+  })(response.prototype as object, 'next');
   const made = { row, statistics, response };
   models.set(def.name, made);
   return made;
@@ -145,9 +167,12 @@ export function windowQueries(def: GridDefinition) {
       name: 'to',
       required: false,
       schema: { type: 'string', pattern: INSTANT_SOURCE, example: '2026-01-31T13:45:00Z' },
-      description: `Upper bound on ${time} (ISO 8601; no offset: UTC; a real instant from 0001 to 9999, not before from). Default: now, whatever from is`,
+      description: `Upper bound on ${time} (ISO 8601; no offset: UTC; a real instant from 0001 to 9999). Default: now, whatever from is. Before from (given or defaulted): a 422 (conflicting_parameters)`,
     }),
     ...filterQueries(def),
+    ApiProblemResponses({
+      422: 'Parameters valid alone contradict each other (urn:problem-type:unprocessable, code conflicting_parameters): to before from; beforeId without beforeTime',
+    }),
     ...(def.searchColumns.length
       ? [
           ApiQuery({
@@ -192,7 +217,7 @@ function pagingQueries(time: string) {
       required: false,
       schema: { type: 'integer', minimum: 0 },
       description:
-        'With beforeTime: the id of the last row shown (rows at that time with a lower id follow it)',
+        'With beforeTime: the id of the last row shown (rows at that time with a lower id follow it). Without beforeTime: 422 naming both (conflicting_parameters)',
     }),
   ];
 }
@@ -256,15 +281,20 @@ export function ApiGrid(def: GridDefinition, options: { csv?: boolean } = {}) {
     ApiExtraModels(row, statistics, response, ColumnStatisticsDto, HistogramBucketDto, GridSampleDto),
     ...queries,
     ApiOkResponse({
-      description: options.csv
-        ? '{ rows, total, statistics }, or the CSV export'
-        : '{ rows, total, statistics }',
       headers: {
+        Link: {
+          description:
+            'A whole (not streamed) answer with a next page: <this request with next’s beforeTime and beforeId>; rel="next" (RFC 8288)',
+          schema: { type: 'string' },
+        },
         ETag: {
           ...HASHED_ETAG_HEADER,
           description: `${HASHED_ETAG_HEADER.description}. JSON answers of at most ${LARGE_READ_ROWS} rows only: a large read is streamed without one, and the CSV export has none`,
         },
       },
+      description: options.csv
+        ? '{ rows, total, statistics, next }, or the CSV export'
+        : '{ rows, total, statistics, next }',
       content: {
         'application/json': { schema: { $ref: getSchemaPath(response) } },
         ...(options.csv

@@ -87,7 +87,7 @@ describe.each(SQLITE_AND_POSTGRES)('grid paging and series on %s', (provider) =>
     );
   });
 
-  it('beforeTime alone bounds by time; beforeId without beforeTime is a 400 naming beforeTime', async () => {
+  it('beforeTime alone bounds by time; beforeId without beforeTime is a 422 naming both', async () => {
     await insert(ds, rowsOver(50, 1));
     const cut = new Date(BASE - 300_000).toISOString();
     const r = await engine.query(def, q({ take: '1000', beforeTime: cut }));
@@ -98,9 +98,14 @@ describe.each(SQLITE_AND_POSTGRES)('grid paging and series on %s', (provider) =>
     try {
       q({ beforeId: '3' });
     } catch (err) {
-      expect((err as ProblemException).toProblem('/x').errors).toEqual([
-        { field: 'beforeTime', message: expect.stringContaining('beforeId needs beforeTime') },
-      ]);
+      expect((err as ProblemException).getStatus()).toBe(422);
+      expect((err as ProblemException).toProblem('/x').errors).toEqual(
+        ['beforeId', 'beforeTime'].map((field) => ({
+          field,
+          message: expect.stringContaining('beforeId needs beforeTime'),
+          code: 'conflicting_parameters',
+        })),
+      );
     }
     expect(() => q({ beforeTime: 'yesterday' })).toThrow(ProblemException);
     expect(() => q({ beforeTime: cut, beforeId: '-1' })).toThrow(ProblemException);

@@ -50,14 +50,26 @@ function single(q: RawQuery, name: string): string | undefined {
 const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00.000Z');
 const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 
+/** Month and day of every year (February up to the 28th); the 29th of February only in a leap year. */
+const MONTH_DAY =
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))';
+const LEAP_YEAR = '(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+
 /**
- * ISO 8601 date and time, with an offset (Z or ±hh:mm / ±hhmm) or without one (then UTC). A `+` left
- * unencoded in a query string arrives decoded as a space: ` hh:mm` is read as `+hh:mm`. Without flags, so the
- * OpenAPI document states it as the parameters' pattern.
+ * ISO 8601 date and time of a real calendar day (years 0001 to 9999), with an offset (Z or ±hh:mm / ±hhmm) or
+ * without one (then UTC). A `+` left unencoded in a query string arrives decoded as a space: ` hh:mm` is read
+ * as `+hh:mm`. Without flags, so the OpenAPI document states it as the parameters' pattern: what it matches
+ * is what parseInstant takes, but an offset that moves an instant of 0001-01-01 or 9999-12-31 past either end.
  */
 export const INSTANT_SOURCE =
-  '^\\s*([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(?:\\.([0-9]{1,9}))?)?([Zz]|[+\\- ][0-9]{2}:?[0-9]{2})?\\s*$';
+  '^\\s*((?!0000)[0-9]{4}-' +
+  MONTH_DAY +
+  '|' +
+  LEAP_YEAR +
+  '-02-29)[Tt]([01][0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9])(?:\\.([0-9]{1,9}))?)?([Zz]|[+\\- ](?:[01][0-9]|2[0-3]):?[0-5][0-9])?\\s*$';
 const INSTANT = new RegExp(INSTANT_SOURCE);
+/** The parts of a matched instant: date, hours, minutes, seconds, fraction, offset. */
+const INSTANT_PARTS = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 
 export function parseInstant(name: string, raw: string): Date {
   const text = raw.trim();
@@ -68,7 +80,8 @@ export function parseInstant(name: string, raw: string): Date {
       `${name} must be an ISO 8601 date and time, e.g. 2026-01-31T13:45:00Z (no offset: UTC).`,
     );
   }
-  const [, y, mo, d, h, mi, s, , offset] = m;
+  const [, calendarDay, h, mi, s, , offset] = m;
+  const [, y, mo, d] = INSTANT_PARTS.exec(calendarDay) ?? [];
   const year = Number(y);
   const month = Number(mo);
   const day = Number(d);
@@ -151,7 +164,11 @@ function parseBefore(q: RawQuery): GridQuery['before'] {
   const hasTime = timeRaw !== undefined && timeRaw !== '';
   const hasId = idRaw !== undefined && idRaw !== '';
   if (!hasTime) {
-    if (hasId) throw Problems.badParameter('beforeTime', 'beforeId needs beforeTime (the row’s time) too.');
+    if (hasId)
+      throw Problems.conflictingParameters(
+        ['beforeId', 'beforeTime'],
+        'beforeId needs beforeTime (the row’s time) too.',
+      );
     return null;
   }
   const time = parseInstant('beforeTime', timeRaw);
@@ -169,14 +186,18 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
   const from = fromRaw !== undefined ? parseInstant('from', fromRaw) : new Date(now - DEFAULT_WINDOW_MS);
   if (from.getTime() > to.getTime()) {
     // Name the parameter the caller sent: a defaulted one is not theirs to fix.
+    // Each is valid alone: together they contradict each other (422, docs/api-contract.md).
     if (fromRaw === undefined)
-      throw Problems.badParameter(
-        'to',
+      throw Problems.conflictingParameters(
+        ['to'],
         'to is earlier than the default from (one hour before now); give from as well.',
       );
     if (toRaw === undefined)
-      throw Problems.badParameter('from', 'from is later than the default to (now); give to as well.');
-    throw Problems.badParameter('from', 'from must not be after to.');
+      throw Problems.conflictingParameters(
+        ['from'],
+        'from is later than the default to (now); give to as well.',
+      );
+    throw Problems.conflictingParameters(['from', 'to'], 'from must not be after to.');
   }
 
   const filters = parseFilters(def, q);
@@ -184,7 +205,8 @@ export function parseGridQuery(def: GridDefinition, q: RawQuery, now: number): G
   let search: string | null = null;
   const searchRaw = single(q, 'search');
   if (searchRaw !== undefined && searchRaw !== '' && def.searchColumns.length) {
-    if (searchRaw.length > MAX_SEARCH_LENGTH) {
+    // In code points, as the document's maxLength counts.
+    if ([...searchRaw].length > MAX_SEARCH_LENGTH) {
       throw Problems.badParameter('search', `search must be at most ${MAX_SEARCH_LENGTH} characters.`);
     }
     search = searchRaw;

@@ -3,6 +3,7 @@ import { Problems } from '@app/common';
 import type { GridDefinition } from './grid-definition';
 import type { GridEngine, GridHead, GridResponse, GridScope, GridSession } from './grid-engine';
 import type { GridQuery } from './grid-query';
+import { gridNext, type GridNext } from './grid-next';
 import type { Release } from './large-reads';
 
 /**
@@ -98,12 +99,13 @@ export function timeoutProblem(error: unknown, timeoutMs: number): unknown {
   );
 }
 
-/** The text after the rows: `],"total":…,"statistics":…[,"sample":…]}`, as JSON.stringify writes the whole. */
-function tailOf(head: GridHead): string {
+/** The text after the rows: `],"total":…,"statistics":…[,"sample":…],"next":…}`, as JSON.stringify writes the whole. */
+function tailOf(head: GridHead, next: GridNext | null): string {
   const rest = JSON.stringify({
     total: head.total,
     statistics: head.statistics,
     ...(head.sample ? { sample: head.sample } : {}),
+    next,
   });
   return `],${rest.slice(1)}`;
 }
@@ -143,14 +145,21 @@ export async function streamedAnswer(
   async function* chunks(): AsyncGenerator<string> {
     try {
       const batches = engine.rowBatches(def, q, scope, seed, q.take, session.query);
+      // The last row and the count, for the next page (the rows themselves are not kept).
+      let last: Row | undefined;
+      let count = 0;
       const rows = batchText(
         batches,
         '{"rows":[',
-        (row, first) => (first ? '' : ',') + JSON.stringify(row),
+        (row, first) => {
+          last = row;
+          count++;
+          return (first ? '' : ',') + JSON.stringify(row);
+        },
         pace,
       );
       yield* rows;
-      yield tailOf(head);
+      yield tailOf(head, gridNext(def, q, { last, count, total: head.total }));
     } catch (err) {
       throw timeoutProblem(err, timeoutMs);
     } finally {

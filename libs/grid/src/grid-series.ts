@@ -6,6 +6,8 @@ import type { GridQuery } from './grid-query';
 /** Buckets a series answer holds at most, and by default (about one per 6 px of a wide chart). */
 export const MAX_SERIES_BUCKETS = 1_000;
 export const DEFAULT_SERIES_BUCKETS = 200;
+/** 0001-01-01T00:00:00Z: the earliest instant every database stores (SQL Server's datetime2). */
+const EARLIEST_STORED = Date.parse('0001-01-01T00:00:00.000Z');
 
 /** Bucket widths a series uses: the smallest that keeps the window within the buckets asked for. */
 const SECOND = 1_000;
@@ -158,5 +160,7 @@ export function seriesAnswer(
 
 /** The first bucket's start: `from` rounded down to a multiple of the width since the epoch. */
 export function seriesOrigin(from: Date, width: number): Date {
-  return new Date(Math.floor(from.getTime() / width) * width);
+  const aligned = Math.floor(from.getTime() / width) * width;
+  // A window of centuries from near year 1 would align before what the databases store: start at from.
+  return new Date(aligned < EARLIEST_STORED ? from.getTime() : aligned);
 }

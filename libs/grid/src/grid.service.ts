@@ -9,10 +9,14 @@ import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type C
 import type { GridDefinition } from './grid-definition';
 import { GridEngine, GridResponse, GridScope, STATISTICS_CAP } from './grid-engine';
 import { GridQuery, MAX_TAKE, parseGridQuery } from './grid-query';
+import { gridNext } from './grid-next';
 import { batchText, GridAnswer, streamedAnswer, timeoutProblem } from './grid-reads';
 import { LARGE_READ_ROWS, LargeReadLimit, type Release } from './large-reads';
 import { parseBuckets, parseMeasure, type SeriesResponse } from './grid-series';
 import { SAMPLE_SEED_MAX } from './sampling';
+
+/** What gridNext needs of a whole answer. */
+const pageOf = (r: GridResponse) => ({ last: r.rows.at(-1), count: r.rows.length, total: r.total });
 
 /** The sample a request draws: its seed, or one drawn now, so that every statement of a read sees one sample. */
 function seeded(q: GridQuery): GridQuery {
@@ -44,7 +48,13 @@ export class GridService {
 
   /** The whole answer in one piece, whatever its size (the unstreamed reference; the routes use `read`). */
   query(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<GridResponse> {
-    return this.engine.query(def, parseGridQuery(def, raw, this.clock.now()), scope);
+    return this.whole(def, parseGridQuery(def, raw, this.clock.now()), scope);
+  }
+
+  /** A read answered in one piece, with its next page (gridNext). */
+  private async whole(def: GridDefinition, q: GridQuery, scope: GridScope): Promise<GridResponse> {
+    const response = await this.engine.query(def, q, scope);
+    return { ...response, next: gridNext(def, q, pageOf(response)) };
   }
 
   /**
@@ -54,7 +64,7 @@ export class GridService {
    */
   async read(def: GridDefinition, raw: Record<string, unknown>, scope: GridScope = []): Promise<GridAnswer> {
     const parsed = parseGridQuery(def, raw, this.clock.now());
-    if (parsed.take <= LARGE_READ_ROWS) return { response: await this.engine.query(def, parsed, scope) };
+    if (parsed.take <= LARGE_READ_ROWS) return { response: await this.whole(def, parsed, scope) };
     const q = seeded(parsed);
     const { session, release } = await this.largeRead();
     const timeout = this.settings.GridStatementTimeoutMilliseconds;

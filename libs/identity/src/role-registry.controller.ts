@@ -12,6 +12,7 @@ import {
   type IfMatch,
   IfMatchHeader,
   Paged,
+  type ListPage,
   type PagedList,
   Permission,
   RecordAnswer,
@@ -37,7 +38,7 @@ export class RoleRegistryController {
   @Authenticated({ permission: Permission.ReadWriteSecurityRole })
   @ApiPaged(RoleDto)
   @ApiOperation({ operationId: 'listRoles', summary: 'List the roles of the tenant' })
-  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<RoleDto[]> {
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ListPage<RoleDto>> {
     return paged.answer(this.roles.list(actor, paged.request));
   }
 

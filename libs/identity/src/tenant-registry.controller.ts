@@ -12,6 +12,7 @@ import {
   type IfMatch,
   IfMatchHeader,
   Paged,
+  type ListPage,
   type PagedList,
   Permission,
   RecordAnswer,
@@ -29,7 +30,7 @@ export class TenantRegistryController {
   @Authenticated({ permission: Permission.ReadWriteTenant, landlordOnly: true })
   @ApiPaged(TenantDto)
   @ApiOperation({ operationId: 'listTenants', summary: 'List the tenants' })
-  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<TenantDto[]> {
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ListPage<TenantDto>> {
     return paged.answer(this.tenants.list(actor, paged.request));
   }
 

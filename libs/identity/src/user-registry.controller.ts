@@ -15,6 +15,7 @@ import {
   IfMatchHeader,
   MAX_LIST_SEARCH_LENGTH,
   Paged,
+  type ListPage,
   type PagedList,
   Permission,
   RecordAnswer,
@@ -44,7 +45,7 @@ export class UserRegistryController {
     @CurrentActor() actor: Actor,
     @Paged() paged: PagedList,
     @Query('search') search: unknown,
-  ): Promise<UserDto[]> {
+  ): Promise<ListPage<UserDto>> {
     return paged.answer(this.users.list(actor, paged.request, searchTerm(search)));
   }
 

@@ -31,11 +31,13 @@ export function GridPage() {
 function refusal(error: unknown): string {
   if (error instanceof ApiError && error.status === 403)
     return 'Not permitted: your account may not read this grid. Ask an administrator if you need it.';
-  if (error instanceof ApiError && error.status === 400) {
-    const field = error.problem?.errors?.[0]?.field;
+  // 400: a parameter the document refuses; 422: parameters valid alone that contradict each other.
+  if (error instanceof ApiError && (error.status === 400 || error.status === 422)) {
+    const fields = (error.problem?.errors ?? []).map((e) => e.field);
     const message =
       error.problem?.errors?.[0]?.message ?? error.problem?.detail ?? 'The request was not valid.';
-    return field ? `The parameter ${field} was refused: ${message}` : message;
+    if (fields.length > 1) return `The parameters ${fields.join(' and ')} were refused: ${message}`;
+    return fields.length ? `The parameter ${fields[0]} was refused: ${message}` : message;
   }
   return describeError(error);
 }

@@ -12,18 +12,27 @@ export type RoleChoice = Schemas['RoleChoiceDto'];
 /** Users a page of the Users list holds. */
 export const USERS_PAGE = 50;
 
-/** One page of a list: its items, the whole list's total (X-Total-Count) and the next page's cursor (Link). */
+/** One page of a list as the service answers it: its items, the whole list's total, the next page's cursor. */
 export interface ListPage<T> {
   items: T[];
   total: number;
   next: string | null;
 }
 
-/** The cursor of the next page, from `Link: <…?cursor=…>; rel="next"`. */
-function nextCursor(response: Response): string | null {
-  const link = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('Link') ?? '');
-  return link ? new URL(link[1], window.location.origin).searchParams.get('cursor') : null;
+/** Every item of a list, page after page by each page's `next` (the lists are bounded: 1 000 a page at most). */
+async function everyItem<T>(page: (cursor: string | undefined) => Promise<ListPage<T>>): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const answer = await page(cursor);
+    items.push(...answer.items);
+    cursor = answer.next ?? undefined;
+  } while (cursor !== undefined);
+  return items;
 }
+
+/** Items a page of the whole-list reads asks for (the most a list gives). */
+const WHOLE_LIST_PAGE = 1000;
 
 /** Every query of the users the caller may administer (its tenant's; every tenant's for the landlord). */
 export const USERS_KEY = ['security', 'users'] as const;
@@ -34,12 +43,7 @@ export const usersPageQuery = (search: string, cursor: string | null) =>
     queryKey: [...USERS_KEY, 'page', search, cursor],
     queryFn: async (): Promise<ListPage<User>> => {
       const query = { limit: USERS_PAGE, ...(search ? { search } : {}), ...(cursor ? { cursor } : {}) };
-      const { data, response } = await unwrap(api.GET('/api/UserRegistry', { params: { query } }));
-      return {
-        items: data,
-        total: Number(response.headers.get('X-Total-Count') ?? data.length),
-        next: nextCursor(response),
-      };
+      return (await unwrap(api.GET('/api/UserRegistry', { params: { query } }))).data;
     },
   });
 
@@ -59,7 +63,15 @@ export const userQuery = (guid: string) =>
 
 export const rolesQuery = queryOptions({
   queryKey: ['security', 'roles'],
-  queryFn: async (): Promise<Role[]> => (await unwrap(api.GET('/api/RoleRegistry'))).data,
+  queryFn: (): Promise<Role[]> =>
+    everyItem(
+      async (cursor) =>
+        (
+          await unwrap(
+            api.GET('/api/RoleRegistry', { params: { query: { limit: WHOLE_LIST_PAGE, cursor } } }),
+          )
+        ).data,
+    ),
 });
 
 export const permissionsQuery = queryOptions({
@@ -71,16 +83,29 @@ export const permissionsQuery = queryOptions({
 
 export const tenantsQuery = queryOptions({
   queryKey: ['security', 'tenants'],
-  queryFn: async (): Promise<Tenant[]> => (await unwrap(api.GET('/api/TenantRegistry'))).data,
+  queryFn: (): Promise<Tenant[]> =>
+    everyItem(
+      async (cursor) =>
+        (
+          await unwrap(
+            api.GET('/api/TenantRegistry', { params: { query: { limit: WHOLE_LIST_PAGE, cursor } } }),
+          )
+        ).data,
+    ),
 });
 
 export const apiKeysQuery = (userGuid: string) =>
   queryOptions({
     queryKey: ['security', 'api-keys', userGuid],
-    queryFn: async (): Promise<ApiKey[]> =>
-      (
-        await unwrap(
-          api.GET('/api/UserRegistryApiKey', { params: { query: { userRegistryGuid: userGuid } } }),
-        )
-      ).data,
+    queryFn: (): Promise<ApiKey[]> =>
+      everyItem(
+        async (cursor) =>
+          (
+            await unwrap(
+              api.GET('/api/UserRegistryApiKey', {
+                params: { query: { userRegistryGuid: userGuid, limit: WHOLE_LIST_PAGE, cursor } },
+              }),
+            )
+          ).data,
+      ),
   });
