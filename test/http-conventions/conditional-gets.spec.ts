@@ -63,7 +63,10 @@ describe.each(TEST_PROVIDERS)('conditional GETs, on %s', (provider) => {
     'a list (%s): a hashed weak ETag, 304 while the list is the same, 200 with a new ETag once it changes',
     async (path) => {
       const first = await get(path).expect(200);
-      expect(Array.isArray(first.body)).toBe(true);
+      // the paged lists answer { items, total, next }; a model's case workflows are one array
+      const items = (body: unknown): unknown[] =>
+        path === '/api/CaseWorkflow' ? (body as unknown[]) : (body as { items: unknown[] }).items;
+      expect(Array.isArray(items(first.body))).toBe(true);
       const etag: string = first.headers.etag;
       expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
       expect((await get(path).expect(200)).headers.etag).toBe(etag);
@@ -83,7 +86,7 @@ describe.each(TEST_PROVIDERS)('conditional GETs, on %s', (provider) => {
         .expect(201);
       const changed = await get(path, etag, REVALIDATE).expect(200);
       expect(changed.headers.etag).not.toBe(etag);
-      expect(changed.body.length).toBe(first.body.length + 1);
+      expect(items(changed.body).length).toBe(items(first.body).length + 1);
     },
   );
 

@@ -5,7 +5,7 @@
  * it to the operations the service has (test/openapi/document-answers.spec.ts).
  */
 const CRUD = (record: string, list: string, permission: string) => ({
-  list: `Every ${record} of the caller's tenant that is not deleted, each with its \`version\` (the ETag of its own GET). Needs ${permission}. The answer carries a weak ETag (a hash of the list): If-None-Match answers 304 while the list is the same.`,
+  list: `A page of the ${record}s of the caller's tenant that are not deleted, in the order of creation, each with its \`version\` (the ETag of its own GET): \`{ items, total, next }\`, \`limit\` items (100 unless asked, at most 1 000), \`next\` the cursor of the following page (null on the last; Link and X-Total-Count say the same). Needs ${permission}. The answer carries a weak ETag (a hash of the page): If-None-Match answers 304 while the list is the same.`,
   create: `Creates a ${record} in the caller's tenant and answers it with 201, its Location (a GET of it) and its ETag \`"1"\`. Needs ${permission}. The write is recorded in the administrators' audit trail (AdminEvent).`,
   get: `One ${record} of the caller's tenant with its ETag (its row version); If-None-Match with that ETag answers 304. A ${record} of another tenant, or deleted, is a 404. Needs ${permission}.`,
   update: `Changes the members sent (the others stay as they are) and answers the ${record} with its new ETag. With If-Match the change applies only to that version (412 otherwise, nothing written). Needs ${permission}; recorded in AdminEvent.`,
@@ -20,7 +20,7 @@ const ROLE = CRUD('role', 'the list', 'Read Write Security Role');
 const USER = CRUD('user', 'the list', 'Read Write Security User');
 
 const GRID = (what: string) =>
-  `${what} Query parameters as the spec has them: a time window (\`from\`/\`to\`), \`take\` (clamped to 1..100 000), sorting, a consistent sample; the answer is \`{ rows, total, statistics }\` with statistics of its columns. More than 1 000 rows are streamed (no ETag); a whole answer carries a weak ETag for If-None-Match. Landlord tenant only.`;
+  `${what} Query parameters as the spec has them: a time window (\`from\`/\`to\`), \`take\` (clamped to 1..100 000), sorting, a consistent sample; the answer is \`{ rows, total, statistics, next }\` with statistics of its columns. More than 1 000 rows are streamed (no ETag); a whole answer carries a weak ETag for If-None-Match. Landlord tenant only.`;
 const SERIES = (grid: string) =>
   `One value of ${grid} per time bucket across the whole window (not only the rows a grid page shows), for the console's charts. Landlord tenant only.`;
 
@@ -33,7 +33,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Runs the model on the JSON body: reads its request XPaths (a required field missing or of another type is a 422 naming it), evaluates the active activation rules, and answers at once; the invocation is archived and its cases created in the background. 503 with Retry-After when the Archiver queue or the case backlog is full. `trace=true` adds the trace points. API keys are the usual credential; a session cookie is not refreshed here. Needs permission Invoke.',
   reprocessEntityAnalysisModelEntry:
     'Runs an archived invocation of the model (named by its entry guid) through the model again. Needs permission Invoke; an entry that is not of this model, or a model of another tenant, is a 404.',
-  listEntityAnalysisModels: `${MODEL.list} Pages with \`limit\` and \`cursor\` (Link, X-Total-Count) when asked.`,
+  listEntityAnalysisModels: MODEL.list,
   createEntityAnalysisModel: MODEL.create,
   getEntityAnalysisModel: MODEL.get,
   updateEntityAnalysisModel: MODEL.update,
@@ -104,7 +104,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   getRole: ROLE.get,
   updateRole: `${ROLE.update}`,
   deleteRole: `${ROLE.remove} A role that users still hold cannot be deleted (409).`,
-  listUsers: `${USER.list} \`search\` finds users by name; pages with \`limit\` and \`cursor\` when asked.`,
+  listUsers: `${USER.list} \`search\` finds users by name.`,
   createUser: `${USER.create} The password is checked against the password rules; the role must be one the caller may give.`,
   listAssignableRoles:
     'The roles a user administrator may give, with their tenant’s name, so the user editor names roles without the right to manage them (Read Write Security Role). Needs permission Read Write Security User.',
@@ -117,6 +117,8 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
     'Sets a new password for another user of the tenant (checked against the password rules), optionally expired so they must change it at their next sign-in; their sessions end. Honours If-Match; recorded in AdminEvent.',
   unlockUser:
     'Clears the automatic password lock and the failure count so the password works again at once. Sessions signed in before are not touched. Honours If-Match; recorded in AdminEvent.',
+  getActiveSessions:
+    "The count the console's home page shows: users of the caller's tenant (the landlord's: every tenant) whose latest sign-in is within the absolute session lifetime and not cut since (logout, Revoke Sessions, a password change or reset, deactivation). Tokens are stateless, so an idle session counts until its absolute end and a user on two devices counts once. Needs Read Write Security User.",
   getRuntime:
     "This node's event loop delay and the database's sizes: what an operator looks at when a node is slow or the database grows. Landlord tenant only; one node only behind a balancer.",
   getArchiverStagePerformanceCounters: GRID(
@@ -152,7 +154,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   createApiKey:
     'Creates an API key for a user of the caller’s own tenant and answers the raw key once (only its hash is stored); use it in the `x-api-key` header. Refused (403) for a user who holds a permission the caller lacks. Recorded in AdminEvent.',
   listApiKeys:
-    'The API keys of one user of the caller’s own tenant (`userRegistryGuid`), revoked ones included: name, display identifier, created and revoked; never the keys themselves. Pages with `limit` and `cursor` when asked.',
+    'The API keys of one user of the caller’s own tenant (`userRegistryGuid`), revoked ones included: name, display identifier, created and revoked; never the keys themselves. Paged like every list: `{ items, total, next }`, `limit` (100 unless asked, at most 1 000), `cursor`.',
   revokeApiKey:
     'Revokes the key: every node refuses it within moments (Redis publish/subscribe; at worst the one-minute cache refresh). The record stays, with who revoked it and when. Recorded in AdminEvent.',
 };
