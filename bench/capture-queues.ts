@@ -26,7 +26,7 @@ import {
   CaptureRepository,
   type ModelInvokeWarningEntry,
 } from '@app/capture-queues';
-import { SystemClock } from '@app/common';
+import { SystemClock } from '@app/runtime';
 import type { DatabaseProvider } from '@app/config';
 import { dataSourceOptions, MIGRATIONS } from '@app/database';
 import { CapturePipelineTelemetry } from '@app/engine';

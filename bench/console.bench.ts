@@ -20,7 +20,7 @@ import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { consoleIsCurrent, initialScripts, routeFigures } from '../scripts/console';
 import { createUser, landlordActor } from '../test/factories/identity.factory';
 import { startPostgresServer } from '../test/support/postgres-server';

@@ -4,7 +4,7 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Between, DataSource } from 'typeorm';
-import { Authenticated } from '@app/common';
+import { Authenticated } from '@app/access';
 import { ArchiverStagePerformanceCounter } from '@app/engine';
 import { referenceStatistics, STATISTICS_CAP } from '@app/grid';
 

@@ -9,7 +9,8 @@ import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-hos
 import { Reflector } from '@nestjs/core';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { Actor, Permission, RequestInputGuard, RequestInputRules, scanJsonBody } from '@app/common';
+import { Actor, Permission } from '@app/access';
+import { RequestInputGuard, RequestInputRules, scanJsonBody } from '@app/input-rules';
 import { ArchiverService, CaseRecord, DEMO_MODEL_GUID, demoTransaction, InvokeService } from '@app/engine';
 import { InvokeController } from '../libs/engine/src/invoke.controller';
 import { AppModule } from '../apps/server/src/app.module';

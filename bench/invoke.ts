@@ -31,7 +31,7 @@ import {
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { loadSettings } from '@app/config';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import { dataSourceOptions, MIGRATIONS } from '@app/database';
 import {
   ARCHIVER_STAGE_NAMES,

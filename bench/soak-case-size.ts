@@ -1,7 +1,7 @@
 /* bench:soak, part: case creation's per-item time at 1 000 and at 1 000 000 rows in Case (the batch's open-case
  * look-up and its upsert, as case creation runs them), with the plans of both statements at each size. */
 import { randomUUID } from 'node:crypto';
-import { timeOrderedGuid } from '@app/common';
+import { timeOrderedGuid } from '@app/input-rules';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions, MIGRATIONS } from '@app/database';
 import { ALL_ENTITIES } from '../apps/server/src/entities';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Authenticated, Public } from '@app/common';
+import { Authenticated, Public } from '@app/access';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import { loadSettings, Settings } from '@app/config';
 import { createApp } from '../apps/server/src/create-app';

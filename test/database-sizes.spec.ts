@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import { ArchiverService, InvokeService } from '@app/engine';
 import { DatabaseSizeGauges, SIZED_TABLES } from '@app/telemetry';
 import { createEngineModel, transaction } from './factories/engine.factory';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { CaptureFlusher } from '@app/capture-queues';
 import { CaseCreationStage } from '@app/telemetry';
 import { PipelineTelemetry } from '@app/engine';

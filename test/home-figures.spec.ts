@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { createUser, landlordActor } from './factories/identity.factory';
 import { signIn } from './support/auth';
 import { TEST_PROVIDERS } from './support/databases';

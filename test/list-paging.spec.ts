@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { ApiKeyService } from '@app/api-keys';
 import { ModelService } from '@app/engine';
 import { TenantService, UserService } from '@app/identity';

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { API_KEY_CHANNEL, ApiKeyCache, ApiKeyService, UserRegistryApiKey } from '@app/api-keys';
 import { CaptureFlusher } from '@app/capture-queues';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { SettingError } from '@app/config';
 import { CacheEventSink, REDIS, SentinelEventWatcher } from '@app/redis';
 import { SESSION_CHANNEL } from '@app/sessions';

@@ -1,5 +1,5 @@
 import { CaptureFlusher } from '@app/capture-queues';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { ArchiverStage } from '@app/telemetry';
 import { StageRollupService } from '@app/engine';
 import { createUser, landlordActor } from './factories/identity.factory';

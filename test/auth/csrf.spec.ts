@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS, type TestProvider } from '../support/databases';
 import { createUser } from '../factories/identity.factory';

@@ -5,8 +5,9 @@ import { Test } from '@nestjs/testing';
 import type { AddressInfo } from 'node:net';
 import { Strategy } from 'passport-strategy';
 import request from 'supertest';
-import type { Actor, HttpRequestLike } from '@app/common';
-import { Problems } from '@app/common';
+import type { Actor } from '@app/access';
+import type { HttpRequestLike } from '@app/http-edge';
+import { Problems } from '@app/problems';
 import {
   CREDENTIAL_CARRIERS,
   CredentialCarrier,

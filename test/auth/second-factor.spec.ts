@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
-import { ManualClock, Permission } from '@app/common';
+import { ManualClock } from '@app/runtime';
+import { Permission } from '@app/access';
 import { UserRegistry, UserService } from '@app/identity';
 import { MOCK_PASSCODE, SessionTokens } from '@app/auth';
 import { startTestApp, TestApp } from '../support/test-app';

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AuthenticationType, FailureType } from '@app/audit';
 import { PasswordHasher, UserRegistry, BOOTSTRAP_ADMINISTRATOR } from '@app/identity';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { startTestApp, TestApp, TEST_ADMIN_PASSWORD } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser } from '../factories/identity.factory';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { AdminEvents } from '@app/audit';
-import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/common';
+import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/access';
 import { RoleService, TenantRegistry, TenantService } from '@app/identity';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { launchChromium } from '../support/chromium';

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { CaptureQueueHealth } from '@app/capture-queues';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';

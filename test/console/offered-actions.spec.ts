@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { RoleService, UserService } from '@app/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';

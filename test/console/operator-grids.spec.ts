@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { CaptureQueueHealth } from '@app/capture-queues';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { CONSOLE_GRID_PAGES } from '@app/console';
 import { ArchiverStagePerformanceCounter } from '@app/engine';
 import { ARCHIVER_STAGE_NAMES, ArchiverStage } from '@app/telemetry';

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { ArchiverWarning, CaptureQueueHealth } from '@app/capture-queues';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { CAPTURE_QUEUE_CAPACITY, GRID_PAGE_COLUMNS } from '@app/declarations';
 import { ArchiverStagePerformanceCounter } from '@app/engine';
 import { startTestApp, TestApp } from '../support/test-app';

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiKeyService } from '@app/api-keys';
 import { RoleService } from '@app/identity';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { DatabaseSizeGauges, EventLoopDelay } from '@app/telemetry';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';

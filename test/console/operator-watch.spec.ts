@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import { DataSource } from 'typeorm';
 import { ArchiverWarning, CaptureQueueHealth } from '@app/capture-queues';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { CONSOLE_GRID_PAGES } from '@app/console';
 import { GRID_PAGE_COLUMNS } from '@app/declarations';
 import { startTestApp, TestApp } from '../support/test-app';

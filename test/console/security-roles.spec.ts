@@ -1,4 +1,4 @@
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { RoleService } from '@app/identity';
 import { landlordActor, createUser } from '../factories/identity.factory';
 import { axeViolations, screenshot, watchPage } from '../support/console-browser';

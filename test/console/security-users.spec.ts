@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import request from 'supertest';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { DEMO_MODEL_GUID, demoTransaction } from '@app/engine';
 import { createUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';

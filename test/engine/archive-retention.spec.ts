@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { DataSource, In } from 'typeorm';
 import { AdminEvent } from '@app/audit';
-import { Actor, ManualClock, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
+import { ManualClock } from '@app/runtime';
 import {
   ArchivePurgeService,
   ArchiverService,

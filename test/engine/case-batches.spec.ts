@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, IsNull } from 'typeorm';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import {
   ArchiverService,
   CaseActivation,

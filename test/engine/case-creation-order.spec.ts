@@ -1,7 +1,7 @@
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource, IsNull } from 'typeorm';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import { ArchiverService, CaseRecord, InvokeService, ModelService } from '@app/engine';
 import { createEngineModel, DemoLikeModel, transaction } from '../factories/engine.factory';
 import { createUser } from '../factories/identity.factory';

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { MIGRATIONS } from '@app/database';
 import { ArchiverService, CaseRecord, EntityAnalysisModelArchive, InvokeService } from '@app/engine';
 import { ALL_ENTITIES } from '../../apps/server/src/entities';

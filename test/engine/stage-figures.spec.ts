@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DataSource, Like, MoreThan, type ObjectLiteral } from 'typeorm';
 import { ArchiverWarning, CaptureFlusher, CaseCreationWarning } from '@app/capture-queues';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import {
   ARCHIVER_STAGE_NAMES,
   ArchiverService,

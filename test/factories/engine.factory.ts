@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { Actor } from '@app/common';
+import { Actor } from '@app/access';
 import {
   ActivationRuleDto,
   CaseWorkflowStatusDto,

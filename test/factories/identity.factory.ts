@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { Actor, ALL_PERMISSIONS, Permission } from '@app/common';
+import { Actor, ALL_PERMISSIONS, Permission } from '@app/access';
 import {
   RoleService,
   TenantService,

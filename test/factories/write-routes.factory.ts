@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { ApiKeyService } from '@app/api-keys';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { ArchiverService, InvokeService, ModelService } from '@app/engine';
 import { RoleService, TenantService } from '@app/identity';
 import { createEngineModel } from './engine.factory';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ApiKeyService } from '@app/api-keys';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';

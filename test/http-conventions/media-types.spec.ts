@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { ALL_PERMISSIONS, EXAMPLE_GUID } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
+import { EXAMPLE_GUID } from '@app/input-rules';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';
 import { signIn } from '../support/auth';

@@ -1,6 +1,7 @@
 import type { Application } from 'express';
 import request from 'supertest';
-import { ALL_PERMISSIONS, EXAMPLE_GUID } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
+import { EXAMPLE_GUID } from '@app/input-rules';
 import { INVOKE_ROUTE } from '@app/engine';
 import { startTestApp, TestApp } from '../support/test-app';
 import { TEST_PROVIDERS } from '../support/databases';

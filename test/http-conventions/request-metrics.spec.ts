@@ -2,7 +2,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApiKeyService } from '@app/api-keys';
 import { CaptureFlusher } from '@app/capture-queues';
-import { EXAMPLE_GUID } from '@app/common';
+import { EXAMPLE_GUID } from '@app/input-rules';
 import { HTTP_SERVER_REQUEST_DURATION, HttpServerMetrics } from '@app/telemetry';
 import { freePort } from '../support/free-port';
 import { startTestApp, TestApp } from '../support/test-app';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { CaseWorkflow } from '../../libs/engine/src/entities';
 import { InvokeAdmission, InvokeRefused } from '../../libs/engine/src/invoke/invoke-admission';
 import {

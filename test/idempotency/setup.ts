@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeyService } from '@app/api-keys';
-import type { Actor } from '@app/common';
+import type { Actor } from '@app/access';
 import { ArchiverService } from '../../libs/engine/src/archiver/archiver.service';
 import { CaseRecord, EntityAnalysisModel, EntityAnalysisModelArchive } from '../../libs/engine/src/entities';
 import { createEngineModel } from '../factories/engine.factory';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { FailureType, UserLogin } from '@app/audit';
 import { ApiKeyService } from '@app/api-keys';
 import {

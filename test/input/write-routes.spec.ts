@@ -3,7 +3,7 @@ import { getMetadataStorage } from 'class-validator';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { UserLogin } from '@app/audit';
-import { ProblemException } from '@app/common';
+import { ProblemException } from '@app/problems';
 import { createValidationPipe } from '../../apps/server/src/create-app';
 import {
   createWriteRouteFixtures,

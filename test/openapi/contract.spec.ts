@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import { ApiKeyService } from '@app/api-keys';
-import { EXAMPLE_GUID } from '@app/common';
+import { EXAMPLE_GUID } from '@app/input-rules';
 import { startTestApp, TestApp } from '../support/test-app';
 import { SQLITE_AND_POSTGRES } from '../support/databases';
 import { landlordActor } from '../factories/identity.factory';

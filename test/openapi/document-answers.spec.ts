@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { OPERATION_DESCRIPTIONS } from '../../apps/server/src/operation-descriptions';
 import { createUser, landlordActor } from '../factories/identity.factory';

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import request from 'supertest';
 import { createWriteRouteFixtures, type WriteRouteFixtures } from '../factories/write-routes.factory';
-import { reservedMemberPath } from '@app/common';
+import { reservedMemberPath } from '@app/input-rules';
 import { UserService } from '@app/identity';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';

@@ -1,6 +1,6 @@
 import { DataSource, MoreThan } from 'typeorm';
 import { AdminEvent, AdminEventOutcome, AdminEvents, REFUSAL_ROWS_PER_ACTOR } from '@app/audit';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { TenantRegistry } from '@app/identity';
 import {
   concurrently,

@@ -8,7 +8,8 @@ import {
   type RefusalSummary,
   UNWRITTEN_REFUSALS,
 } from '@app/audit';
-import { ManualClock, Permission } from '@app/common';
+import { ManualClock } from '@app/runtime';
+import { Permission } from '@app/access';
 import { TenantRegistry } from '@app/identity';
 import {
   concurrently,

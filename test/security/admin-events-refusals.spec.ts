@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource, MoreThan } from 'typeorm';
 import { AdminEvent, AdminEventOutcome, AdminEvents, REFUSAL_WINDOW_MS } from '@app/audit';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { RoleRegistry } from '@app/identity';
 import { AdminEventRepository } from '../../libs/audit/src/admin-events/admin-event.repository';
 import { createUser, type CreatedUser } from '../factories/identity.factory';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource, MoreThan } from 'typeorm';
 import { AdminEvent, AdminEventOutcome } from '@app/audit';
-import type { AdminRoute } from '@app/common';
+import type { AdminRoute } from '@app/access';
 import {
   createWriteRouteFixtures,
   WRITE_REQUESTS,

@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import request from 'supertest';
 import { ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { ActorService } from '@app/identity';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';

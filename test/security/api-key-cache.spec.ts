@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { API_KEY_CHANNEL, ApiKeyCache, ApiKeyService } from '@app/api-keys';
-import { ALL_PERMISSIONS, Permission } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { ActorService, UserRegistry } from '@app/identity';
 // The repository itself: the gate holds a reload between its snapshot and applying it.
 import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';

@@ -1,7 +1,7 @@
 import { Agent } from 'node:http';
 import request from 'supertest';
 import { ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 // The repository itself: the gate holds node B's read of the revoked key.
 import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';
 import { createUser, CreatedUser } from '../factories/identity.factory';

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { listRoutes } from '../support/routes';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { BEARER_CHALLENGE } from '@app/common';
+import { BEARER_CHALLENGE } from '@app/problems';
 import { UserRegistry } from '@app/identity';
 import { startTestApp, TestApp } from '../support/test-app';
 import { createUser } from '../factories/identity.factory';

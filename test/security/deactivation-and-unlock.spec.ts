@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { UserRegistry } from '@app/identity';
 // The repository itself (not exported by the feature): the gate holds an edit between its read and its write.
 import { IdentityRepository } from '../../libs/identity/src/identity.repository';

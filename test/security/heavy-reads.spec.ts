@@ -2,7 +2,7 @@ import request from 'supertest';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { AdminEvent } from '@app/audit';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { ADMIN_EVENT_GRID, GridService } from '@app/grid';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';

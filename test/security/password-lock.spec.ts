@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { FailureType, UserLogin } from '@app/audit';
-import { ManualClock, Permission } from '@app/common';
+import { ManualClock } from '@app/runtime';
+import { Permission } from '@app/access';
 import { UserRegistry } from '@app/identity';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/common';
+import { ALL_PERMISSIONS, Permission, PERMISSION_NAMES } from '@app/access';
 import { ApiKeyService, UserRegistryApiKey } from '@app/api-keys';
 import { RoleService, UserRegistry } from '@app/identity';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';

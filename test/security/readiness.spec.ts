@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { createUser } from '../factories/identity.factory';
 import { signIn } from '../support/auth';
 import { PostgresServer, startPostgresServer } from '../support/postgres-server';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AdminEvents } from '@app/audit';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { PasswordHasher, TenantRegistry, UserRegistry } from '@app/identity';
 // The repository itself (not exported by the feature): the gate holds an edit between its read and its write.
 import { IdentityRepository } from '../../libs/identity/src/identity.repository';

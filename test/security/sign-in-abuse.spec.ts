@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { Browser } from 'playwright-core';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { UserService } from '@app/identity';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { loginRows } from '../support/auth';

@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
 import request from 'supertest';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { createUser, CreatedUser } from '../factories/identity.factory';
 import { loginRows, setCookiesOf } from '../support/auth';
 import { allUp, ForwardedHeaders, Haproxy, startHaproxy } from '../support/haproxy';

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { UserRegistry } from '@app/identity';
 import { createOpenApiDocument } from '../../apps/server/src/openapi';
 // The repository itself (not exported by the feature): the gate holds an action between its read and its write.

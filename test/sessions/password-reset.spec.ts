@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { LogoutOutcome, LogoutReason } from '@app/audit';
 import { createUser } from '../factories/identity.factory';
 import { logoutRows, signIn } from '../support/auth';

@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { Logger } from '@nestjs/common';
-import { ManualClock, Permission } from '@app/common';
+import { ManualClock } from '@app/runtime';
+import { Permission } from '@app/access';
 import { LogoutOutcome, LogoutReason } from '@app/audit';
 import { ApiKeyService } from '@app/api-keys';
 import { startTestApp, TestApp } from '../support/test-app';

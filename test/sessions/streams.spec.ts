@@ -1,5 +1,6 @@
 import request from 'supertest';
-import { ManualClock, Permission } from '@app/common';
+import { ManualClock } from '@app/runtime';
+import { Permission } from '@app/access';
 import { ApiKeyService } from '@app/api-keys';
 import Redis from 'ioredis';
 import { SESSION_CHANNEL, StreamPublisher, StreamRegistry } from '@app/sessions';

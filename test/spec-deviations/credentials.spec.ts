@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { ApiKeyService } from '@app/api-keys';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { setCookiesOf, signIn } from '../support/auth';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { UserLogin } from '@app/audit';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { READ_BATCH } from '@app/grid';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { signIn } from '../support/auth';

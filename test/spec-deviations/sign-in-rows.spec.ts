@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { FailureType } from '@app/audit';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { MOCK_PASSCODE } from '@app/auth';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { loginRows } from '../support/auth';

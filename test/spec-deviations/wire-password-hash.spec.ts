@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import { BootstrapService, UserRegistry, wirePasswordHashOf } from '@app/identity';
 import { Logger } from '@nestjs/common';
 import { createUser, CreatedUser, landlordActor } from '../factories/identity.factory';

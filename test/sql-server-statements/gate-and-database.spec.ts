@@ -10,7 +10,7 @@ import {
   MIGRATIONS,
   SQL_SERVER_BINARY_COLLATION,
 } from '@app/database';
-import { isDatabaseUnavailable } from '@app/common';
+import { isDatabaseUnavailable } from '@app/problems';
 import { UserRegistry } from '@app/identity';
 import { CaseRepository } from '../../libs/engine/src/case-creation/case.repository';
 import {

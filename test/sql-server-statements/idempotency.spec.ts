@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { DatabaseIdempotencyStore, IdempotencyRecord } from '@app/idempotency';
 import { expectSqlServerAccepts, NOW, recordedSqlServer } from './recorded';
 

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { rowsPerStatement } from '@app/database';
 import { AdminEvent, UserLogin, UserLogout } from '@app/audit';
 import { AdminEventRepository } from '../../libs/audit/src/admin-events/admin-event.repository';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { ActorService } from '@app/identity';
 import { ApiKeyRepository } from '../../libs/api-keys/src/api-key.repository';
 import { AuditRepository } from '../../libs/audit/src/audit.repository';

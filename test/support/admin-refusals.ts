@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { DataSource, MoreThan } from 'typeorm';
 import { AdminEvent, AdminEventOutcome, AdminEvents } from '@app/audit';
-import type { Actor } from '@app/common';
+import type { Actor } from '@app/access';
 import { adminRoutes } from './routes';
 
 /** A path of the route `key` (`PUT /api/TenantRegistry/:guid`) with a new random GUID for each parameter. */

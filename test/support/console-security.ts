@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DataSource } from 'typeorm';
-import { ALL_PERMISSIONS } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
 import { UserRegistry } from '@app/identity';
 import { createUser, landlordActor, type CreatedUser } from '../factories/identity.factory';
 import { launchChromium } from './chromium';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ApiKeyService } from '@app/api-keys';
 import { CaptureFlusher } from '@app/capture-queues';
-import { Permission } from '@app/common';
+import { Permission } from '@app/access';
 import {
   ArchiverService,
   DEMO_MODEL_GUID,

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ApiKeyService } from '@app/api-keys';
 import { CaptureFlusher, OpenTelemetryMetric } from '@app/capture-queues';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import { ArchiverService } from '../../libs/engine/src/archiver/archiver.service';
 import { CaseRecord } from '../../libs/engine/src/entities';
 import { InvokeService } from '../../libs/engine/src/invoke/invoke.service';

@@ -2,7 +2,7 @@ import { RequestMethod, type INestApplicationContext } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { adminRouteOf, type AdminRoute, ROUTE_ACCESS, RouteAccess } from '@app/common';
+import { adminRouteOf, type AdminRoute, ROUTE_ACCESS, RouteAccess } from '@app/access';
 
 /** One route the application registers, read from its controllers' metadata (as the router does). */
 export interface Route {

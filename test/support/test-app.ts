@@ -2,7 +2,7 @@ import { RedisServer, startRedisServer } from './redis-server';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { loadSettings, Settings } from '@app/config';
-import type { Clock } from '@app/common';
+import type { Clock } from '@app/runtime';
 import { createApp } from '../../apps/server/src/create-app';
 import { createOpenApiDocument } from '../../apps/server/src/openapi';
 import {

@@ -1,14 +1,8 @@
 import { metrics } from '@opentelemetry/api';
 import { json, urlencoded } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import {
-  bodyParserProblem,
-  isForm,
-  isJson,
-  markSuspectBody,
-  ProblemException,
-  scanJsonBody,
-} from '@app/common';
+import { bodyParserProblem, ProblemException } from '@app/problems';
+import { isForm, isJson, markSuspectBody, scanJsonBody } from '@app/input-rules';
 import { SERVICE_NAME } from '@app/telemetry';
 import { type Middleware, noBodyPass } from './fast-paths/no-body-pass';
 

@@ -3,7 +3,8 @@ import { request as httpRequest, type OutgoingHttpHeaders, type Server } from 'n
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { MAX_JSON_DEPTH, ProblemException } from '@app/common';
+import { MAX_JSON_DEPTH } from '@app/input-rules';
+import { ProblemException } from '@app/problems';
 import { BODY_LIMIT, bodyParsers, libraryParsers } from './body-parsers.middleware';
 
 interface Outcome {

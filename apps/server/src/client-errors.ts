@@ -1,6 +1,6 @@
 import { maxHeaderSize as NODE_MAX_HEADER_SIZE, type Server, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PROBLEM_CONTENT_TYPE, ProblemType, type ProblemDetails } from '@app/common';
+import { PROBLEM_CONTENT_TYPE, ProblemType, type ProblemDetails } from '@app/problems';
 
 /** A request node:http's parser refused, as its `clientError` event gives it. */
 interface ClientError extends Error {

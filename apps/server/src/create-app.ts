@@ -5,20 +5,17 @@ import { SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import type { Settings } from '@app/config';
+import { Lifecycle } from '@app/runtime';
+import { ProblemFilter } from '@app/problems';
 import {
-  Lifecycle,
-  ProblemFilter,
   RequestInputGuard,
   RequestInputRules,
   declaredQueries,
-  ignoreUntrustedForwardedHeaders,
-  listCursorKey,
-  LIST_CURSOR_KEY,
-  readCookies,
   reservedMemberPath,
   unknownBodyMember,
   validationProblem,
-} from '@app/common';
+} from '@app/input-rules';
+import { ignoreUntrustedForwardedHeaders, listCursorKey, LIST_CURSOR_KEY, readCookies } from '@app/http-edge';
 import { challengeBrowser, PrecedenceGuard } from '@app/auth';
 import { HttpServerMetrics } from '@app/telemetry';
 import { InvokeAdmission } from '@app/engine';

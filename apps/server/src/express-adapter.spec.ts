@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { createServer, IncomingMessage, request, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestApp } from '../../../test/support/test-app';
-import { hashedETagOf, takesHashedETag } from '@app/common';
+import { hashedETagOf, takesHashedETag } from '@app/http-edge';
 import { ServiceExpressAdapter } from './express-adapter';
 import { checkJsonReply } from './fast-paths/json-reply';
 import {

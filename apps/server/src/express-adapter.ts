@@ -1,9 +1,9 @@
 import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Response } from 'express';
-import { takeBeforeAnswer } from '@app/common';
+import { takeBeforeAnswer } from '@app/problems';
 import { type ExpressApplication, expressServer } from './fast-paths/express-prototypes';
-import { hashedETagOf, ifNoneMatchHolds, takesHashedETag } from '@app/common';
+import { hashedETagOf, ifNoneMatchHolds, takesHashedETag } from '@app/http-edge';
 import { isPlainJsonAnswer, jsonAnswer, writeJsonText } from './fast-paths/json-reply';
 import { useMethodNotAllowed } from './route-methods.middleware';
 import { answerClientErrors } from './client-errors';

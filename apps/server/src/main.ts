@@ -1,6 +1,6 @@
 import './thread-pool';
 import 'reflect-metadata';
-import { trustedProxyStartLine } from '@app/common';
+import { trustedProxyStartLine } from '@app/http-edge';
 import { loadSettings, SettingError, withEmbeddedSecrets } from '@app/config';
 import { dataDirectoryWarning, restrictProcessUmask } from '@app/database';
 import { createApp } from './create-app';

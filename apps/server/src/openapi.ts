@@ -4,15 +4,9 @@ import { applyRequestRules } from './request-schemas';
 import { declareIdempotency } from '@app/idempotency';
 import { addOperationDescriptions } from './operation-descriptions';
 import type { ResponseObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import {
-  API_KEY_SCHEME,
-  BEARER_SCHEME,
-  COOKIE_SCHEME,
-  HASHED_ETAG_HEADER,
-  IF_NONE_MATCH_DESCRIPTION,
-  problemResponse,
-  PROBLEM_TYPES,
-} from '@app/common';
+import { API_KEY_SCHEME, BEARER_SCHEME, COOKIE_SCHEME } from '@app/access';
+import { HASHED_ETAG_HEADER, IF_NONE_MATCH_DESCRIPTION } from '@app/http-edge';
+import { problemResponse, PROBLEM_TYPES } from '@app/problems';
 
 /** The tags of the document, in the order the explorer shows them. */
 const TAGS: [string, string][] = [

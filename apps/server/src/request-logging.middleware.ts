@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Settings } from '@app/config';
-import { terminalLogStream } from '@app/common';
+import { terminalLogStream } from '@app/runtime';
 import { isShed } from '@app/engine';
 import { lineBatcher, REQUEST_LINE_BATCH } from './fast-paths/line-batcher';
 

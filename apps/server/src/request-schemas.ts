@@ -5,7 +5,7 @@ import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { ParameterObject, SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { type PropertyRules, validationRulesOf } from '@app/common';
+import { type PropertyRules, validationRulesOf } from '@app/input-rules';
 
 /** A route's request DTO: the operation it belongs to, and where the DTO is read from. */
 interface RequestDto {

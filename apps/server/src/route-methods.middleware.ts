@@ -1,5 +1,5 @@
 import type { Application, NextFunction, Request, Response } from 'express';
-import { ProblemException } from '@app/common';
+import { ProblemException } from '@app/problems';
 
 /** The API's route paths: only there does a known path answer 405 (the console's paths are pages). */
 const API_PATH = /^\/api(\/|$)/i;

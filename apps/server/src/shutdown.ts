@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Logger } from 'nestjs-pino';
-import { Lifecycle, TimeoutError, withTimeout } from '@app/common';
+import { Lifecycle, TimeoutError, withTimeout } from '@app/runtime';
 import type { Settings } from '@app/config';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

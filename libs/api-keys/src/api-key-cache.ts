@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import Redis from 'ioredis';
 import { API_KEY_SETTINGS, type ApiKeySettings } from '@app/config';
-import { Actor } from '@app/common';
+import { Actor } from '@app/access';
 import { ActorService, IdentityEvents, PrincipalsCeiling, PrincipalsChanged } from '@app/identity';
 import { CacheEventSink, createChannelSubscriber, REDIS } from '@app/redis';
 import { SERVICE_NAME, ServiceMeterProvider } from '@app/telemetry';

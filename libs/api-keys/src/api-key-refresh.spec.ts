@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import { API_KEY_SETTINGS, loadSettings, sliceValues } from '@app/config';
 import { ActorService, IdentityEvents } from '@app/identity';
 import { CacheEventSink } from '@app/redis';

@@ -1,19 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  Actor,
-  AdminAction,
-  ApiPaged,
-  ApiProblemResponses,
-  Authenticated,
-  CreatedAnswer,
-  CurrentActor,
-  GuidParam,
-  Paged,
-  type ListPage,
-  type PagedList,
-  Permission,
-} from '@app/common';
+import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
+import { ApiPaged, CreatedAnswer, Paged, type ListPage, type PagedList } from '@app/http-edge';
+import { ApiProblemResponses } from '@app/problems';
+import { GuidParam } from '@app/input-rules';
 import { ApiKeyService } from './api-key.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, ListApiKeysQuery } from './dto/api-key.dto';
 

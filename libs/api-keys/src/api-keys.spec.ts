@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { API_KEY_SETTINGS } from '@app/config';
-import { Permission, ProblemException } from '@app/common';
+import { Permission } from '@app/access';
+import { ProblemException } from '@app/problems';
 import { UserService } from '@app/identity';
 import { createUser, landlordActor } from '../../../test/factories/identity.factory';
 import { TEST_PROVIDERS } from '../../../test/support/databases';

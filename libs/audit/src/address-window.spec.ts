@@ -1,4 +1,4 @@
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { AddressWindow } from './address-window';
 
 describe('AddressWindow (at most once a minute per address, bounded memory)', () => {

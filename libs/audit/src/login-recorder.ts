@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ClientContext, Clock, inertText } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { Clock } from '@app/runtime';
+import { inertText } from '@app/input-rules';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, AuthenticationType, carriesFailureMessage, FailureType } from './audit-types';
 

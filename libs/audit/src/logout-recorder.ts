@@ -1,7 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { REDIS } from '@app/redis';
-import { ClientContext, Clock, inertText, shortReason, withTimeout } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { Clock, withTimeout } from '@app/runtime';
+import { inertText } from '@app/input-rules';
+import { shortReason } from '@app/problems';
 import { AuditRepository } from './audit.repository';
 import { AUDIT_LIMITS, LogoutOutcome, LogoutReason } from './audit-types';
 import { SharedWindow } from './shared-window';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { TimeoutError, withTimeout } from '@app/common';
+import { TimeoutError, withTimeout } from '@app/runtime';
 import { AddressWindow } from './address-window';
 
 /** How long a Redis answer may take before this node decides alone. */

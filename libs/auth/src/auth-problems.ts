@@ -1,5 +1,5 @@
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, Problems } from '@app/common';
+import { ProblemException, Problems } from '@app/problems';
 
 /** Problem types of authentication, documented in docs/authentication.md. */
 export const AuthProblemType = {

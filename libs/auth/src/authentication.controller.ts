@@ -1,15 +1,9 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res, UseFilters } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import {
-  Actor,
-  ApiProblemResponses,
-  Authenticated,
-  clientContextOf,
-  CurrentActor,
-  PERMISSION_NAMES,
-  Public,
-} from '@app/common';
+import { Actor, Authenticated, CurrentActor, PERMISSION_NAMES, Public } from '@app/access';
+import { ApiProblemResponses } from '@app/problems';
+import { clientContextOf } from '@app/http-edge';
 import { IdentityAuthService } from '@app/identity';
 import { AuthProblems } from './auth-problems';
 import {

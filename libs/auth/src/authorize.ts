@@ -1,4 +1,5 @@
-import { Actor, PERMISSION_NAMES, Problems, RouteAccess } from '@app/common';
+import { Actor, PERMISSION_NAMES, RouteAccess } from '@app/access';
+import { Problems } from '@app/problems';
 
 /**
  * Decides whether a resolved caller may use a route. Permissions come from the caller's role in the

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, HttpException, HttpStatus } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ProblemFilter } from '@app/common';
+import { ProblemFilter } from '@app/problems';
 import { localReturnUrl } from '@app/declarations';
 
 /** The console's Login page (spec: the Login page; the console owns the path). */

@@ -1,4 +1,4 @@
-import type { HttpRequestLike } from '@app/common';
+import type { HttpRequestLike } from '@app/http-edge';
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -1,7 +1,8 @@
 import { HttpStatus, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { resolve } from 'node:path';
 import { NEGOTIATE_SETTINGS, type NegotiateSettings } from '@app/config';
-import { ClientContext, ProblemException } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { ProblemException } from '@app/problems';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { AuthProblems, AuthProblemType } from './auth-problems';
 import { SignInOutcome, SignInService } from './sign-in.service';

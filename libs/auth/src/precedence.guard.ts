@@ -5,13 +5,13 @@ import {
   Actor,
   adminRouteOf,
   type AdminRoute,
-  clientContextOf,
-  perRoute,
-  Problems,
   RequestWithActor,
   ROUTE_ACCESS,
   RouteAccess,
-} from '@app/common';
+} from '@app/access';
+import { clientContextOf } from '@app/http-edge';
+import { perRoute } from '@app/input-rules';
+import { Problems } from '@app/problems';
 import { authorize } from './authorize';
 import { writeCookies } from './http/session-response';
 import { SessionCookies } from './session-cookies';

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { loadSettings } from '@app/config';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { createSecretKey } from 'node:crypto';
 import { AuthenticationType } from '@app/audit';
 import { PasscodeTokens } from './second-factor/passcode-tokens';

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import jwt from 'jsonwebtoken';
 import { createSecretKey, KeyObject } from 'node:crypto';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 
 /** spec: JWT validity 15 minutes. */
 export const TOKEN_VALIDITY_MS = 15 * 60_000;

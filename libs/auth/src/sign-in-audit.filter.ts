@@ -1,6 +1,9 @@
 import { ArgumentsHost, Catch, Inject, Injectable, Logger } from '@nestjs/common';
 import type { Request } from 'express';
-import { clientContextOf, ProblemFilter, refusedCharacter, RequestRefusal, RequestWithActor } from '@app/common';
+import { clientContextOf } from '@app/http-edge';
+import { ProblemFilter, RequestRefusal } from '@app/problems';
+import { refusedCharacter } from '@app/input-rules';
+import { RequestWithActor } from '@app/access';
 import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
 import { SignInDto } from './dto/authentication.dto';
 import { validateSync } from 'class-validator';

@@ -17,16 +17,14 @@ import {
 import type { Request, Response } from 'express';
 import Redis from 'ioredis';
 import type { SignInSettings } from '@app/config';
+import { ApiProblemResponses, ProblemException, ProblemType } from '@app/problems';
 import {
-  ApiProblemResponses,
   carriesOtherThanJson,
   CheckInputAfterRouteGuards,
   LateRequestInputGuard,
-  ProblemException,
-  ProblemType,
   unsupportedMediaType,
-  withTimeout,
-} from '@app/common';
+} from '@app/input-rules';
+import { withTimeout } from '@app/runtime';
 import { ownOrigin } from './csrf';
 
 /**

@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SIGN_IN_SETTINGS, type SignInSettings } from '@app/config';
-import { ClientContext, Clock, ProblemException, Problems } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { Clock } from '@app/runtime';
+import { ProblemException, Problems } from '@app/problems';
 import {
   AuthenticationType,
   FailureType,

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { CaptureFlusher } from './capture-flusher';
 import { CAPTURE_QUEUE_CAPACITY, CaptureQueueId } from './capture-queue-id';
 import { CaptureQueues } from './capture-queues.service';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
-import { BACKGROUND_SLICE, nextTurn, type Clock } from '@app/common';
+import { BACKGROUND_SLICE, nextTurn, type Clock } from '@app/runtime';
 import { isRowRefused } from './bulk-insert';
 import { CAPTURE_QUEUE_IDS, CAPTURE_QUEUE_NAMES, CaptureQueueId } from './capture-queue-id';
 import type { CaptureMetricReader } from './capture-metric-reader';

@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/sdk-metrics';
 import type { EntityTarget, ObjectLiteral } from 'typeorm';
 import { CAPTURE_QUEUE_SETTINGS, loadSettings, sliceValues } from '@app/config';
-import { Clock, ManualClock } from '@app/common';
+import { Clock, ManualClock } from '@app/runtime';
 import { CaptureFlusher, type FlushReport } from './capture-flusher';
 import { CaptureQueueId } from './capture-queue-id';
 import { CaptureMetricReader } from './capture-metric-reader';

@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Clock, inertText } from '@app/common';
+import { Clock } from '@app/runtime';
+import { inertText } from '@app/input-rules';
 import { CAPTURE_QUEUE_SETTINGS, type CaptureQueueSettings } from '@app/config';
 import { CacheEventCapture } from './cache-event-capture';
 import { CaptureFlusher } from './capture-flusher';

@@ -1,4 +1,4 @@
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { CAPTURE_QUEUE_CAPACITY } from './capture-queue-id';
 import { CaptureQueues, type CaseCreationWarningInput } from './capture-queues.service';
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, inertText } from '@app/common';
+import { Clock } from '@app/runtime';
+import { inertText } from '@app/input-rules';
 import { BoundedQueue } from './bounded-queue';
 import {
   CAPTURE_LENGTHS as L,

@@ -1,6 +1,6 @@
 import type { Attributes, HrTime } from '@opentelemetry/api';
 import { DataPointType, type MetricData, type ResourceMetrics } from '@opentelemetry/sdk-metrics';
-import { inertText } from '@app/common';
+import { inertText } from '@app/input-rules';
 import { CAPTURE_LENGTHS } from './capture-queue-id';
 import type { OpenTelemetryMetricEntry } from './entities';
 

@@ -2,14 +2,9 @@ import { Controller, Get, HttpStatus, Inject, Param, Query, Req, Res, UseFilters
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CONSOLE_SETTINGS, type ConsoleSettings } from '@app/config';
-import {
-  Authenticated,
-  GUID_PATTERN,
-  ParseGuidPipe,
-  ProblemException,
-  ProblemType,
-  Public,
-} from '@app/common';
+import { Authenticated, Public } from '@app/access';
+import { GUID_PATTERN, ParseGuidPipe } from '@app/input-rules';
+import { ProblemException, ProblemType } from '@app/problems';
 import { BrowserChallengeFilter, isPageNavigation, oauthLoginLocation } from '@app/auth';
 import { GRID_NAMES } from '@app/declarations';
 import { ConsoleBuild } from './console-build';

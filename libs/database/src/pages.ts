@@ -1,5 +1,5 @@
 import { MoreThan, type FindOptionsWhere, type ObjectLiteral, type Repository } from 'typeorm';
-import type { PageRequest, RowPage } from '@app/common';
+import type { PageRequest, RowPage } from '@app/http-edge';
 
 // Declared beside the paging decorators (libs/common sits below this library), used by every repository's lists.
 export type { PageRequest, RowPage };

@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { isDatabaseUnavailable } from '@app/common';
+import { isDatabaseUnavailable } from '@app/problems';
 import {
   createPostgresDatabase,
   createSqliteDirectory,

@@ -1,5 +1,5 @@
 import type { DataSource, QueryRunner } from 'typeorm';
-import { isDatabaseUnavailable, SQL_SERVER_REQUEST_TIMEOUT } from '@app/common';
+import { isDatabaseUnavailable, SQL_SERVER_REQUEST_TIMEOUT } from '@app/problems';
 import { providerOf } from './portable-columns';
 
 /** A statement that only reads (a SELECT or a WITH … SELECT that writes nothing): safe to send twice. */

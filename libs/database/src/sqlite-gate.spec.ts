@@ -1,5 +1,5 @@
 import { Column, DataSource, Entity, EntityManager, PrimaryGeneratedColumn } from 'typeorm';
-import { isDatabaseUnavailable } from '@app/common';
+import { isDatabaseUnavailable } from '@app/problems';
 import { createSqliteDirectory } from '../../../test/support/databases';
 import { BetterSqlite3QueryRunner } from 'typeorm/driver/better-sqlite3/BetterSqlite3QueryRunner';
 import { dataSourceOptions } from './data-source-options';

@@ -1,19 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  Actor,
-  AdminAction,
-  ApiProblemResponses,
-  Authenticated,
-  CurrentActor,
-  CreatedAnswer,
-  GuidParam,
-  GuidQuery,
-  type IfMatch,
-  IfMatchHeader,
-  Permission,
-  RecordAnswer,
-} from '@app/common';
+import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
+import { ApiProblemResponses } from '@app/problems';
+import { CreatedAnswer, type IfMatch, IfMatchHeader, RecordAnswer } from '@app/http-edge';
+import { GuidParam, GuidQuery } from '@app/input-rules';
 import { WorkflowService } from './configuration/workflow.service';
 import {
   CaseWorkflowStatusDto,

@@ -1,17 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  Actor,
-  AdminAction,
-  Authenticated,
-  CurrentActor,
-  CreatedAnswer,
-  GuidParam,
-  type IfMatch,
-  IfMatchHeader,
-  Permission,
-  RecordAnswer,
-} from '@app/common';
+import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
+import { CreatedAnswer, type IfMatch, IfMatchHeader, RecordAnswer } from '@app/http-edge';
+import { GuidParam } from '@app/input-rules';
 import { WorkflowService } from './configuration/workflow.service';
 import { CaseWorkflowDto, CreateCaseWorkflowDto, UpdateCaseWorkflowDto } from './dto/configuration.dto';
 import { Idempotent } from '@app/idempotency';

@@ -1,5 +1,6 @@
 import { DataSource } from 'typeorm';
-import { Actor, ProblemException } from '@app/common';
+import { Actor } from '@app/access';
+import { ProblemException } from '@app/problems';
 import { createEngineModel, transaction } from '../../../test/factories/engine.factory';
 import { TEST_PROVIDERS } from '../../../test/support/databases';
 import { ARCHIVER_CAPACITY, engineApp } from '../../../test/support/engine-app';

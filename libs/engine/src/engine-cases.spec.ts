@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CaseCreationWarning } from '@app/capture-queues';
-import { Actor } from '@app/common';
+import { Actor } from '@app/access';
 import { createEngineModel, transaction } from '../../../test/factories/engine.factory';
 import { TEST_PROVIDERS } from '../../../test/support/databases';
 import { CASE_WARN_MS, engineApp, GUID_V7, type EngineApp } from '../../../test/support/engine-app';

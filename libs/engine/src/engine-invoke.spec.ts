@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { ModelInvokeWarning } from '@app/capture-queues';
-import { Actor, Permission } from '@app/common';
+import { Actor, Permission } from '@app/access';
 import { createEngineModel, transaction } from '../../../test/factories/engine.factory';
 import { createUser, landlordActor } from '../../../test/factories/identity.factory';
 import { TEST_PROVIDERS } from '../../../test/support/databases';

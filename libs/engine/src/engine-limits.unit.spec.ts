@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { loadSettings } from '@app/config';
-import { Actor, ManualClock } from '@app/common';
+import { Actor } from '@app/access';
+import { ManualClock } from '@app/runtime';
 import { ArchiveRepository } from './archiver/archive.repository';
 import { ArchiverService } from './archiver/archiver.service';
 import { CaseActivation, CaseCreationService } from './case-creation/case-creation.service';

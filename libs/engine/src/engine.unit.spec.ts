@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { loadSettings, Settings } from '@app/config';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { ArchiveRepository, ArchiveRow } from './archiver/archive.repository';
 import { ArchiverService } from './archiver/archiver.service';
 import { CaseCreationService } from './case-creation/case-creation.service';

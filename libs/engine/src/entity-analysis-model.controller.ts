@@ -1,22 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
 import {
-  Actor,
-  AdminAction,
   ApiPaged,
-  ApiProblemResponses,
-  Authenticated,
-  CurrentActor,
   CreatedAnswer,
-  GuidParam,
   Paged,
   type ListPage,
   type PagedList,
   type IfMatch,
   IfMatchHeader,
-  Permission,
   RecordAnswer,
-} from '@app/common';
+} from '@app/http-edge';
+import { ApiProblemResponses } from '@app/problems';
+import { GuidParam } from '@app/input-rules';
 import { ModelService } from './configuration/model.service';
 import {
   ActivationRuleDto,

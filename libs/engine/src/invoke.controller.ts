@@ -1,6 +1,8 @@
 import { Body, Controller, HttpCode, Post, Query, UseFilters } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import { Actor, ApiProblemResponses, Authenticated, CurrentActor, GuidParam, Permission } from '@app/common';
+import { Actor, Authenticated, CurrentActor, Permission } from '@app/access';
+import { ApiProblemResponses } from '@app/problems';
+import { GuidParam } from '@app/input-rules';
 import { InvokeResponseDto, ReprocessResponseDto } from './dto/invoke.dto';
 import { InvokeResponse, InvokeService, ReprocessResponse } from './invoke/invoke.service';
 import { InvokeRefusedFilter } from './invoke/invoke-refused.filter';

@@ -8,7 +8,7 @@ import { sampleOffset, sampleThreshold, SAMPLE_SEED_MAX } from './sampling';
 import { ColumnStatistics, typedStatistics } from './statistics';
 import { seriesAnswer, seriesOrigin, seriesStatement, seriesWidth, type SeriesResponse } from './grid-series';
 import { providerOf } from '@app/database';
-import { Problems } from '@app/common';
+import { Problems } from '@app/problems';
 import { cacheKey, CacheEntry as CachedAnswer, changeCheck } from './grid-cache';
 import {
   indexedSort,

@@ -9,7 +9,9 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
-import { ApiProblemResponses, GUID_SOURCE, HASHED_ETAG_HEADER } from '@app/common';
+import { ApiProblemResponses } from '@app/problems';
+import { GUID_SOURCE } from '@app/input-rules';
+import { HASHED_ETAG_HEADER } from '@app/http-edge';
 import type { ColumnKind, GridDefinition } from './grid-definition';
 import { DEFAULT_TAKE, INSTANT_SOURCE, MAX_SEARCH_LENGTH, MAX_TAKE } from './grid-query';
 import { SAMPLE_SEED_MAX } from './sampling';

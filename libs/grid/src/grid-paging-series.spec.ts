@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
-import { ProblemException } from '@app/common';
+import { ProblemException } from '@app/problems';
 import { SQLITE_AND_POSTGRES } from '../../../test/support/databases';
 import { BASE, def, gridTableFixture, insert, type TestRow } from '../../../test/support/grid-test-table';
 import { GridEngine } from './grid-engine';

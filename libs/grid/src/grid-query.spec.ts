@@ -1,4 +1,4 @@
-import { ProblemException } from '@app/common';
+import { ProblemException } from '@app/problems';
 import { validateDefinition, type GridDefinition, type GridFilter } from './grid-definition';
 import { DEFAULT_TAKE, parseGridQuery } from './grid-query';
 import { ARCHIVER_WARNING_GRID, CASE_CREATION_WARNING_GRID } from './grids/telemetry-grids';

@@ -1,4 +1,5 @@
-import { GUID_PATTERN, Problems } from '@app/common';
+import { GUID_PATTERN } from '@app/input-rules';
+import { Problems } from '@app/problems';
 import type { GridDefinition } from './grid-definition';
 import { SAMPLE_SEED_MAX } from './sampling';
 

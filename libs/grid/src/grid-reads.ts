@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { Problems } from '@app/common';
+import { Problems } from '@app/problems';
 import type { GridDefinition } from './grid-definition';
 import type { GridEngine, GridHead, GridResponse, GridScope, GridSession } from './grid-engine';
 import type { GridQuery } from './grid-query';

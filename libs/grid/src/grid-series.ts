@@ -1,4 +1,4 @@
-import { Problems } from '@app/common';
+import { Problems } from '@app/problems';
 import type { Params, SqlDialect } from './dialects';
 import type { GridDefinition, GridSeries } from './grid-definition';
 import type { GridQuery } from './grid-query';

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import { GRID_SETTINGS, type GridSettings } from '@app/config';
 import { GRID_PAGE_COLUMNS, type PageColumn } from '@app/declarations';
 import { CSV_BYTE_ORDER_MARK, csvColumn, csvFileName, csvLine, csvRecord, type CsvColumn } from './csv';

@@ -1,4 +1,5 @@
-import { nextTurn, Problems } from '@app/common';
+import { nextTurn } from '@app/runtime';
+import { Problems } from '@app/problems';
 
 /**
  * A read is large when it may answer more rows than this (a grid answer's `take`, a CSV export's rows): it is

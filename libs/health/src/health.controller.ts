@@ -13,14 +13,9 @@ import {
   HealthIndicatorResult,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import {
-  ApiProblemResponses,
-  CredentialOptional,
-  Lifecycle,
-  ProblemException,
-  ProblemType,
-  RequestWithActor,
-} from '@app/common';
+import { ApiProblemResponses, ProblemException, ProblemType } from '@app/problems';
+import { CredentialOptional, RequestWithActor } from '@app/access';
+import { Lifecycle } from '@app/runtime';
 import { RedisHealthIndicator } from './redis.health';
 
 type Check = { status: 'up' | 'down' | 'degraded'; message?: string };

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { Public } from '@app/common';
+import { Public } from '@app/access';
 
 export class LiveDto {
   @ApiProperty({ enum: ['ok'] }) status!: 'ok';

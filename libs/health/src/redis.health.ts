@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import Redis from 'ioredis';
-import { withTimeout } from '@app/common';
+import { withTimeout } from '@app/runtime';
 import { REDIS } from '@app/redis';
 
 /**

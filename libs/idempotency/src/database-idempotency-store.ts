@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, Repository } from 'typeorm';
-import { Clock, isUniqueViolation } from '@app/common';
+import { Clock } from '@app/runtime';
+import { isUniqueViolation } from '@app/problems';
 import { Claim, claimOf, IdempotencyStore, RecordText, StoredAnswer } from './idempotency-store';
 import { IdempotencyRecord } from './idempotency-record.entity';
 

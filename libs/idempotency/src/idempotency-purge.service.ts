@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from '@app/config';
-import { nextTurn, shortReason } from '@app/common';
+import { nextTurn } from '@app/runtime';
+import { shortReason } from '@app/problems';
 import { IDEMPOTENCY_STORE, type IdempotencyStore } from './idempotency-store';
 import { DatabaseIdempotencyStore } from './database-idempotency-store';
 

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, HttpStatus, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ProblemException, type RequestWithActor, setBeforeAnswer } from '@app/common';
+import { ProblemException, setBeforeAnswer } from '@app/problems';
+import { type RequestWithActor } from '@app/access';
 import { IDEMPOTENT_REPLAYED_HEADER, requestFingerprint } from './idempotency-key';
 import type { StoredAnswer } from './idempotency-store';
 import { IdempotencyService } from './idempotency.service';

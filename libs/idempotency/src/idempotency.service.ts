@@ -1,6 +1,6 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { IDEMPOTENCY_SETTINGS, type IdempotencySettings } from '@app/config';
-import { ProblemException, Problems, ProblemType, shortReason } from '@app/common';
+import { ProblemException, Problems, ProblemType, shortReason } from '@app/problems';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyRecordId, isValidIdempotencyKey } from './idempotency-key';
 import { IDEMPOTENCY_STORE, type IdempotencyStore, type StoredAnswer } from './idempotency-store';
 

@@ -1,7 +1,7 @@
 import { applyDecorators, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { problemResponse } from '@app/common';
+import { problemResponse } from '@app/problems';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from './idempotency-key';
 import { IdempotencyGuard } from './idempotency.guard';
 import { IdempotentReplayFilter } from './idempotent-replay.filter';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Actor, CredentialKind, Permission, Problems, isPermission } from '@app/common';
+import { Actor, CredentialKind, Permission, isPermission } from '@app/access';
+import { Problems } from '@app/problems';
 import { IdentityRepository } from './identity.repository';
 import { assertHoldsEvery } from './permission-rule';
 

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
-import { ALL_PERMISSIONS, Clock, nameSkeletonKey } from '@app/common';
+import { ALL_PERMISSIONS } from '@app/access';
+import { Clock } from '@app/runtime';
+import { nameSkeletonKey } from '@app/input-rules';
 import { RoleRegistry, TenantRegistry, UserRegistry } from './entities';
 import { IdentityRepository } from './identity.repository';
 import { normalizeUserName } from './names';

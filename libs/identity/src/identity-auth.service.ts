@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHmac } from 'node:crypto';
 import { IDENTITY_SETTINGS, type IdentitySettings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import type { Transaction } from '@app/database';
 import { IdentityRepository } from './identity.repository';
 import { SessionUserRepository, type SessionUser } from './session-user.repository';

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { ClientContext, EventBus } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { EventBus } from '@app/runtime';
 
 /** What an administrator did that ended a user's sessions; the UserLogout row's reason follows from it. */
 export type SessionCutCause = 'password-reset' | 'deactivated';

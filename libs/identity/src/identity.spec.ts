@@ -1,7 +1,8 @@
 import { HttpStatus } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import * as argon2 from 'argon2';
-import { ALL_PERMISSIONS, Permission, ProblemException } from '@app/common';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
+import { ProblemException } from '@app/problems';
 import { authorize } from '@app/auth';
 import { createUser, landlordActor } from '../../../test/factories/identity.factory';
 import { TEST_PROVIDERS } from '../../../test/support/databases';

@@ -1,4 +1,4 @@
-import { PERMISSION_NAMES, Permission } from '@app/common';
+import { PERMISSION_NAMES, Permission } from '@app/access';
 import type { RoleDto, TenantDto, UserDto } from './dto/identity.dto';
 import type { RoleRegistry, TenantRegistry, UserRegistry } from './entities';
 import { passwordLockAt } from './password-lock';

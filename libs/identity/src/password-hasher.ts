@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import * as argon2 from 'argon2';
 import { PASSWORD_SETTINGS, type PasswordSettings } from '@app/config';
-import { Problems } from '@app/common';
+import { Problems } from '@app/problems';
 import { canonicalWireHash } from './wire-password-hash';
 
 /** Refused before hashing so a huge body cannot buy Argon2 time (sign-in issue). */

@@ -1,4 +1,5 @@
-import { Actor, isPermission, Permission, PERMISSION_NAMES, Problems } from '@app/common';
+import { Actor, isPermission, Permission, PERMISSION_NAMES } from '@app/access';
+import { Problems } from '@app/problems';
 
 /**
  * Nobody hands out a permission they do not hold. A caller may assign a role, create

@@ -1,17 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import {
-  Actor,
-  ALL_PERMISSIONS,
-  Clock,
-  type IfMatch,
-  type Page,
-  pageOf,
-  PERMISSION_NAMES,
-  Permission,
-  Problems,
-  versionedWrite,
-} from '@app/common';
+import { Actor, ALL_PERMISSIONS, PERMISSION_NAMES, Permission } from '@app/access';
+import { Clock } from '@app/runtime';
+import { type IfMatch, type Page, pageOf, versionedWrite } from '@app/http-edge';
+import { Problems } from '@app/problems';
 import { AdminEvents, fieldChanges, recordChange } from '@app/audit';
 import type { PageRequest } from '@app/database';
 import type { CreateRoleDto, PermissionDto, RoleDto, UpdateRoleDto } from './dto/identity.dto';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { isPermission, type Permission } from '@app/common';
+import { isPermission, type Permission } from '@app/access';
 import type { DatabaseProvider } from '@app/config';
 import { preparedRead, providerOf, rawBoolean, rawInstant, type PreparedRead } from '@app/database';
 

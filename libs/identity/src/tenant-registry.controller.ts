@@ -1,22 +1,18 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
 import {
-  Actor,
-  AdminAction,
   ApiPaged,
-  ApiProblemResponses,
-  Authenticated,
   CreatedAnswer,
-  CurrentActor,
-  GuidParam,
   type IfMatch,
   IfMatchHeader,
   Paged,
   type ListPage,
   type PagedList,
-  Permission,
   RecordAnswer,
-} from '@app/common';
+} from '@app/http-edge';
+import { ApiProblemResponses } from '@app/problems';
+import { GuidParam } from '@app/input-rules';
 import { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
 import { TenantService } from './tenant.service';
 import { Idempotent } from '@app/idempotency';

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AdminEvents, recordChange } from '@app/audit';
-import { Actor, Clock, type IfMatch, type Page, pageOf, Problems, versionedWrite } from '@app/common';
+import { Actor } from '@app/access';
+import { Clock } from '@app/runtime';
+import { type IfMatch, type Page, pageOf, versionedWrite } from '@app/http-edge';
+import { Problems } from '@app/problems';
 import type { PageRequest } from '@app/database';
 import type { CreateTenantDto, TenantDto, UpdateTenantDto } from './dto/identity.dto';
 import { TenantRegistry } from './entities';

@@ -1,26 +1,21 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Actor, AdminAction, Authenticated, Client, CurrentActor, Permission } from '@app/access';
 import {
-  Actor,
-  AdminAction,
   ApiPaged,
-  ApiProblemResponses,
-  Authenticated,
-  Client,
   ClientContext,
   CreatedAnswer,
-  CurrentActor,
-  GuidParam,
   type IfMatch,
   IfMatchHeader,
   MAX_LIST_SEARCH_LENGTH,
   Paged,
   type ListPage,
   type PagedList,
-  Permission,
   RecordAnswer,
   searchTerm,
-} from '@app/common';
+} from '@app/http-edge';
+import { ApiProblemResponses } from '@app/problems';
+import { GuidParam } from '@app/input-rules';
 import { CreateUserDto, ResetPasswordDto, RoleChoiceDto, UpdateUserDto, UserDto } from './dto/identity.dto';
 import { UserService } from './user.service';
 import { Idempotent } from '@app/idempotency';

@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import {
-  Actor,
-  ClientContext,
-  Clock,
-  type IfMatch,
-  isUniqueViolation,
-  nameSkeletonKey,
-  type Page,
-  pageOf,
-  Problems,
-  versionedWrite,
-} from '@app/common';
+import { Actor } from '@app/access';
+import { ClientContext, type IfMatch, type Page, pageOf, versionedWrite } from '@app/http-edge';
+import { Clock } from '@app/runtime';
+import { isUniqueViolation, Problems } from '@app/problems';
+import { nameSkeletonKey } from '@app/input-rules';
 import { AdminEvents, recordChange } from '@app/audit';
 import type { PageRequest } from '@app/database';
 import type {

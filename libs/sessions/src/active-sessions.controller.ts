@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
+import { Actor, Authenticated, CurrentActor, Permission } from '@app/access';
 import { ActiveSessions } from './active-sessions';
 import { ActiveSessionsDto } from './dto/sessions.dto';
 

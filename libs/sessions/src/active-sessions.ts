@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import { IdentityAuthService } from '@app/identity';
 
 export interface ActiveSessionsCount {

@@ -1,7 +1,8 @@
 import { Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { clientContextOf, Public } from '@app/common';
+import { clientContextOf } from '@app/http-edge';
+import { Public } from '@app/access';
 import { presentedCredential, SessionCookies, writeCookies } from '@app/auth';
 import { LogoutOutcome } from '@app/audit';
 import { LoggedOutDto } from './dto/sessions.dto';

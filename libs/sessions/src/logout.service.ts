@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
-import { ClientContext, Clock, shortReason, TimeoutError, withTimeout } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { Clock, TimeoutError, withTimeout } from '@app/runtime';
+import { shortReason } from '@app/problems';
 import { LogoutOutcome, LogoutReason, LogoutRecorder, type SessionCut } from '@app/audit';
 import { IdentityAuthService, SessionUser } from '@app/identity';
 import { PresentedCredential, SessionClaims, SessionTokens } from '@app/auth';

@@ -1,17 +1,8 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  Actor,
-  AdminAction,
-  Authenticated,
-  Client,
-  ClientContext,
-  CurrentActor,
-  GuidParam,
-  type IfMatch,
-  IfMatchHeader,
-  Permission,
-} from '@app/common';
+import { Actor, AdminAction, Authenticated, Client, CurrentActor, Permission } from '@app/access';
+import { ClientContext, type IfMatch, IfMatchHeader } from '@app/http-edge';
+import { GuidParam } from '@app/input-rules';
 import { SessionRevocationService } from './session-revocation.service';
 import { Idempotent } from '@app/idempotency';
 

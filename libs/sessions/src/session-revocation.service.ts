@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import Redis from 'ioredis';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
-import { Actor, ClientContext, Clock, type IfMatch, versionedWrite } from '@app/common';
+import { Actor } from '@app/access';
+import { ClientContext, type IfMatch, versionedWrite } from '@app/http-edge';
+import { Clock } from '@app/runtime';
 import { AdminEvents, LogoutOutcome, LogoutReason, LogoutRecorder } from '@app/audit';
 import {
   ActorService,

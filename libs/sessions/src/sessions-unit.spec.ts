@@ -1,5 +1,5 @@
 import { parseRevocation } from './session-revocation.service';
-import { TimeoutError, withTimeout } from '@app/common';
+import { TimeoutError, withTimeout } from '@app/runtime';
 
 describe('parseRevocation (messages on decisioning:sessions)', () => {
   const good = {

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { Actor, Lifecycle, ManualClock } from '@app/common';
+import { Actor } from '@app/access';
+import { Lifecycle, ManualClock } from '@app/runtime';
 import { loadSettings, SESSIONS_SETTINGS, sliceValues } from '@app/config';
 import { IdentityAuthService } from '@app/identity';
 import { EventStreamSink, StreamRegistry } from './stream-registry';

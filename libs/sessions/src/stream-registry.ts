@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { SESSIONS_SETTINGS, type SessionsSettings } from '@app/config';
-import { Actor, Clock, CredentialKind, Lifecycle, withTimeout } from '@app/common';
+import { Actor, CredentialKind } from '@app/access';
+import { Clock, Lifecycle, withTimeout } from '@app/runtime';
 import { IdentityAuthService } from '@app/identity';
 
 /**

@@ -1,7 +1,7 @@
 import { Controller, Get, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Actor, Authenticated, CurrentActor } from '@app/common';
+import { Actor, Authenticated, CurrentActor } from '@app/access';
 import { ApiKeyService } from '@app/api-keys';
 import { StreamRegistry } from './stream-registry';
 

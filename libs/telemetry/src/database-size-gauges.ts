@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Meter } from '@opentelemetry/api';
-import { shortReason } from '@app/common';
+import { shortReason } from '@app/problems';
 import type { DatabaseSizeRepository, DatabaseSizes } from '@app/database';
 
 /** The tables an operator watches grow: the archive and cases, the administrators' trail and the audits, the telemetry tables. */

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { Authenticated } from '@app/common';
+import { Authenticated } from '@app/access';
 import { DatabaseSizeGauges } from './database-size-gauges';
 import { EVENT_LOOP_WINDOW_MS, EventLoopDelay, type EventLoopWindow } from './event-loop-delay';
 

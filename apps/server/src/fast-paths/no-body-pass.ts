@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { hasBody } from '@app/common';
+import { hasBody } from '@app/input-rules';
 
 export type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 

@@ -1,6 +1,6 @@
 import { ApiHideProperty, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow, ValidateIf } from 'class-validator';
-import { CharacterCount, IsGuid, IsName, NoControlCharacters, Optional } from '@app/common';
+import { CharacterCount, IsGuid, IsName, NoControlCharacters, Optional } from '@app/input-rules';
 
 export class CreateApiKeyDto {
   @ApiProperty()

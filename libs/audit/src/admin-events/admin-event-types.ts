@@ -1,4 +1,4 @@
-import { inertText } from '@app/common';
+import { inertText } from '@app/input-rules';
 
 /** AdminEvent OutcomeId. */
 export enum AdminEventOutcome {

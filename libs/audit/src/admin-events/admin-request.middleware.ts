@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import type { Actor, AnsweredProblem, RequestWithActor } from '@app/common';
+import type { Actor, RequestWithActor } from '@app/access';
+import type { AnsweredProblem } from '@app/problems';
 
 /** Told when a write request has been answered (AdminEvents records the refusals). */
 export abstract class AnsweredWrites {

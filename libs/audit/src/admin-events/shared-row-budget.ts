@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type Redis from 'ioredis';
-import { TimeoutError, withTimeout } from '@app/common';
+import { TimeoutError, withTimeout } from '@app/runtime';
 
 /** How long a Redis answer may take before this node decides alone. */
 const SHARED_BUDGET_TIMEOUT_MS = 250;

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { CharacterCount, NoControlCharacters, Optional } from '@app/common';
+import { CharacterCount, NoControlCharacters, Optional } from '@app/input-rules';
 
 /**
  * Password fields accept up to 8192 characters so an RSA ciphertext (base64) fits; after decoding, a

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { CharacterCount, NoControlCharacters } from '@app/common';
+import { CharacterCount, NoControlCharacters } from '@app/input-rules';
 
 export class SecondFactorRequiredDto {
   @ApiProperty({ enum: [true] }) secondFactorRequired!: true;

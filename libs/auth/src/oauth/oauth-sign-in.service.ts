@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
 import { OAUTH_SETTINGS, type OAuthSettings } from '@app/config';
-import { ClientContext, Clock } from '@app/common';
+import { ClientContext } from '@app/http-edge';
+import { Clock } from '@app/runtime';
 import { AuthenticationType, FailureType, LoginRecorder } from '@app/audit';
 import { IdentityAuthService, SignInUser } from '@app/identity';
 import { AuthProblems } from '../auth-problems';

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Public } from '@app/common';
+import { Public } from '@app/access';
 import { SHIPPED_MFA_CLIENT_KEY, SECOND_FACTOR_SETTINGS, type SecondFactorSettings } from '@app/config';
 import { MockSecondFactorAnswerDto, MockSecondFactorRequestDto } from '../dto/second-factor.dto';
 

@@ -1,7 +1,7 @@
 import jwt from 'jsonwebtoken';
 import { createSecretKey } from 'node:crypto';
 import { loadSettings } from '@app/config';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import { AuthenticationType } from '@app/audit';
 import { PASSCODE_TOKEN_VALIDITY_MS, PasscodeTokens, PendingSignIn } from './passcode-tokens';
 

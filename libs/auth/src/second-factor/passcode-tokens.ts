@@ -10,7 +10,7 @@ import {
   timingSafeEqual,
 } from 'node:crypto';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import { AuthenticationType } from '@app/audit';
 
 /** How long the password step stays valid while the passcode is awaited. */

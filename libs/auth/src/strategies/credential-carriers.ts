@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import type { Strategy } from 'passport-strategy';
-import type { HttpRequestLike, ProblemException } from '@app/common';
+import type { HttpRequestLike } from '@app/http-edge';
+import type { ProblemException } from '@app/problems';
 import { AuthProblems } from '../auth-problems';
 import { JWT_COOKIE } from '../session-cookies';
 

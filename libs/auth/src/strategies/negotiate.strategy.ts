@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-strategy';
-import type { HttpRequestLike } from '@app/common';
+import type { HttpRequestLike } from '@app/http-edge';
 import { EstablishedHandshake, Handshake, NegotiateService } from '../negotiate.service';
 import type { StrategyOutcome } from './app-passport';
 

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { ExtractJwt, Strategy as JwtStrategy, type StrategyOptionsWithRequest } from 'passport-jwt';
-import type { Actor, CredentialKind, HttpRequestLike } from '@app/common';
+import type { Actor, CredentialKind } from '@app/access';
+import type { HttpRequestLike } from '@app/http-edge';
 import type { SessionUser } from '@app/identity';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import { AuthProblems } from '../auth-problems';
 import { isProvablySameOrigin, isUnsafeMethod } from '../csrf';
 import { SESSION_TOKEN_SETTINGS, type SessionTokenSettings } from '@app/config';

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
 import { SchemaWriter } from '../migration-helpers';
-import { nameSkeletonKey } from '@app/common';
+import { nameSkeletonKey } from '@app/input-rules';
 
 /** As in the row-versions migration: SQLite rebuilds the table it describes; the others alter it by name. */
 function target(schema: SchemaWriter): Table | string {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { isUniqueViolation, nameSkeletonKey } from '@app/common';
+import { isUniqueViolation } from '@app/problems';
+import { nameSkeletonKey } from '@app/input-rules';
 import { ALL_ENTITIES } from '../../../../apps/server/src/entities';
 import { createEmptyPostgresDatabase, createSqliteDirectory } from '../../../../test/support/databases';
 import { dataSourceOptions } from '../data-source-options';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock, shortReason } from '@app/common';
+import { Clock } from '@app/runtime';
+import { shortReason } from '@app/problems';
 import { ConfigurationRepository } from '../model/configuration.repository';
 import { ArchiveRepository, type PurgePosition } from './archive.repository';
 import { archiveRetentionMs } from './archive-retention';

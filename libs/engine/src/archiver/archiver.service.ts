@@ -7,14 +7,8 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { SHUTDOWN_FLUSH_MS, ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import {
-  BACKGROUND_SLICE,
-  Clock,
-  isDatabaseUnavailable,
-  nextTurn,
-  TimeoutError,
-  withTimeout,
-} from '@app/common';
+import { BACKGROUND_SLICE, Clock, nextTurn, TimeoutError, withTimeout } from '@app/runtime';
+import { isDatabaseUnavailable } from '@app/problems';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { ArchiverWarning, CaptureFlusher } from '@app/capture-queues';
-import { ALL_PERMISSIONS, Actor } from '@app/common';
+import { ALL_PERMISSIONS, Actor } from '@app/access';
 import { createEngineModel, DemoLikeModel, transaction } from '../../../../test/factories/engine.factory';
 import { createUser, landlordActor } from '../../../../test/factories/identity.factory';
 import { signIn } from '../../../../test/support/auth';

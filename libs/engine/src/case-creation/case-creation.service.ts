@@ -1,6 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock, inSlices, isDatabaseUnavailable, timeOrderedGuid } from '@app/common';
+import { Clock, inSlices } from '@app/runtime';
+import { isDatabaseUnavailable } from '@app/problems';
+import { timeOrderedGuid } from '@app/input-rules';
 import type { LiveStatus } from '../model/configuration.repository';
 import { StageRollupService } from '../rollups/stage-rollup.service';
 import { PipelineTelemetry } from '../telemetry/pipeline-telemetry';

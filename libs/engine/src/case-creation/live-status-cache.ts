@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import { ConfigurationRepository, type LiveStatus } from '../model/configuration.repository';
 import { CONFIGURATION_TTL_MS, ModelCatalog } from '../model/model-catalog';
 

@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AdminEvents } from '@app/audit';
-import { Actor, Clock, type IfMatch, Problems, versionedWrite } from '@app/common';
+import { Actor } from '@app/access';
+import { Clock } from '@app/runtime';
+import { type IfMatch, versionedWrite } from '@app/http-edge';
+import { Problems } from '@app/problems';
 import {
   CaseWorkflowDto,
   CaseWorkflowStatusDto,

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/comm
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Actor } from '@app/common';
+import { Actor } from '@app/access';
 import { TenantRegistry } from '@app/identity';
 import { ConfigurationRepository } from '../model/configuration.repository';
 import { ModelService } from '../configuration/model.service';

@@ -8,8 +8,8 @@ import {
   NoControlCharacters,
   Optional,
   ValidateWithSchema,
-  VersionProperty,
-} from '@app/common';
+} from '@app/input-rules';
+import { VersionProperty } from '@app/http-edge';
 import { JSON_PATH_PATTERN } from '../model/json-path';
 
 /** Field names are tokens in templates and variables in conditions: identifiers only. */

@@ -2,7 +2,8 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { HttpStatus } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { match } from 'path-to-regexp';
-import { COOKIE_SCHEME, PROBLEM_CONTENT_TYPE, ProblemException, ProblemType } from '@app/common';
+import { COOKIE_SCHEME } from '@app/access';
+import { PROBLEM_CONTENT_TYPE, ProblemException, ProblemType } from '@app/problems';
 import { ArchiverService } from '../archiver/archiver.service';
 import { CaseCreationService } from '../case-creation/case-creation.service';
 

@@ -1,14 +1,9 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import {
-  Actor,
-  Clock,
-  instantOfTimeOrderedGuid,
-  ProblemException,
-  Problems,
-  ProblemType,
-  timeOrderedGuid,
-} from '@app/common';
+import { Actor } from '@app/access';
+import { Clock } from '@app/runtime';
+import { instantOfTimeOrderedGuid, timeOrderedGuid } from '@app/input-rules';
+import { ProblemException, Problems, ProblemType } from '@app/problems';
 import { archiveRetentionMs } from '../archiver/archive-retention';
 import { ArchiveItem, ArchiverService } from '../archiver/archiver.service';
 import { ArchiveRepository } from '../archiver/archive.repository';

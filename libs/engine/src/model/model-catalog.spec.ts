@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { ManualClock } from '@app/common';
+import { ManualClock } from '@app/runtime';
 import type { ConfigurationRepository } from './configuration.repository';
 import { CONFIGURATION_TTL_MS, ModelCatalog } from './model-catalog';
 

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { Clock, shortReason } from '@app/common';
+import { Clock } from '@app/runtime';
+import { shortReason } from '@app/problems';
 import { FieldDataType } from '../entities';
 import { JsonPath, parseJsonPath } from './json-path';
 import { parseRuleCondition, RuleCondition } from './rule-condition';

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ENGINE_SETTINGS, type EngineSettings } from '@app/config';
-import { Clock } from '@app/common';
+import { Clock } from '@app/runtime';
 import {
   ARCHIVER_STAGE_NAMES,
   ArchiverStage,

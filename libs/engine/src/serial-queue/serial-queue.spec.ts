@@ -1,4 +1,4 @@
-import { BACKGROUND_SLICE } from '@app/common';
+import { BACKGROUND_SLICE } from '@app/runtime';
 import { SerialConsumer, SerialQueue } from './serial-queue';
 
 /** A consumer that records what it was handed; each hook can be replaced per test. */

@@ -1,4 +1,4 @@
-import { BACKGROUND_SLICE, nextTurn } from '@app/common';
+import { BACKGROUND_SLICE, nextTurn } from '@app/runtime';
 
 /** What a SerialQueue's one consumer does with the items, in arrival order. */
 export interface SerialConsumer<T> {

@@ -2,7 +2,7 @@ import { GRID } from '@app/declarations';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Actor, Authenticated, CurrentActor, Permission } from '@app/common';
+import { Actor, Authenticated, CurrentActor, Permission } from '@app/access';
 import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
 import { GridService } from '../grid.service';

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { answerWithHashedETag } from '@app/common';
+import { answerWithHashedETag } from '@app/http-edge';
 import type { GridDefinition } from '../grid-definition';
 import type { GridResponse, GridScope } from '../grid-engine';
 import type { GridAnswer } from '../grid-reads';

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { Authenticated } from '@app/common';
+import { Authenticated } from '@app/access';
 import type { GridDefinition } from '../grid-definition';
 import type { SeriesResponse } from '../grid-series';
 import { ApiGridSeries } from '../grid-series-openapi';

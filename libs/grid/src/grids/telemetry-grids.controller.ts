@@ -2,7 +2,7 @@ import { GRID } from '@app/declarations';
 import { Controller, Get, Query, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { Authenticated } from '@app/common';
+import { Authenticated } from '@app/access';
 import type { GridResponse } from '../grid-engine';
 import { GridService } from '../grid.service';
 import { ApiGrid } from '../grid-openapi';

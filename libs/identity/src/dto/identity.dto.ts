@@ -7,17 +7,16 @@ import {
   PickType,
 } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn } from 'class-validator';
+import { ALL_PERMISSIONS, Permission } from '@app/access';
 import {
-  ALL_PERMISSIONS,
   CharacterCount,
   IsEmailAddress,
   IsGuid,
   IsInstant,
   IsIdentityName,
   Optional,
-  Permission,
-  VersionProperty,
-} from '@app/common';
+} from '@app/input-rules';
+import { VersionProperty } from '@app/http-edge';
 
 export class CreateTenantDto {
   @IsIdentityName()

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { HttpStatus } from '@nestjs/common';
-import { ProblemException, RequestRefusal } from './problem';
+import { ProblemException, RequestRefusal } from '@app/problems';
 
 /**
  * Input limits of every request (docs/SECURITY.md, Input limits). They are checked on the raw

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { ArgumentMetadata, Param, PipeTransform, Query } from '@nestjs/common';
 import { ApiParam, ApiQuery } from '@nestjs/swagger';
-import { RequestRefusal } from './problem';
+import { RequestRefusal } from '@app/problems';
 
 /** The example GUID of the OpenAPI document's path and query parameters (a tool that calls them, Dredd). */
 export const EXAMPLE_GUID = '3fa85f64-5717-4562-b3fc-2c963f66afa6';

@@ -1,8 +1,8 @@
 import { createParamDecorator, ExecutionContext, HttpStatus } from '@nestjs/common';
 import { ApiHeader } from '@nestjs/swagger';
-import { ProblemException } from './problem';
-import { ApiProblemResponses } from './problem.dto';
-import { documentParameter } from './guid';
+import { ProblemException } from '@app/problems';
+import { ApiProblemResponses } from '@app/problems';
+import { documentParameter } from '@app/input-rules';
 
 /**
  * What an If-Match header asks of the record a PUT or DELETE writes (RFC 9110 §13.1.1): nothing (absent),

@@ -1,7 +1,7 @@
 import { applyDecorators, SetMetadata } from '@nestjs/common';
 import { ApiCookieAuth, ApiBearerAuth, ApiSecurity, DECORATORS } from '@nestjs/swagger';
 import { Permission, PERMISSION_NAMES } from './permissions';
-import { ApiProblemResponses } from './problem.dto';
+import { ApiProblemResponses } from '@app/problems';
 
 export const ROUTE_ACCESS = 'route-access';
 

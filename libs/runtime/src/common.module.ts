@@ -1,7 +1,7 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { Clock, SystemClock } from './clock';
 import { Lifecycle } from './lifecycle';
-import { LateRequestInputGuard, RequestInputGuard, RequestInputRules } from './request-input.guard';
+import { LateRequestInputGuard, RequestInputGuard, RequestInputRules } from '@app/input-rules';
 
 const INPUT = [RequestInputRules, RequestInputGuard, LateRequestInputGuard];
 

@@ -1,4 +1,4 @@
-import { ProblemException } from './problem';
+import { ProblemException } from '@app/problems';
 import { checkDeclaredQuery, declaredQueries, type QuerySchema } from './query-parameters';
 
 const declared = new Map<string, QuerySchema>([

@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Actor } from './actor';
-import { clientContextOf, type ClientContext, type HttpRequestLike } from './client-address';
+import { clientContextOf, type ClientContext, type HttpRequestLike } from '@app/http-edge';
 
 /** Where the global guard leaves the resolved caller. */
 export interface RequestWithActor extends HttpRequestLike {

@@ -1,4 +1,4 @@
-import { type FieldErrorCode, RequestRefusal } from './problem';
+import { type FieldErrorCode, RequestRefusal } from '@app/problems';
 
 /** What the served document says of one query parameter's value (the part of its schema checked here). */
 export interface QuerySchema {

@@ -1,4 +1,4 @@
-import { ProblemException } from './problem';
+import { ProblemException } from '@app/problems';
 import { MAX_JSON_DEPTH, refusedText, scanJsonBody, undecodableQueryParameter } from './request-input';
 
 const bytes = (text: string) => Buffer.from(text);

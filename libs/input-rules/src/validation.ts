@@ -10,7 +10,7 @@ import {
   ValidationOptions,
 } from 'class-validator';
 import { GUID_PATTERN, GUID_SOURCE } from './guid';
-import { type FieldErrorCode, RequestRefusal } from './problem';
+import { type FieldErrorCode, RequestRefusal } from '@app/problems';
 
 /**
  * THE way a DTO says a field may be left out (house style: optional means "may be absent"). An absent field

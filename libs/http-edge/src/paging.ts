@@ -2,7 +2,7 @@ import { applyDecorators, createParamDecorator, type ExecutionContext, type Type
 import { ApiExtraModels, ApiOkResponse, ApiProperty, ApiQuery } from '@nestjs/swagger';
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { answerWithHashedETag, HASHED_ETAG_HEADER } from './conditional-get';
-import { Problems } from './problem';
+import { Problems } from '@app/problems';
 
 /** A page asked for: at most `limit` rows whose id is above `after` (0: from the first), in id order. */
 export interface PageRequest {

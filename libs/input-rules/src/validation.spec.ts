@@ -4,7 +4,7 @@ import { ApiProperty, DECORATORS, PartialType } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, MaxLength, ValidateNested } from 'class-validator';
 import { ParseGuidPipe } from './guid';
-import { ProblemException } from './problem';
+import { ProblemException } from '@app/problems';
 import {
   CharacterCount,
   fieldErrors,

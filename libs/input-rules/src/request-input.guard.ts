@@ -11,7 +11,7 @@ import {
   unsupportedMediaType,
 } from './request-input';
 import { carriesOtherThanJson } from './media-type';
-import { RequestRefusal } from './problem';
+import { RequestRefusal } from '@app/problems';
 import { checkDeclaredQuery, type DeclaredQueries } from './query-parameters';
 import { perRoute } from './route-memo';
 

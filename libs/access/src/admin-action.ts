@@ -1,6 +1,6 @@
 import { RequestMethod, SetMetadata } from '@nestjs/common';
 import { HTTP_CODE_METADATA, METHOD_METADATA } from '@nestjs/common/constants';
-import type { ClientContext } from './client-address';
+import type { ClientContext } from '@app/http-edge';
 
 export const ADMIN_ACTION = 'admin-action';
 
