@@ -1,7 +1,7 @@
 import { MoreThan, type FindOptionsWhere, type ObjectLiteral, type Repository } from 'typeorm';
 import type { PageRequest, RowPage } from '@app/http-edge';
 
-// Declared beside the paging decorators (libs/common sits below this library), used by every repository's lists.
+// Declared beside the paging decorators (libs/input-rules sits below this library), used by every repository's lists.
 export type { PageRequest, RowPage };
 
 /**

@@ -1,7 +1,7 @@
 import type { Session } from '../api/queries';
 
 /**
- * The service's permission codes (libs/common Permission; the same numbers as GET /api/RoleRegistry/Permissions).
+ * The service's permission codes (libs/access Permission; the same numbers as GET /api/RoleRegistry/Permissions).
  * The console only hides what a user may not open: the service decides every request.
  */
 export const PERMISSION = {

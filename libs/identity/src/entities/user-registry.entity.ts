@@ -43,7 +43,7 @@ export class UserRegistry extends VersionedRecord {
   NormalizedName!: string;
 
   /**
-   * SHA-256 (hex) of the name's UTS #39 skeleton, case-folded (nameSkeletonKey, libs/common): unique among users not
+   * SHA-256 (hex) of the name's UTS #39 skeleton, case-folded (nameSkeletonKey, libs/input-rules): unique among users not
    * deleted, so no two have names a reader cannot tell apart. Written with the name (names are fixed).
    */
   @PortableColumn('string', { name: 'NameSkeleton', length: 64, nullable: true })
