@@ -195,7 +195,9 @@ describe.each(TEST_PROVIDERS)('username and password sign-in on %s', (provider) 
     // No user name holds a control character: the name is refused, naming the field, and the
     // attempt is still written.
     const res = await post({ userName: name, password: 'whatever-password' }, ua).expect(400);
-    expect(res.body.errors).toEqual([{ field: 'userName', message: expect.any(String) as string }]);
+    expect(res.body.errors).toEqual([
+      { field: 'userName', code: 'invalid_value', message: expect.any(String) as string },
+    ]);
     const rows = await loginRows(t.app);
     const row = rows.at(-1)!;
     expect(row.CreatedUser).toHaveLength(256);
