@@ -122,6 +122,12 @@ describe('the console in Chromium: the Security tables on a phone', () => {
       expect([table.name, await visibleHeaders(page, table.rows)]).toEqual([table.name, table.keys]);
       expect(await boxOverflow(page, table.rows)).toBeLessThanOrEqual(0);
       const details = page.getByRole('button', { name: table.details(), exact: true });
+      if (table.name === 'users') {
+        // in the tab order: from the user's link, Tab reaches the row's Details
+        await page.getByRole('link', { name: s.admin.name, exact: true }).focus();
+        await page.keyboard.press('Tab');
+        expect(await page.locator(':focus').getAttribute('aria-label')).toBe(table.details());
+      }
       await details.focus();
       await page.keyboard.press('Enter');
       expect(await details.getAttribute('aria-expanded')).toBe('true');
