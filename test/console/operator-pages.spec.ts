@@ -240,7 +240,12 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
     await t.app
       .get(RoleService)
       .create(await landlordActor(t.app), { name: 'unused dialog role', permissions: [] });
-    const dialogs: [string, () => Promise<void>, string][] = [
+    // on a phone a row's actions are in its details: the row's Details button opens them first
+    const details =
+      (name: string | RegExp, nth = 0) =>
+      () =>
+        page.getByRole('button', { name }).nth(nth).click();
+    const dialogs: [string, () => Promise<void>, string, (() => Promise<void>)?][] = [
       [
         `/Security/Users/${other.guid}`,
         () =>
@@ -257,11 +262,13 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
         `/Security/Users/${other.guid}`,
         () => page.getByRole('button', { name: 'Revoke the key dialog key' }).click(),
         'Revoke this API key?',
+        details('Details of the key dialog key'),
       ],
       [
         '/Security/Roles',
         () => page.getByRole('button', { name: 'Delete the role unused dialog role' }).click(),
         'Delete this role?',
+        details('Details of the role unused dialog role'),
       ],
       [
         '/Security/Tenants',
@@ -271,15 +278,18 @@ describe('the console in Chromium, part 3: the home page, a phone, every page an
             .first()
             .click(),
         'Delete this tenant?',
+        // the landlord, listed first, is never deleted
+        details(/^Details of the tenant/, 1),
       ],
       ['/', () => page.getByRole('button', { name: 'Change password' }).click(), 'Change password'],
     ];
     for (const size of [LAPTOP, PHONE]) {
       await page.setViewportSize(size);
-      for (const [path, open, title] of dialogs) {
+      for (const [path, open, title, openRow] of dialogs) {
         await page.goto(`${t.url}${path}`);
         await page.locator('h1').first().waitFor();
         if (size === PHONE && path === '/') await page.getByRole('button', { name: 'Menu' }).waitFor();
+        if (size === PHONE && openRow) await openRow();
         await open();
         const dialog = page.getByRole('dialog', { name: title });
         await dialog.waitFor();

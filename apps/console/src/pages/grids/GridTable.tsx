@@ -1,4 +1,12 @@
-import { useState, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
+import {
+  DetailsCell,
+  DetailsHeader,
+  DetailsRow,
+  secondaryColumn,
+  useOpenRows,
+  type Detail,
+} from '../../components/RowDetails';
 import type { ColumnDeclaration, GridDeclaration } from './declarations';
 import { formatCell, textOf } from './format';
 import type { Row } from './grid-api';
@@ -45,24 +53,18 @@ export function GridTable({
   sort: Sort;
   onSort: (field: string) => void;
 }) {
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
+  const open = useOpenRows();
   const shown = grid.columns.filter((c) => !grid.detailsOnly?.includes(c.key));
   const cellClass = (c: ColumnDeclaration) =>
     [
       numericFormat(c) ? styles.numeric : '',
-      grid.keyColumns.includes(c.key) ? '' : styles.secondaryColumn,
+      grid.keyColumns.includes(c.key) ? '' : secondaryColumn,
       grid.wideColumns?.includes(c.key) ? styles.wideColumn : '',
       c.format === 'instant' ? styles.instant : '',
       LONG_TEXT.has(c.key) ? styles.longText : '',
     ]
       .filter(Boolean)
       .join(' ') || undefined;
-  const toggle = (key: string) =>
-    setOpen((was) => {
-      const next = new Set(was);
-      if (!next.delete(key)) next.add(key);
-      return next;
-    });
   return (
     <div className={styles.tableBox} tabIndex={0} role="region" aria-labelledby="grid-rows-title">
       <table className={styles.table}>
@@ -78,9 +80,7 @@ export function GridTable({
                 className={cellClass(c)}
               />
             ))}
-            <th scope="col" className={styles.detailsColumn}>
-              <span className={styles.visuallyHidden}>Details</span>
-            </th>
+            <DetailsHeader />
           </tr>
         </thead>
         <tbody>
@@ -95,8 +95,8 @@ export function GridTable({
                 shown={shown}
                 units={units}
                 cellClass={cellClass}
-                expanded={open.has(key)}
-                onToggle={() => toggle(key)}
+                expanded={open.isOpen(key)}
+                onToggle={() => open.toggle(key)}
               />
             );
           })}
@@ -133,25 +133,20 @@ function TableRow({
         {shown.map((c) => (
           <Cell key={c.key} column={c} value={row[c.key]} unit={units[c.key]} className={cellClass(c)} />
         ))}
-        <td className={styles.detailsColumn}>
-          <button
-            type="button"
-            className={styles.detailsButton}
-            aria-expanded={expanded}
-            aria-controls={expanded ? detailsId : undefined}
-            aria-label={`Details of row ${index + 1}`}
-            onClick={onToggle}
-          >
-            <span aria-hidden="true">{expanded ? '▾' : '▸'}</span>
-          </button>
-        </td>
+        <DetailsCell
+          label={`Details of row ${index + 1}`}
+          detailsId={detailsId}
+          expanded={expanded}
+          onToggle={onToggle}
+        />
       </tr>
       {expanded && (
-        <tr id={detailsId} className={styles.detailsRow} data-details-for={textOf(row.id)}>
-          <td colSpan={shown.length + 1}>
-            <RowDetails grid={grid} row={row} units={units} />
-          </td>
-        </tr>
+        <DetailsRow
+          detailsId={detailsId}
+          detailsFor={textOf(row.id)}
+          span={shown.length + 1}
+          details={rowDetails(grid, row, units)}
+        />
       )}
     </>
   );
@@ -221,25 +216,11 @@ function dotBreaks(text: string): ReactNode {
 }
 
 /** Every column of one row, with its label, identifiers whole: what the table leaves out at this width. */
-function RowDetails({
-  grid,
-  row,
-  units,
-}: {
-  grid: GridDeclaration;
-  row: Row;
-  units: Record<string, DurationUnit>;
-}) {
-  return (
-    <dl className={styles.rowDetails}>
-      {grid.columns.map((c) => (
-        <div key={c.key} data-detail={c.key}>
-          <dt>{c.label}</dt>
-          <dd className={c.format === 'guid' ? styles.guid : undefined}>
-            {formatCell(row[c.key], c.format, units[c.key]) || '—'}
-          </dd>
-        </div>
-      ))}
-    </dl>
-  );
+function rowDetails(grid: GridDeclaration, row: Row, units: Record<string, DurationUnit>): Detail[] {
+  return grid.columns.map((c) => ({
+    key: c.key,
+    label: c.label,
+    value: formatCell(row[c.key], c.format, units[c.key]) || '—',
+    className: c.format === 'guid' ? styles.guid : undefined,
+  }));
 }

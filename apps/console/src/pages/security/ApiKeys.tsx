@@ -6,6 +6,7 @@ import { Alert } from '../../components/Alert';
 import { HistoryLink } from './HistoryLink';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
+import { KeyedTable, type KeyedColumn } from '../../components/KeyedTable';
 import formStyles from '../../components/forms.module.css';
 import { formatDateTime } from '../../components/time';
 import { securityError } from './controls';
@@ -90,25 +91,44 @@ function NewKey({ created, onStored }: { created: CreatedApiKey; onStored: () =>
   );
 }
 
-function KeyTableHead() {
-  return (
-    <thead>
-      <tr>
-        <th scope="col">Identifier</th>
-        <th scope="col">Name</th>
-        <th scope="col">Description</th>
-        <th scope="col">Created</th>
-        <th scope="col">State</th>
-        <th scope="col">
-          <span className={styles.visuallyHidden}>Actions</span>
-        </th>
-      </tr>
-    </thead>
+/** On a phone: Name and State; the identifier, description, creation and actions in each row's details. */
+function keyColumns(
+  session: Session,
+  onRevoke: (key: ApiKey) => (() => void) | undefined,
+): KeyedColumn<ApiKey>[] {
+  return [
+    { id: 'identifier', label: 'Identifier', className: styles.mono, cell: (k) => `${k.displayIdentifier}…` },
+    { id: 'name', label: 'Name', keyColumn: true, cell: (k) => k.name },
+    { id: 'description', label: 'Description', cell: (k) => k.description ?? '—' },
+    {
+      id: 'created',
+      label: 'Created',
+      cell: (k) => `${formatDateTime(Date.parse(k.createdDate))} by ${k.createdUser}`,
+    },
+    { id: 'state', label: 'State', keyColumn: true, cell: (k) => <KeyState apiKey={k} /> },
+    {
+      id: 'actions',
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (k) => <KeyActions apiKey={k} session={session} onRevoke={onRevoke(k)} />,
+    },
+  ];
+}
+
+/** Active, or revoked (when and by whom). */
+function KeyState({ apiKey: k }: { apiKey: ApiKey }) {
+  return k.revokedDate ? (
+    <span className={`${styles.badge} ${styles.off}`}>
+      Revoked {formatDateTime(Date.parse(k.revokedDate))}
+      {k.revokedUser ? ` by ${k.revokedUser}` : ''}
+    </span>
+  ) : (
+    <span className={`${styles.badge} ${styles.ok}`}>Active</span>
   );
 }
 
-/** One key: active, or revoked (when and by whom), with its History; Revoke only where offered. */
-function KeyRow({
+/** The key's History; Revoke only where offered. */
+function KeyActions({
   apiKey: k,
   session,
   onRevoke,
@@ -118,37 +138,19 @@ function KeyRow({
   onRevoke?: () => void;
 }) {
   return (
-    <tr data-key-guid={k.guid}>
-      <td className={styles.mono}>{k.displayIdentifier}…</td>
-      <td>{k.name}</td>
-      <td>{k.description ?? '—'}</td>
-      <td>
-        {formatDateTime(Date.parse(k.createdDate))} by {k.createdUser}
-      </td>
-      <td>
-        {k.revokedDate ? (
-          <span className={`${styles.badge} ${styles.off}`}>
-            Revoked {formatDateTime(Date.parse(k.revokedDate))}
-            {k.revokedUser ? ` by ${k.revokedUser}` : ''}
-          </span>
-        ) : (
-          <span className={`${styles.badge} ${styles.ok}`}>Active</span>
-        )}
-      </td>
-      <td>
-        <HistoryLink session={session} guid={k.guid} label={`History of the key ${k.name}`} />{' '}
-        {onRevoke && (
-          <button
-            type="button"
-            className={`${formStyles.secondary} ${styles.danger}`}
-            onClick={onRevoke}
-            aria-label={`Revoke the key ${k.name}`}
-          >
-            Revoke
-          </button>
-        )}
-      </td>
-    </tr>
+    <>
+      <HistoryLink session={session} guid={k.guid} label={`History of the key ${k.name}`} />{' '}
+      {onRevoke && (
+        <button
+          type="button"
+          className={`${formStyles.secondary} ${styles.danger}`}
+          onClick={onRevoke}
+          aria-label={`Revoke the key ${k.name}`}
+        >
+          Revoke
+        </button>
+      )}
+    </>
   );
 }
 
@@ -184,19 +186,17 @@ function KeyTable({
   return (
     <>
       <div className={styles.tableBox}>
-        <table className={styles.table} aria-labelledby="keys-title">
-          <KeyTableHead />
-          <tbody>
-            {keys.map((k) => (
-              <KeyRow
-                key={k.guid}
-                apiKey={k}
-                session={session}
-                onRevoke={mayRevoke && !k.revokedDate ? () => setRevoking(k) : undefined}
-              />
-            ))}
-          </tbody>
-        </table>
+        <KeyedTable
+          className={styles.table}
+          labelledBy="keys-title"
+          rows={keys}
+          columns={keyColumns(session, (k) =>
+            mayRevoke && !k.revokedDate ? () => setRevoking(k) : undefined,
+          )}
+          rowKey={(k) => k.guid}
+          rowName={(k) => `the key ${k.name}`}
+          rowData={(k) => ({ 'data-key-guid': k.guid })}
+        />
       </div>
       <ConfirmDialog
         open={revoking !== null}

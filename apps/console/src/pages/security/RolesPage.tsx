@@ -5,6 +5,7 @@ import { api, done, ifMatch, unwrap, type Schemas } from '../../api/client';
 import type { Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { KeyedTable, type KeyedColumn } from '../../components/KeyedTable';
 import { Field } from '../../components/Field';
 import formStyles from '../../components/forms.module.css';
 import { usePageTitle } from '../../components/page-title';
@@ -110,38 +111,37 @@ function RolesTable({
   onDelete: (role: Role) => void;
 }) {
   const { tenantName } = useNames(session);
+  // On a phone: Name and Users; the tenant, permissions and actions in each row's details.
+  const columns: KeyedColumn<Role>[] = [
+    { id: 'name', label: 'Name', keyColumn: true, cell: (r) => r.name },
+    { id: 'tenant', label: 'Tenant', cell: (r) => tenantName(r.tenantGuid) },
+    {
+      id: 'permissions',
+      label: 'Permissions',
+      cell: (r) => (r.permissionNames.length ? r.permissionNames.join(', ') : '—'),
+    },
+    { id: 'users', label: 'Users', keyColumn: true, cell: (r) => r.users },
+    {
+      id: 'actions',
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (r) => <RoleActions role={r} session={session} onEdit={onEdit} onDelete={onDelete} />,
+    },
+  ];
   return (
     <section className={styles.card} aria-labelledby="roles-title">
       <h2 id="roles-title">
         {roles.length} {roles.length === 1 ? 'role' : 'roles'}
       </h2>
       <div className={styles.tableBox}>
-        <table className={styles.table}>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Tenant</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Users</th>
-              <th scope="col">
-                <span className={styles.visuallyHidden}>Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {roles.map((r) => (
-              <tr key={r.guid} data-role-guid={r.guid}>
-                <td>{r.name}</td>
-                <td>{tenantName(r.tenantGuid)}</td>
-                <td>{r.permissionNames.length ? r.permissionNames.join(', ') : '—'}</td>
-                <td>{r.users}</td>
-                <td>
-                  <RoleActions role={r} session={session} onEdit={onEdit} onDelete={onDelete} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <KeyedTable
+          className={styles.table}
+          rows={roles}
+          columns={columns}
+          rowKey={(r) => r.guid}
+          rowName={(r) => `the role ${r.name}`}
+          rowData={(r) => ({ 'data-role-guid': r.guid })}
+        />
       </div>
     </section>
   );

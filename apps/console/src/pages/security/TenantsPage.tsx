@@ -6,6 +6,7 @@ import type { Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { Field } from '../../components/Field';
+import { KeyedTable, type KeyedColumn } from '../../components/KeyedTable';
 import formStyles from '../../components/forms.module.css';
 import { usePageTitle } from '../../components/page-title';
 import { allows, PERMISSION } from '../../components/permissions';
@@ -75,29 +76,11 @@ export function TenantsPage() {
           <h2 id="tenants-title">
             {tenants.data.length} {tenants.data.length === 1 ? 'tenant' : 'tenants'}
           </h2>
-          <div className={styles.tableBox}>
-            <table className={styles.table}>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">
-                    <span className={styles.visuallyHidden}>Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {tenants.data.map((t) => (
-                  <TenantRow
-                    key={t.guid}
-                    tenant={t}
-                    onRename={(name) => changes.rename.mutate({ tenant: t, name })}
-                    onDelete={() => setDeleting(t)}
-                  />
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <TenantsTable
+            tenants={tenants.data}
+            onRename={(tenant, name) => changes.rename.mutate({ tenant, name })}
+            onDelete={setDeleting}
+          />
         </section>
       )}
       {mayManage && (
@@ -124,81 +107,129 @@ export function TenantsPage() {
   );
 }
 
-/** One tenant: its name (or the rename field), when it was created, Rename and Delete (never the landlord). */
-function TenantRow({
-  tenant,
+/**
+ * Each tenant: its name (or the rename field), when it was created, Rename and Delete (never the landlord).
+ * On a phone the name shows, the rest in each row's details.
+ */
+function TenantsTable({
+  tenants,
   onRename,
   onDelete,
 }: {
-  tenant: Tenant;
-  onRename: (name: string) => void;
-  onDelete: () => void;
+  tenants: Tenant[];
+  onRename: (tenant: Tenant, name: string) => void;
+  onDelete: (tenant: Tenant) => void;
 }) {
-  const [renaming, setRenaming] = useState<string | null>(null);
-  return (
-    <tr>
-      <td>
-        {renaming !== null ? (
-          <form
-            className={styles.row}
-            onSubmit={(e) => {
-              e.preventDefault();
-              if (renaming.trim()) onRename(renaming.trim());
+  const [renaming, setRenaming] = useState<{ guid: string; name: string } | null>(null);
+  const columns: KeyedColumn<Tenant>[] = [
+    {
+      id: 'name',
+      label: 'Name',
+      keyColumn: true,
+      cell: (t) =>
+        renaming?.guid === t.guid ? (
+          <RenameForm
+            tenant={t}
+            name={renaming.name}
+            onChange={(name) => setRenaming({ guid: t.guid, name })}
+            onSave={(name) => {
+              if (name.trim()) onRename(t, name.trim());
               setRenaming(null);
             }}
-          >
-            <label htmlFor="rename-tenant" className={styles.visuallyHidden}>
-              New name of {tenant.name}
-            </label>
-            <input
-              id="rename-tenant"
-              className={formStyles.input}
-              value={renaming}
-              onChange={(e) => setRenaming(e.target.value)}
-              autoFocus
-            />
-            <button type="submit" className={formStyles.primary}>
-              Save
-            </button>
-            <button type="button" className={formStyles.secondary} onClick={() => setRenaming(null)}>
-              Cancel
-            </button>
-          </form>
+            onCancel={() => setRenaming(null)}
+          />
         ) : (
           <>
-            {tenant.name}
-            {tenant.landlord && (
-              <span className={`${styles.badge} ${styles.ok} ${styles.after}`}>landlord</span>
-            )}
+            {t.name}
+            {t.landlord && <span className={`${styles.badge} ${styles.ok} ${styles.after}`}>landlord</span>}
           </>
-        )}
-      </td>
-      <td>
-        {formatDateTime(Date.parse(tenant.createdDate))} by {tenant.createdUser}
-      </td>
-      <td>
+        ),
+    },
+    {
+      id: 'created',
+      label: 'Created',
+      cell: (t) => `${formatDateTime(Date.parse(t.createdDate))} by ${t.createdUser}`,
+    },
+    {
+      id: 'actions',
+      label: 'Actions',
+      hiddenLabel: true,
+      cell: (t) => (
         <div className={styles.cellActions}>
           <button
             type="button"
             className={formStyles.secondary}
-            onClick={() => setRenaming(tenant.name)}
-            aria-label={`Rename the tenant ${tenant.name}`}
+            onClick={() => setRenaming({ guid: t.guid, name: t.name })}
+            aria-label={`Rename the tenant ${t.name}`}
           >
             Rename
           </button>
-          {!tenant.landlord && (
+          {!t.landlord && (
             <button
               type="button"
               className={`${formStyles.secondary} ${styles.danger}`}
-              onClick={onDelete}
-              aria-label={`Delete the tenant ${tenant.name}`}
+              onClick={() => onDelete(t)}
+              aria-label={`Delete the tenant ${t.name}`}
             >
               Delete
             </button>
           )}
         </div>
-      </td>
-    </tr>
+      ),
+    },
+  ];
+  return (
+    <div className={styles.tableBox}>
+      <KeyedTable
+        className={styles.table}
+        rows={tenants}
+        columns={columns}
+        rowKey={(t) => t.guid}
+        rowName={(t) => `the tenant ${t.name}`}
+        rowData={(t) => ({ 'data-tenant-guid': t.guid })}
+      />
+    </div>
+  );
+}
+
+function RenameForm({
+  tenant,
+  name,
+  onChange,
+  onSave,
+  onCancel,
+}: {
+  tenant: Tenant;
+  name: string;
+  onChange: (name: string) => void;
+  onSave: (name: string) => void;
+  onCancel: () => void;
+}) {
+  return (
+    <form
+      className={styles.row}
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(name);
+      }}
+    >
+      <label htmlFor="rename-tenant" className={styles.visuallyHidden}>
+        New name of {tenant.name}
+      </label>
+      <input
+        id="rename-tenant"
+        className={formStyles.input}
+        value={name}
+        onChange={(e) => onChange(e.target.value)}
+        autoFocus
+      />
+      <button type="submit" className={formStyles.primary}>
+        Save
+      </button>
+      <button type="button" className={formStyles.secondary} onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
   );
 }
 

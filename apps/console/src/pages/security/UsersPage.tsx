@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useOutletContext, useSearchParams } from 'react-router';
 import type { Session } from '../../api/queries';
 import { Alert } from '../../components/Alert';
+import { KeyedTable, type KeyedColumn } from '../../components/KeyedTable';
 import formStyles from '../../components/forms.module.css';
 import { usePageTitle } from '../../components/page-title';
 import { allows, PERMISSION } from '../../components/permissions';
@@ -108,37 +109,36 @@ function UserSearch({ search, onSearch }: { search: string; onSearch: (search: s
   );
 }
 
+/** On a phone: Name (the user's page) and State, the rest in each row's details. */
 function UsersTable({ users, session }: { users: User[]; session: Session }) {
   const { roleName, tenantName } = useNames(session);
   if (users.length === 0) return <p>No user matches.</p>;
+  const columns: KeyedColumn<User>[] = [
+    {
+      id: 'name',
+      label: 'Name',
+      keyColumn: true,
+      cell: (u) => <Link to={`/Security/Users/${u.guid}`}>{u.name}</Link>,
+    },
+    { id: 'tenant', label: 'Tenant', cell: (u) => tenantName(u.tenantGuid) },
+    { id: 'role', label: 'Role', cell: (u) => roleName(u.roleGuid) },
+    { id: 'state', label: 'State', keyColumn: true, cell: (u) => <UserState user={u} /> },
+    {
+      id: 'lastLogin',
+      label: 'Last sign-in',
+      cell: (u) => (u.lastLoginDate ? formatDateTime(Date.parse(u.lastLoginDate)) : '—'),
+    },
+  ];
   return (
     <div className={styles.tableBox}>
-      <table className={styles.table}>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Tenant</th>
-            <th scope="col">Role</th>
-            <th scope="col">State</th>
-            <th scope="col">Last sign-in</th>
-          </tr>
-        </thead>
-        <tbody>
-          {users.map((u) => (
-            <tr key={u.guid} data-user-guid={u.guid}>
-              <td>
-                <Link to={`/Security/Users/${u.guid}`}>{u.name}</Link>
-              </td>
-              <td>{tenantName(u.tenantGuid)}</td>
-              <td>{roleName(u.roleGuid)}</td>
-              <td>
-                <UserState user={u} />
-              </td>
-              <td>{u.lastLoginDate ? formatDateTime(Date.parse(u.lastLoginDate)) : '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <KeyedTable
+        className={styles.table}
+        rows={users}
+        columns={columns}
+        rowKey={(u) => u.guid}
+        rowName={(u) => `the user ${u.name}`}
+        rowData={(u) => ({ 'data-user-guid': u.guid })}
+      />
     </div>
   );
 }
