@@ -1,6 +1,6 @@
 import { Fragment, type ReactNode } from 'react';
 import { DetailsCell, DetailsHeader, DetailsRow, secondaryColumn, useOpenRows } from './RowDetails';
-import styles from './RowDetails.module.css';
+import hidden from './visually-hidden.module.css';
 
 export interface KeyedColumn<T> {
   id: string;
@@ -45,7 +45,7 @@ export function KeyedTable<T>({
         <tr>
           {columns.map((c) => (
             <th key={c.id} scope="col" className={cellClass(c)} data-column={c.id}>
-              {c.hiddenLabel ? <span className={styles.visuallyHidden}>{c.label}</span> : c.label}
+              {c.hiddenLabel ? <span className={hidden.visuallyHidden}>{c.label}</span> : c.label}
             </th>
           ))}
           <DetailsHeader phoneOnly />

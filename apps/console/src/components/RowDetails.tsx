@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import styles from './RowDetails.module.css';
+import hidden from './visually-hidden.module.css';
 
 /**
  * A table's rows on a phone, as Kibana's and Keycloak's tables do: the key columns stay, the others
@@ -29,7 +30,7 @@ const phoneClass = (phoneOnly: boolean | undefined, base: string) =>
 export function DetailsHeader({ phoneOnly }: { phoneOnly?: boolean }) {
   return (
     <th scope="col" className={phoneClass(phoneOnly, styles.detailsColumn)}>
-      <span className={styles.visuallyHidden}>Details</span>
+      <span className={hidden.visuallyHidden}>Details</span>
     </th>
   );
 }

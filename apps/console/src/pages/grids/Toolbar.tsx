@@ -15,6 +15,7 @@ import {
   type WindowChoice,
 } from './toolbar-state';
 import { MAX_PAGE_ROWS } from './paging';
+import hidden from '../../components/visually-hidden.module.css';
 
 /** Changes to the URL's view: a value, or '' to remove the parameter. */
 export type ViewChanges = Record<string, string>;
@@ -223,7 +224,7 @@ function ViewTools({
           placeholder="100"
           aria-describedby="grid-take-hint"
         />
-        <span id="grid-take-hint" className={styles.visuallyHidden}>
+        <span id="grid-take-hint" className={hidden.visuallyHidden}>
           Rows per page, at most {MAX_PAGE_ROWS.toLocaleString()}; the statistics and the chart cover the
           whole window whatever this is.
         </span>

@@ -12,6 +12,7 @@ import { formatDateTime } from '../../components/time';
 import { securityError } from './controls';
 import { apiKeysQuery, type ApiKey, type CreatedApiKey, type User } from './queries';
 import styles from './security.module.css';
+import hidden from '../../components/visually-hidden.module.css';
 
 type Notice = { tone: 'success' | 'error'; text: string };
 
@@ -74,7 +75,7 @@ function NewKey({ created, onStored }: { created: CreatedApiKey; onStored: () =>
         Copy the key now and store it safely. It will not be shown again: the service keeps only its hash.
       </Alert>
       <div className={styles.key}>
-        <label htmlFor="new-api-key" className={styles.visuallyHidden}>
+        <label htmlFor="new-api-key" className={hidden.visuallyHidden}>
           The new API key
         </label>
         <input id="new-api-key" ref={field} readOnly value={created.key} onFocus={(e) => e.target.select()} />

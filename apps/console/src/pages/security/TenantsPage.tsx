@@ -15,6 +15,7 @@ import { refused, securityError } from './controls';
 import { tenantsQuery, type Tenant } from './queries';
 import styles from './security.module.css';
 import { Loading } from '../../components/Loading';
+import hidden from '../../components/visually-hidden.module.css';
 
 type Notice = { tone: 'success' | 'error'; text: string };
 
@@ -213,7 +214,7 @@ function RenameForm({
         onSave(name);
       }}
     >
-      <label htmlFor="rename-tenant" className={styles.visuallyHidden}>
+      <label htmlFor="rename-tenant" className={hidden.visuallyHidden}>
         New name of {tenant.name}
       </label>
       <input
