@@ -132,7 +132,7 @@ export class WorkflowService {
     workflowGuid: string | undefined,
     page: PageRequest,
   ): Promise<Page<CaseWorkflowStatusDto>> {
-    const one = workflowGuid === undefined ? null : await this.workflow(actor, workflowGuid);
+    const one = workflowGuid ? await this.workflow(actor, workflowGuid) : null;
     const rows = await this.repo.pageStatuses(actor.tenantId, one?.Id ?? null, page);
     return pageOf(rows, async (statuses) => {
       // the guids of this page's workflows only: a page names at most `limit` of them
