@@ -323,7 +323,9 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
       .get('/api/UserRegistry/AssignableRoles')
       .set('Authorization', `Bearer ${token}`)
       .expect(200);
-    const choices = res.body as { guid: string; name: string; tenantGuid: string; tenantName: string }[];
+    const choices = (
+      res.body as { items: { guid: string; name: string; tenantGuid: string; tenantName: string }[] }
+    ).items;
     expect(choices.map((c) => c.guid)).toContain(userAdmin.roleGuid);
     expect(choices.map((c) => c.guid)).not.toContain(other.roleGuid);
     for (const c of choices) expect(c.tenantGuid).toBe(admin.tenantGuid);

@@ -41,6 +41,7 @@ const LISTS = [
   '/api/TenantRegistry',
   '/api/RoleRegistry',
   '/api/UserRegistry',
+  '/api/UserRegistry/AssignableRoles',
   '/api/EntityAnalysisModel',
   '/api/UserRegistryApiKey',
   '/api/CaseWorkflow',
@@ -125,6 +126,9 @@ export async function main(env: {
       tenants: await list((cursor) => api.GET('/api/TenantRegistry', { params: { query: { limit, cursor } } })),
       roles: await list((cursor) => api.GET('/api/RoleRegistry', { params: { query: { limit, cursor } } })),
       users: await list((cursor) => api.GET('/api/UserRegistry', { params: { query: { limit, cursor } } })),
+      assignableRoles: await list((cursor) =>
+        api.GET('/api/UserRegistry/AssignableRoles', { params: { query: { limit, cursor } } }),
+      ),
       models: await list((cursor) => api.GET('/api/EntityAnalysisModel', { params: { query: { limit, cursor } } })),
       apiKeys: await list((cursor) =>
         api.GET('/api/UserRegistryApiKey', { params: { query: { userRegistryGuid: env.userGuid, limit, cursor } } }),

@@ -194,6 +194,8 @@ describe('SQL Server statements, recorded without a server: the repositories', (
       await identity.pageUsers(7, 'a[b%_', page);
       await identity.pageUsers(undefined, null, null);
       await identity.pageRoles(7, page);
+      await identity.pageAssignableRoles(7, [1, 2], page);
+      await identity.pageAssignableRoles(undefined, [], page);
       await identity.pageTenants(page);
       await identity.findTenantsByIds(ids(2100));
       await identity.findRolesByIds(ids(2100));
@@ -208,7 +210,7 @@ describe('SQL Server statements, recorded without a server: the repositories', (
     });
     expectSqlServerAccepts(statements);
     const paged = statements.filter((s) => /FETCH NEXT/.test(s.sql));
-    expect(paged.length).toBe(10);
+    expect(paged.length).toBe(12);
     for (const s of paged) expect(s.sql).toMatch(/"Id" > @\d+.* OFFSET 0 ROWS FETCH NEXT 11 ROWS ONLY$/);
     // every status of the tenant: its live workflows as a sub-select, one parameter for any number of them
     const statuses = statements.filter(
@@ -216,6 +218,10 @@ describe('SQL Server statements, recorded without a server: the repositories', (
     );
     expect(statuses.length).toBe(2);
     for (const s of statuses) expect(s.sql).toMatch(/"TenantRegistryId" = @\d+ AND "DeletedDate" IS NULL\)/);
+    // the roles a user administrator may give: live tenants and refused permissions as sub-selects
+    const assignable = statements.filter((s) => /FROM "RoleRegistryPermission"/.test(s.sql));
+    expect(assignable.length).toBe(2);
+    for (const s of assignable) expect(s.sql).toMatch(/"PermissionId" IN \(@\d+, @\d+\)\)/);
     const search = statements.find((s) => /LIKE/.test(s.sql))!;
     expect(search.sql).toMatch(/"NormalizedName" LIKE @\d+ ESCAPE '\\'/);
     expect(search.parameters.map((p) => p.value)).toContain('%a\\[b\\%\\_%');
