@@ -107,7 +107,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   listUsers: `${USER.list} \`search\` finds users by name.`,
   createUser: `${USER.create} The password is checked against the password rules; the role must be one the caller may give.`,
   listAssignableRoles:
-    'The roles a user administrator may give, with their tenant’s name, so the user editor names roles without the right to manage them (Read Write Security Role). Needs permission Read Write Security User.',
+    'A page of the roles a user administrator may give (those of live tenants holding no permission the caller lacks; the landlord’s: every tenant’s), in the order of creation, with their tenant’s name, so the user editor names roles without the right to manage them (Read Write Security Role). `{ items, total, next }`, `limit` items (100 unless asked, at most 1 000), `next` the cursor of the following page (null on the last; Link and X-Total-Count say the same). Needs permission Read Write Security User.',
   getUser: `${USER.get} The answer also shows sign-in state (the lock, failed attempts, last sign-in), which the ETag does not cover.`,
   updateUser: `${USER.update} Nobody acts on a user who holds a permission they lack (403).`,
   deleteUser: `${USER.remove} Nobody deletes themselves (409).`,
