@@ -2,7 +2,7 @@ import request from 'supertest';
 import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { ApiKeyService } from '@app/api-keys';
 import { ModelService, WorkflowService } from '@app/engine';
-import { TenantService, UserService } from '@app/identity';
+import { RoleService, TenantService, UserService } from '@app/identity';
 import { createEngineModel, type DemoLikeModel } from './factories/engine.factory';
 import { createUser, landlordActor, type CreatedUser } from './factories/identity.factory';
 import { signIn } from './support/auth';
@@ -340,6 +340,30 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
       .get('/api/UserRegistry/AssignableRoles')
       .set('Authorization', `Bearer ${readerToken}`)
       .expect(403);
+    // the landlord's choice holds every live tenant's roles: a deleted tenant's leave it, total and pages alike
+    const landlord = await landlordActor(t.app);
+    const doomed = await t.app.get(TenantService).create(landlord, { name: 'tenant to delete' });
+    const doomedRole = await t.app
+      .get(RoleService)
+      .create(landlord, { name: 'Doomed role', permissions: [], tenantGuid: doomed.guid });
+    const landlordAdmin = await createUser(t.app, {
+      tenantGuid: landlord.tenantGuid,
+      permissions: [...ALL_PERMISSIONS],
+    });
+    const landlordAuth = {
+      Authorization: `Bearer ${(await signIn(t.url, landlordAdmin.name, landlordAdmin.password)).token}`,
+    };
+    const offered = async () => {
+      const pages = await walk('/api/UserRegistry/AssignableRoles', 3, landlordAuth);
+      return { total: pages[0].total, guids: pages.flatMap((p) => p.items.map((r) => r.guid)) };
+    };
+    const before = await offered();
+    expect(before.guids).toContain(doomedRole.guid);
+    expect(before.guids).toHaveLength(before.total);
+    await t.app.get(TenantService).delete(landlord, doomed.guid);
+    const after = await offered();
+    expect(after.guids).not.toContain(doomedRole.guid);
+    expect(after.total).toBe(before.total - 1);
     // the service's list as a user administrator sees it: the same users either way
     expect((await t.app.get(UserService).list(userAdmin.actor)).total).toBe(
       (await t.app.get(UserService).list(admin.actor)).total,
