@@ -1,8 +1,9 @@
 import request from 'supertest';
 import { ALL_PERMISSIONS, Permission } from '@app/access';
 import { ApiKeyService } from '@app/api-keys';
-import { ModelService } from '@app/engine';
-import { TenantService, UserService } from '@app/identity';
+import { ModelService, WorkflowService } from '@app/engine';
+import { RoleService, TenantService, UserService } from '@app/identity';
+import { createEngineModel, type DemoLikeModel } from './factories/engine.factory';
 import { createUser, landlordActor, type CreatedUser } from './factories/identity.factory';
 import { signIn } from './support/auth';
 import { TEST_PROVIDERS } from './support/databases';
@@ -163,6 +164,101 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
     }
   });
 
+  describe('the model-owned lists', () => {
+    let first: DemoLikeModel;
+    let second: DemoLikeModel;
+    beforeAll(async () => {
+      const statuses = [0, 1, 2].map((i) => ({ name: `Status ${i}`, priority: i + 1 }));
+      const rules = [0, 1, 2].map((i) => ({ condition: { '>': [{ var: 'Amount' }, i] }, status: i }));
+      first = await createEngineModel(t.app, admin.actor, { statuses, rules });
+      second = await createEngineModel(t.app, admin.actor, {
+        statuses: statuses.slice(0, 2),
+        rules: rules.map((r) => ({ ...r, status: r.status % 2 })),
+      });
+      await t.app.get(WorkflowService).create(admin.actor, { name: 'A workflow without statuses' });
+    });
+
+    it('case workflows, statuses, request XPaths and activation rules page the same way', async () => {
+      const model = first.model.guid;
+      for (const path of [
+        '/api/CaseWorkflow',
+        '/api/CaseWorkflowStatus',
+        `/api/CaseWorkflowStatus?caseWorkflowGuid=${first.workflowGuid}`,
+        `/api/EntityAnalysisModel/${model}/RequestXPath`,
+        `/api/EntityAnalysisModel/${model}/ActivationRule`,
+      ]) {
+        const whole = ((await get(path)).body as ListAnswer).items;
+        expect([path, whole.length > 2]).toEqual([path, true]);
+        const pages = await walk(path, 2);
+        for (const p of pages) expect([path, p.total]).toEqual([path, whole.length]);
+        expect([path, pages.flatMap((p) => p.items)]).toEqual([path, whole]);
+        expect(pages.length).toBe(Math.ceil(whole.length / 2));
+      }
+    });
+
+    it('each page names what its items belong to: a status its workflow, a rule its workflow and status', async () => {
+      const statuses = (await walk('/api/CaseWorkflowStatus', 2)).flatMap((p) => p.items) as unknown as {
+        guid: string;
+        caseWorkflowGuid: string;
+      }[];
+      const expected = [...first.statuses, ...second.statuses].map((s) => ({
+        guid: s.guid,
+        caseWorkflowGuid: s.caseWorkflowGuid,
+      }));
+      expect(statuses.map((s) => ({ guid: s.guid, caseWorkflowGuid: s.caseWorkflowGuid }))).toEqual(
+        expect.arrayContaining(expected),
+      );
+      const rules = (await walk(`/api/EntityAnalysisModel/${first.model.guid}/ActivationRule`, 2)).flatMap(
+        (p) => p.items,
+      );
+      expect(rules).toEqual(first.rules);
+      // a deleted workflow's statuses leave the tenant's list
+      const before = ((await get('/api/CaseWorkflowStatus')).body as ListAnswer).total;
+      const doomed = await t.app.get(WorkflowService).create(admin.actor, { name: 'Doomed workflow' });
+      await t.app
+        .get(WorkflowService)
+        .createStatus(admin.actor, { caseWorkflowGuid: doomed.guid, name: 'Doomed', priority: 1 });
+      expect(((await get('/api/CaseWorkflowStatus')).body as ListAnswer).total).toBe(before + 1);
+      await t.app.get(WorkflowService).delete(admin.actor, doomed.guid);
+      expect(((await get('/api/CaseWorkflowStatus')).body as ListAnswer).total).toBe(before);
+    });
+
+    it('a cursor is bound to its model and workflow; another model’s or workflow’s is a 400', async () => {
+      const cursorOf = async (path: string) => {
+        const next = ((await get(`${path}${path.includes('?') ? '&' : '?'}limit=1`)).body as ListAnswer).next;
+        expect([path, next]).toEqual([path, expect.any(String)]);
+        return next as string;
+      };
+      const xpaths = `/api/EntityAnalysisModel/${first.model.guid}/RequestXPath`;
+      const rules = `/api/EntityAnalysisModel/${first.model.guid}/ActivationRule`;
+      const statuses = `/api/CaseWorkflowStatus?caseWorkflowGuid=${first.workflowGuid}`;
+      const given = {
+        xpaths: await cursorOf(xpaths),
+        rules: await cursorOf(rules),
+        statuses: await cursorOf(statuses),
+        workflows: await cursorOf('/api/CaseWorkflow'),
+      };
+      await request(t.url).get(`${xpaths}?cursor=${given.xpaths}`).set(auth).expect(200);
+      await request(t.url).get(`${statuses}&cursor=${given.statuses}`).set(auth).expect(200);
+      const wrong: string[] = [];
+      for (const path of [
+        `/api/EntityAnalysisModel/${second.model.guid}/RequestXPath?cursor=${given.xpaths}`,
+        `/api/EntityAnalysisModel/${second.model.guid}/ActivationRule?cursor=${given.rules}`,
+        `${rules}?cursor=${given.xpaths}`,
+        `/api/CaseWorkflowStatus?caseWorkflowGuid=${second.workflowGuid}&cursor=${given.statuses}`,
+        `/api/CaseWorkflowStatus?cursor=${given.statuses}`,
+        `/api/CaseWorkflowStatus?cursor=${given.workflows}`,
+        `/api/CaseWorkflow?cursor=${given.statuses}`,
+        `${xpaths}?limit=1001`,
+      ]) {
+        const res = await request(t.url).get(path).set(auth);
+        if (res.status !== 400 || !['cursor', 'limit'].includes(res.body.errors?.[0]?.field))
+          wrong.push(`${path} ${res.status}`);
+      }
+      expect(wrong).toEqual([]);
+    });
+  });
+
   it('a bad limit or cursor is a 400 naming it', async () => {
     for (const [query, field] of [
       ['limit=0', 'limit'],
@@ -227,7 +323,9 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
       .get('/api/UserRegistry/AssignableRoles')
       .set('Authorization', `Bearer ${token}`)
       .expect(200);
-    const choices = res.body as { guid: string; name: string; tenantGuid: string; tenantName: string }[];
+    const choices = (
+      res.body as { items: { guid: string; name: string; tenantGuid: string; tenantName: string }[] }
+    ).items;
     expect(choices.map((c) => c.guid)).toContain(userAdmin.roleGuid);
     expect(choices.map((c) => c.guid)).not.toContain(other.roleGuid);
     for (const c of choices) expect(c.tenantGuid).toBe(admin.tenantGuid);
@@ -242,6 +340,30 @@ describe.each(TEST_PROVIDERS)('list paging on %s', (provider) => {
       .get('/api/UserRegistry/AssignableRoles')
       .set('Authorization', `Bearer ${readerToken}`)
       .expect(403);
+    // the landlord's choice holds every live tenant's roles: a deleted tenant's leave it, total and pages alike
+    const landlord = await landlordActor(t.app);
+    const doomed = await t.app.get(TenantService).create(landlord, { name: 'tenant to delete' });
+    const doomedRole = await t.app
+      .get(RoleService)
+      .create(landlord, { name: 'Doomed role', permissions: [], tenantGuid: doomed.guid });
+    const landlordAdmin = await createUser(t.app, {
+      tenantGuid: landlord.tenantGuid,
+      permissions: [...ALL_PERMISSIONS],
+    });
+    const landlordAuth = {
+      Authorization: `Bearer ${(await signIn(t.url, landlordAdmin.name, landlordAdmin.password)).token}`,
+    };
+    const offered = async () => {
+      const pages = await walk('/api/UserRegistry/AssignableRoles', 3, landlordAuth);
+      return { total: pages[0].total, guids: pages.flatMap((p) => p.items.map((r) => r.guid)) };
+    };
+    const before = await offered();
+    expect(before.guids).toContain(doomedRole.guid);
+    expect(before.guids).toHaveLength(before.total);
+    await t.app.get(TenantService).delete(landlord, doomed.guid);
+    const after = await offered();
+    expect(after.guids).not.toContain(doomedRole.guid);
+    expect(after.total).toBe(before.total - 1);
     // the service's list as a user administrator sees it: the same users either way
     expect((await t.app.get(UserService).list(userAdmin.actor)).total).toBe(
       (await t.app.get(UserService).list(admin.actor)).total,

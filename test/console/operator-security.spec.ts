@@ -133,7 +133,7 @@ describe('the console in Chromium, part 3: what the Security pages offer', () =>
       await request(t.url)
         .get('/api/UserRegistry/AssignableRoles')
         .set('Authorization', `Bearer ${(await signIn(t.url, tenantAdmin.name, tenantAdmin.password)).token}`)
-    ).body.find((r: { guid: string }) => r.guid === tenantUser.roleGuid).name as string;
+    ).body.items.find((r: { guid: string }) => r.guid === tenantUser.roleGuid).name as string;
     expect(await row.locator('td').nth(2).innerText()).toBe(roleName);
     expect(await page.locator('table').innerText()).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
 

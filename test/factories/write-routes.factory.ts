@@ -57,7 +57,9 @@ export async function createWriteRouteFixtures(app: INestApplicationContext): Pr
     roleGuid: role.guid,
     apiKeyGuid: apiKey.guid,
     modelGuid: engine.model.guid,
-    xpathGuid: (await app.get(ModelService).listXPaths(caller.actor, engine.model.guid))[0].guid,
+    xpathGuid: (
+      await app.get(ModelService).listXPaths(caller.actor, engine.model.guid, { limit: 1, after: 0 })
+    ).items[0].guid,
     ruleGuid: engine.rules[0].guid,
     workflowGuid: engine.workflowGuid,
     statusGuid: engine.statuses[0].guid,

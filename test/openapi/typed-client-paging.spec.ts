@@ -5,7 +5,7 @@ import request from 'supertest';
 import { DataSource, type EntityMetadata } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata';
 import { ApiKeyService } from '@app/api-keys';
-import { ModelService } from '@app/engine';
+import { ModelService, WorkflowService } from '@app/engine';
 import { TenantService } from '@app/identity';
 import {
   ADMIN_EVENT_GRID,
@@ -19,6 +19,7 @@ import {
   USER_LOGOUT_GRID,
   type GridDefinition,
 } from '@app/grid';
+import { createEngineModel } from '../factories/engine.factory';
 import { createUser, landlordActor } from '../factories/identity.factory';
 import { SQLITE_AND_POSTGRES } from '../support/databases';
 import { buildClientProgram, workDir } from '../support/generated-client';
@@ -40,8 +41,13 @@ const LISTS = [
   '/api/TenantRegistry',
   '/api/RoleRegistry',
   '/api/UserRegistry',
+  '/api/UserRegistry/AssignableRoles',
   '/api/EntityAnalysisModel',
   '/api/UserRegistryApiKey',
+  '/api/CaseWorkflow',
+  '/api/CaseWorkflowStatus',
+  '/api/EntityAnalysisModel/{guid}/RequestXPath',
+  '/api/EntityAnalysisModel/{guid}/ActivationRule',
 ];
 
 interface Document {
@@ -101,7 +107,14 @@ async function grid<T>(
   return walked;
 }
 
-export async function main(env: { baseUrl: string; apiKey: string; userGuid: string; page: number }) {
+export async function main(env: {
+  baseUrl: string;
+  apiKey: string;
+  userGuid: string;
+  modelGuid: string;
+  workflowGuid: string;
+  page: number;
+}) {
   const api = createClient<paths, \`application/\${string}json\`>({
     baseUrl: env.baseUrl,
     headers: { 'x-api-key': env.apiKey },
@@ -113,9 +126,29 @@ export async function main(env: { baseUrl: string; apiKey: string; userGuid: str
       tenants: await list((cursor) => api.GET('/api/TenantRegistry', { params: { query: { limit, cursor } } })),
       roles: await list((cursor) => api.GET('/api/RoleRegistry', { params: { query: { limit, cursor } } })),
       users: await list((cursor) => api.GET('/api/UserRegistry', { params: { query: { limit, cursor } } })),
+      assignableRoles: await list((cursor) =>
+        api.GET('/api/UserRegistry/AssignableRoles', { params: { query: { limit, cursor } } }),
+      ),
       models: await list((cursor) => api.GET('/api/EntityAnalysisModel', { params: { query: { limit, cursor } } })),
       apiKeys: await list((cursor) =>
         api.GET('/api/UserRegistryApiKey', { params: { query: { userRegistryGuid: env.userGuid, limit, cursor } } }),
+      ),
+      workflows: await list((cursor) => api.GET('/api/CaseWorkflow', { params: { query: { limit, cursor } } })),
+      statuses: await list((cursor) => api.GET('/api/CaseWorkflowStatus', { params: { query: { limit, cursor } } })),
+      workflowStatuses: await list((cursor) =>
+        api.GET('/api/CaseWorkflowStatus', {
+          params: { query: { caseWorkflowGuid: env.workflowGuid, limit, cursor } },
+        }),
+      ),
+      xpaths: await list((cursor) =>
+        api.GET('/api/EntityAnalysisModel/{guid}/RequestXPath', {
+          params: { path: { guid: env.modelGuid }, query: { limit, cursor } },
+        }),
+      ),
+      rules: await list((cursor) =>
+        api.GET('/api/EntityAnalysisModel/{guid}/ActivationRule', {
+          params: { path: { guid: env.modelGuid }, query: { limit, cursor } },
+        }),
       ),
     },
     grids: {
@@ -179,6 +212,14 @@ describe.each(SQLITE_AND_POSTGRES)(
         await keys.create(landlord, { userRegistryGuid: landlord.userGuid, name: `paged key ${i}` });
         await createUser(t.app, { tenantGuid: landlord.tenantGuid });
       }
+      // a model with 4 request XPaths and ROWS rules, its workflow with ROWS statuses, and ROWS workflows more
+      const statuses = Array.from({ length: ROWS }, (_, i) => ({ name: `Status ${i}`, priority: i + 1 }));
+      const engine = await createEngineModel(t.app, landlord, {
+        statuses,
+        rules: statuses.map((_, i) => ({ condition: { '>': [{ var: 'Amount' }, i] }, status: i })),
+      });
+      for (let i = 0; i < ROWS; i++)
+        await t.app.get(WorkflowService).create(landlord, { name: `paged workflow ${i}` });
       const ds = t.app.get(DataSource);
       for (const def of GRIDS) await seedGrid(ds, def);
 
@@ -204,7 +245,14 @@ describe.each(SQLITE_AND_POSTGRES)(
       writeFileSync(join(dir, 'openapi.json'), JSON.stringify(doc));
       expect(PAGING_PROGRAM).not.toMatch(/\bas\b|headers\.get|Link/);
       const { typeErrors, program } = buildClientProgram<{
-        main(env: { baseUrl: string; apiKey: string; userGuid: string; page: number }): Promise<{
+        main(env: {
+          baseUrl: string;
+          apiKey: string;
+          userGuid: string;
+          modelGuid: string;
+          workflowGuid: string;
+          page: number;
+        }): Promise<{
           lists: Record<string, { pages: number; items: number; total: number }>;
           grids: Record<string, { pages: number; items: number; total: number }>;
         }>;
@@ -212,7 +260,15 @@ describe.each(SQLITE_AND_POSTGRES)(
       expect(typeErrors).toBe('');
       if (!program) throw new Error('the client program was not built');
 
-      const out = await program.main({ baseUrl: t.url, apiKey, userGuid: landlord.userGuid, page: PAGE });
+      const out = await program.main({
+        baseUrl: t.url,
+        apiKey,
+        userGuid: landlord.userGuid,
+        modelGuid: engine.model.guid,
+        workflowGuid: engine.workflowGuid,
+        page: PAGE,
+      });
+      expect(Object.keys(out.lists)).toHaveLength(LISTS.length + 1);
       const walks = { ...out.lists, ...out.grids };
       expect(Object.keys(out.grids).sort()).toEqual(GRIDS.map((g) => g.name).sort());
       const short = Object.entries(walks).filter(

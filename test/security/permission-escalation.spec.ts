@@ -282,7 +282,8 @@ describe.each(TEST_PROVIDERS)('no caller grants a permission they do not hold (%
       .get('/api/UserRegistry/AssignableRoles')
       .set('Authorization', `Bearer ${c.token}`)
       .expect(200);
-    const offered = (body as { guid: string }[]).map((r) => r.guid);
+    const offered = (body as { items: { guid: string }[]; next: string | null }).items.map((r) => r.guid);
+    expect(body.next).toBeNull();
     expect(offered).toContain(c.roleSame);
     expect(offered).not.toContain(c.roleAll);
     expect(offered).not.toContain(c.roleMissing);

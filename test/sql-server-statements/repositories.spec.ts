@@ -182,7 +182,6 @@ describe('SQL Server statements, recorded without a server: the repositories', (
     const statements = await recording(async () => {
       await repo.findWorkflowsByIds(ids(2100));
       await repo.findStatusesByIds(ids(2100));
-      await repo.listStatuses(ids(2100));
       await repo.findStatus(ids(2100), '11111111-1111-4111-8111-111111111111');
     });
     expectSqlServerAccepts(statements);
@@ -195,16 +194,34 @@ describe('SQL Server statements, recorded without a server: the repositories', (
       await identity.pageUsers(7, 'a[b%_', page);
       await identity.pageUsers(undefined, null, null);
       await identity.pageRoles(7, page);
+      await identity.pageAssignableRoles(7, [1, 2], page);
+      await identity.pageAssignableRoles(undefined, [], page);
       await identity.pageTenants(page);
       await identity.findTenantsByIds(ids(2100));
       await identity.findRolesByIds(ids(2100));
-      await get(ConfigurationRepository).listModels(7, page);
+      const configuration = get(ConfigurationRepository);
+      await configuration.listModels(7, page);
+      await configuration.pageXPaths(7, page);
+      await configuration.pageRules(7, page);
+      await configuration.pageWorkflows(7, page);
+      await configuration.pageStatuses(7, 3, page);
+      await configuration.pageStatuses(7, null, page);
       await get(ApiKeyRepository).listForUser(7, page);
     });
     expectSqlServerAccepts(statements);
     const paged = statements.filter((s) => /FETCH NEXT/.test(s.sql));
-    expect(paged.length).toBe(5);
+    expect(paged.length).toBe(12);
     for (const s of paged) expect(s.sql).toMatch(/"Id" > @\d+.* OFFSET 0 ROWS FETCH NEXT 11 ROWS ONLY$/);
+    // every status of the tenant: its live workflows as a sub-select, one parameter for any number of them
+    const statuses = statements.filter(
+      (s) => /FROM "CaseWorkflowStatus"/.test(s.sql) && /SELECT "Id" FROM "CaseWorkflow"/.test(s.sql),
+    );
+    expect(statuses.length).toBe(2);
+    for (const s of statuses) expect(s.sql).toMatch(/"TenantRegistryId" = @\d+ AND "DeletedDate" IS NULL\)/);
+    // the roles a user administrator may give: live tenants and refused permissions as sub-selects
+    const assignable = statements.filter((s) => /FROM "RoleRegistryPermission"/.test(s.sql));
+    expect(assignable.length).toBe(2);
+    for (const s of assignable) expect(s.sql).toMatch(/"PermissionId" IN \(@\d+, @\d+\)\)/);
     const search = statements.find((s) => /LIKE/.test(s.sql))!;
     expect(search.sql).toMatch(/"NormalizedName" LIKE @\d+ ESCAPE '\\'/);
     expect(search.parameters.map((p) => p.value)).toContain('%a\\[b\\%\\_%');

@@ -39,7 +39,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   updateEntityAnalysisModel: MODEL.update,
   deleteEntityAnalysisModel: MODEL.remove,
   listRequestXPaths:
-    'The fields the model reads from an Invoke body: each one’s name, JSON path, data type and whether it is required. Needs permission Read Write Model. A weak ETag (a hash of the list) answers If-None-Match.',
+    'A page of the fields the model reads from an Invoke body, in the order of creation: each one’s name, JSON path, data type and whether it is required. `{ items, total, next }`, `limit` items (100 unless asked, at most 1 000), `next` the cursor of the following page of this model’s list (null on the last; Link and X-Total-Count say the same). Needs permission Read Write Model. A weak ETag (a hash of the page) answers If-None-Match.',
   createRequestXPath:
     'Adds a field the model reads from Invoke bodies (a name unique in the model, a JSON path, a data type, required or not); answers 201 with its Location. Needs permission Read Write Model; recorded in AdminEvent.',
   getRequestXPath:
@@ -49,7 +49,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   deleteRequestXPath:
     'Removes a field from what the model reads from Invoke bodies. Needs permission Read Write Model; recorded in AdminEvent.',
   listActivationRules:
-    'The rules evaluated on each invocation of the model: their JSON Logic condition, whether they are active, and the case workflow and status a match raises a case in. Needs permission Read Write Model. A weak ETag (a hash of the list) answers If-None-Match.',
+    'A page of the rules evaluated on each invocation of the model, in the order of creation: their JSON Logic condition, whether they are active, and the case workflow and status a match raises a case in. `{ items, total, next }`, `limit` items (100 unless asked, at most 1 000), `next` the cursor of the following page of this model’s list (null on the last; Link and X-Total-Count say the same). Needs permission Read Write Model. A weak ETag (a hash of the page) answers If-None-Match.',
   createActivationRule:
     'Adds a rule: a JSON Logic condition over the model’s fields; with a case workflow and status (and the field that keys the case) a match raises a case. A condition the engine cannot run, or a workflow or status of another tenant, is a 422. Answers 201 with its Location. Needs permission Read Write Model.',
   getActivationRule:
@@ -63,7 +63,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   getCaseWorkflow: WORKFLOW.get,
   updateCaseWorkflow: WORKFLOW.update,
   deleteCaseWorkflow: WORKFLOW.remove,
-  listCaseWorkflowStatuses: `${STATUS.list} \`caseWorkflowGuid\` narrows it to one workflow.`,
+  listCaseWorkflowStatuses: `${STATUS.list} \`caseWorkflowGuid\` narrows it to one workflow (a cursor of one workflow's list is refused by another's); without it, the statuses of the workflows that are not deleted.`,
   createCaseWorkflowStatus: `${STATUS.create} A status may send an e-mail and call an HTTP endpoint when a case enters it ({CaseKeyValue} in the templates).`,
   getCaseWorkflowStatus: STATUS.get,
   updateCaseWorkflowStatus: STATUS.update,
@@ -107,7 +107,7 @@ export const OPERATION_DESCRIPTIONS: Readonly<Record<string, string>> = {
   listUsers: `${USER.list} \`search\` finds users by name.`,
   createUser: `${USER.create} The password is checked against the password rules; the role must be one the caller may give.`,
   listAssignableRoles:
-    'The roles a user administrator may give, with their tenant’s name, so the user editor names roles without the right to manage them (Read Write Security Role). Needs permission Read Write Security User.',
+    'A page of the roles a user administrator may give (those of live tenants holding no permission the caller lacks; the landlord’s: every tenant’s), in the order of creation, with their tenant’s name, so the user editor names roles without the right to manage them (Read Write Security Role). `{ items, total, next }`, `limit` items (100 unless asked, at most 1 000), `next` the cursor of the following page (null on the last; Link and X-Total-Count say the same). Needs permission Read Write Security User.',
   getUser: `${USER.get} The answer also shows sign-in state (the lock, failed attempts, last sign-in), which the ETag does not cover.`,
   updateUser: `${USER.update} Nobody acts on a user who holds a permission they lack (403).`,
   deleteUser: `${USER.remove} Nobody deletes themselves (409).`,

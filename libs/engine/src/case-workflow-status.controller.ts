@@ -1,8 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
 import { ApiProblemResponses } from '@app/problems';
-import { CreatedAnswer, type IfMatch, IfMatchHeader, RecordAnswer } from '@app/http-edge';
+import {
+  ApiPaged,
+  CreatedAnswer,
+  type IfMatch,
+  IfMatchHeader,
+  type ListPage,
+  Paged,
+  type PagedList,
+  RecordAnswer,
+} from '@app/http-edge';
 import { GuidParam, GuidQuery } from '@app/input-rules';
 import { WorkflowService } from './configuration/workflow.service';
 import {
@@ -20,16 +29,17 @@ export class CaseWorkflowStatusController {
 
   @Get()
   @Authenticated(WORKFLOW)
-  @ApiOkResponse({ type: [CaseWorkflowStatusDto] })
+  @ApiPaged(CaseWorkflowStatusDto)
   @ApiOperation({ operationId: 'listCaseWorkflowStatuses', summary: 'List case workflow statuses' })
   @ApiProblemResponses({
     404: 'caseWorkflowGuid names no case workflow of the tenant (urn:problem-type:not-found)',
   })
   list(
     @CurrentActor() actor: Actor,
+    @Paged() paged: PagedList,
     @GuidQuery('caseWorkflowGuid') workflowGuid?: string,
-  ): Promise<CaseWorkflowStatusDto[]> {
-    return this.workflows.listStatuses(actor, workflowGuid);
+  ): Promise<ListPage<CaseWorkflowStatusDto>> {
+    return paged.answer(this.workflows.listStatuses(actor, workflowGuid, paged.request));
   }
 
   @Get(':guid')

@@ -1,7 +1,16 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Actor, AdminAction, Authenticated, CurrentActor, Permission } from '@app/access';
-import { CreatedAnswer, type IfMatch, IfMatchHeader, RecordAnswer } from '@app/http-edge';
+import {
+  ApiPaged,
+  CreatedAnswer,
+  type IfMatch,
+  IfMatchHeader,
+  type ListPage,
+  Paged,
+  type PagedList,
+  RecordAnswer,
+} from '@app/http-edge';
 import { GuidParam } from '@app/input-rules';
 import { WorkflowService } from './configuration/workflow.service';
 import { CaseWorkflowDto, CreateCaseWorkflowDto, UpdateCaseWorkflowDto } from './dto/configuration.dto';
@@ -15,10 +24,10 @@ export class CaseWorkflowController {
 
   @Get()
   @Authenticated(WORKFLOW)
-  @ApiOkResponse({ type: [CaseWorkflowDto] })
+  @ApiPaged(CaseWorkflowDto)
   @ApiOperation({ operationId: 'listCaseWorkflows', summary: 'List the case workflows of the tenant' })
-  list(@CurrentActor() actor: Actor): Promise<CaseWorkflowDto[]> {
-    return this.workflows.list(actor);
+  list(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ListPage<CaseWorkflowDto>> {
+    return paged.answer(this.workflows.list(actor, paged.request));
   }
 
   @Get(':guid')

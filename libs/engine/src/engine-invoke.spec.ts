@@ -162,7 +162,9 @@ describe.each(TEST_PROVIDERS)('decisioning engine: models and invocation on %s',
       .get(`/api/EntityAnalysisModel/${model.guid}/ActivationRule`)
       .set(as)
       .expect(200);
-    expect((listed.body as { condition: unknown }[]).map((r) => r.condition)).toEqual([condition]);
+    expect((listed.body as { items: { condition: unknown }[] }).items.map((r) => r.condition)).toEqual([
+      condition,
+    ]);
 
     const badType = await http()
       .post(`/api/EntityAnalysisModel/${model.guid}/RequestXPath`)

@@ -91,10 +91,14 @@ export class EntityAnalysisModelController {
   // ---- sub-resource: request XPaths
   @Get(':guid/RequestXPath')
   @Authenticated(MODEL)
-  @ApiOkResponse({ type: [RequestXPathDto] })
+  @ApiPaged(RequestXPathDto)
   @ApiOperation({ operationId: 'listRequestXPaths', summary: 'List the request XPaths of a model' })
-  listXPaths(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<RequestXPathDto[]> {
-    return this.models.listXPaths(actor, guid);
+  listXPaths(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @Paged() paged: PagedList,
+  ): Promise<ListPage<RequestXPathDto>> {
+    return paged.answer(this.models.listXPaths(actor, guid, paged.request));
   }
 
   @Get(':guid/RequestXPath/:xpathGuid')
@@ -156,10 +160,14 @@ export class EntityAnalysisModelController {
   // ---- sub-resource: activation rules
   @Get(':guid/ActivationRule')
   @Authenticated(MODEL)
-  @ApiOkResponse({ type: [ActivationRuleDto] })
+  @ApiPaged(ActivationRuleDto)
   @ApiOperation({ operationId: 'listActivationRules', summary: 'List the activation rules of a model' })
-  listRules(@CurrentActor() actor: Actor, @GuidParam() guid: string): Promise<ActivationRuleDto[]> {
-    return this.models.listRules(actor, guid);
+  listRules(
+    @CurrentActor() actor: Actor,
+    @GuidParam() guid: string,
+    @Paged() paged: PagedList,
+  ): Promise<ListPage<ActivationRuleDto>> {
+    return paged.answer(this.models.listRules(actor, guid, paged.request));
   }
 
   @Get(':guid/ActivationRule/:ruleGuid')

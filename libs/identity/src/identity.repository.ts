@@ -129,6 +129,33 @@ export class IdentityRepository implements TransactionBound {
       page,
     );
   }
+  /**
+   * A page of the live roles of live tenants (one tenant's: tenantId) that hold none of the `refused`
+   * permissions: the roles a user administrator may give. The permissions and the tenants' liveness are
+   * sub-selects, so the keyset and the total count only what is offered.
+   */
+  pageAssignableRoles(
+    tenantId: number | undefined,
+    refused: readonly number[],
+    page: PageRequest,
+  ): Promise<RowPage<RoleRegistry>> {
+    const tenant = tenantId !== undefined ? ' AND "Id" = :assignableTenantId' : '';
+    const where: FindOptionsWhere<RoleRegistry> = {
+      TenantRegistryId: Raw(
+        (column) => `${column} IN (SELECT "Id" FROM "TenantRegistry" WHERE "DeletedDate" IS NULL${tenant})`,
+        { assignableTenantId: tenantId },
+      ),
+      // a role without any refused permission (none refused: every role)
+      DeletedDate: refused.length
+        ? Raw(
+            (column) =>
+              `${column} IS NULL AND "Id" NOT IN (SELECT "RoleRegistryId" FROM "RoleRegistryPermission" WHERE "PermissionId" IN (:...refusedPermissions))`,
+            { refusedPermissions: [...refused] },
+          )
+        : IsNull(),
+    };
+    return findPage(this.roles, where, page);
+  }
   findRolesByIds(ids: number[]): Promise<RoleRegistry[]> {
     return findInChunks(ids, (chunk) => this.roles.find({ where: { Id: In(chunk) } }));
   }

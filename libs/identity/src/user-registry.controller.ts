@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Put, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Actor, AdminAction, Authenticated, Client, CurrentActor, Permission } from '@app/access';
 import {
   ApiPaged,
@@ -46,13 +46,13 @@ export class UserRegistryController {
 
   @Get('AssignableRoles')
   @Authenticated({ permission: Permission.ReadWriteSecurityUser })
-  @ApiOkResponse({ type: [RoleChoiceDto] })
+  @ApiPaged(RoleChoiceDto)
   @ApiOperation({
     operationId: 'listAssignableRoles',
     summary: 'The roles a user administrator may give, by name (no right to manage roles needed)',
   })
-  assignableRoles(@CurrentActor() actor: Actor): Promise<RoleChoiceDto[]> {
-    return this.users.assignableRoles(actor);
+  assignableRoles(@CurrentActor() actor: Actor, @Paged() paged: PagedList): Promise<ListPage<RoleChoiceDto>> {
+    return paged.answer(this.users.assignableRoles(actor, paged.request));
   }
 
   @Get(':guid')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Actor } from '@app/access';
+import { Actor, ALL_PERMISSIONS } from '@app/access';
 import { ClientContext, type IfMatch, type Page, pageOf, versionedWrite } from '@app/http-edge';
 import { Clock } from '@app/runtime';
 import { isUniqueViolation, Problems } from '@app/problems';
@@ -22,7 +22,7 @@ import { SignInRaceError, UserSecurityRepository } from './user-security.reposit
 import { normalizeUserName } from './names';
 import { PasswordHasher, PasswordPolicy } from './password-hasher';
 import { withRoleNames } from './role-names';
-import { assertHoldsEvery, permissionsNotHeld } from './permission-rule';
+import { assertHoldsEvery } from './permission-rule';
 
 /** A name already in use, or one that looks like it (the same skeleton). */
 const SAME_NAME = 'A user with this name, or a name that looks the same, already exists.';
@@ -121,25 +121,29 @@ export class UserService {
   }
 
   /**
-   * The roles the actor may give a user, by name with their tenant's (its own tenant's; the landlord's: every
-   * tenant's): what a user administrator chooses from without the right to manage roles.
+   * A page of the roles the actor may give a user, by name with their tenant's (its own tenant's; the
+   * landlord's: every tenant's): what a user administrator chooses from without the right to manage roles.
    */
-  async assignableRoles(actor: Actor): Promise<RoleChoiceDto[]> {
-    const visible = await this.repo.listRoles(actor.landlord ? undefined : actor.tenantId);
-    // Only the roles this actor may hand out: the console offers nothing the service refuses.
-    const permissions = await this.repo.permissionsOf(visible.map((r) => r.Id));
-    const roles = visible.filter((r) => !permissionsNotHeld(actor, permissions.get(r.Id) ?? []).length);
-    const tenants = new Map(
-      (await this.repo.findTenantsByIds([...new Set(roles.map((r) => r.TenantRegistryId))])).map((t) => [
-        t.Id,
-        t,
-      ]),
+  async assignableRoles(actor: Actor, page: PageRequest): Promise<Page<RoleChoiceDto>> {
+    // Only the roles this actor may hand out (none of a permission they lack): the console offers nothing the
+    // service refuses.
+    const refused = ALL_PERMISSIONS.filter((p) => !actor.permissions.has(p));
+    const rows = await this.repo.pageAssignableRoles(
+      actor.landlord ? undefined : actor.tenantId,
+      refused,
+      page,
     );
-    return roles.flatMap((r) => {
-      const tenant = tenants.get(r.TenantRegistryId);
-      return tenant && tenant.DeletedDate === null
-        ? [{ guid: r.Guid, name: r.Name, tenantGuid: tenant.Guid, tenantName: tenant.Name }]
-        : [];
+    return pageOf(rows, async (roles) => {
+      const tenants = new Map(
+        (await this.repo.findTenantsByIds([...new Set(roles.map((r) => r.TenantRegistryId))])).map((t) => [
+          t.Id,
+          t,
+        ]),
+      );
+      return roles.map((r) => {
+        const tenant = tenants.get(r.TenantRegistryId);
+        return { guid: r.Guid, name: r.Name, tenantGuid: tenant?.Guid ?? '', tenantName: tenant?.Name ?? '' };
+      });
     });
   }
 

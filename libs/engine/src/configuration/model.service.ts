@@ -169,9 +169,10 @@ export class ModelService {
   }
 
   // ---- request XPaths
-  async listXPaths(actor: Actor, modelGuid: string): Promise<RequestXPathDto[]> {
+  /** A page of a model's request XPaths. */
+  async listXPaths(actor: Actor, modelGuid: string, page: PageRequest): Promise<Page<RequestXPathDto>> {
     const m = await this.model(actor, modelGuid);
-    return (await this.repo.listXPaths(m.Id)).map(toXPathDto);
+    return pageOf(await this.repo.pageXPaths(m.Id, page), (xpaths) => xpaths.map(toXPathDto));
   }
   async getXPath(actor: Actor, modelGuid: string, guid: string): Promise<RequestXPathDto> {
     const m = await this.model(actor, modelGuid);
@@ -240,17 +241,26 @@ export class ModelService {
 
   // ---- activation rules
   private async ruleDto(r: EntityAnalysisModelActivationRule): Promise<ActivationRuleDto> {
-    const [wf] = r.CaseWorkflowId ? await this.repo.findWorkflowsByIds([r.CaseWorkflowId]) : [];
-    const [st] = r.CaseWorkflowStatusId ? await this.repo.findStatusesByIds([r.CaseWorkflowStatusId]) : [];
-    return {
+    return (await this.ruleDtos([r]))[0];
+  }
+
+  /** Rules as answered, their workflows' and statuses' guids read once for all of them (a page holds 1 000). */
+  private async ruleDtos(rules: EntityAnalysisModelActivationRule[]): Promise<ActivationRuleDto[]> {
+    const idsOf = (pick: (r: EntityAnalysisModelActivationRule) => number | null) =>
+      rules.map(pick).filter((id): id is number => !!id);
+    const guids = (rows: { Id: number; Guid: string }[]) => new Map(rows.map((row) => [row.Id, row.Guid]));
+    const workflows = guids(await this.repo.findWorkflowsByIds(idsOf((r) => r.CaseWorkflowId)));
+    const statuses = guids(await this.repo.findStatusesByIds(idsOf((r) => r.CaseWorkflowStatusId)));
+    const guidOf = (byId: Map<number, string>, id: number | null) => (id ? byId.get(id) : undefined) ?? null;
+    return rules.map((r) => ({
       guid: r.Guid,
       name: r.Name,
       condition: JSON.parse(r.ConditionJson) as unknown,
-      caseWorkflowGuid: wf?.Guid ?? null,
-      caseWorkflowStatusGuid: st?.Guid ?? null,
+      caseWorkflowGuid: guidOf(workflows, r.CaseWorkflowId),
+      caseWorkflowStatusGuid: guidOf(statuses, r.CaseWorkflowStatusId),
       caseKeyFieldName: r.CaseKeyFieldName,
       active: r.Active,
-    };
+    }));
   }
 
   /** Resolves the workflow and status guids in the caller's tenant; the status must belong to the workflow. */
@@ -281,9 +291,10 @@ export class ModelService {
     return text;
   }
 
-  async listRules(actor: Actor, modelGuid: string): Promise<ActivationRuleDto[]> {
+  /** A page of a model's activation rules. */
+  async listRules(actor: Actor, modelGuid: string, page: PageRequest): Promise<Page<ActivationRuleDto>> {
     const m = await this.model(actor, modelGuid);
-    return Promise.all((await this.repo.listRules(m.Id)).map((r) => this.ruleDto(r)));
+    return pageOf(await this.repo.pageRules(m.Id, page), (rules) => this.ruleDtos(rules));
   }
   async getRule(actor: Actor, modelGuid: string, guid: string): Promise<ActivationRuleDto> {
     const m = await this.model(actor, modelGuid);

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { AdminEvents } from '@app/audit';
 import { Actor } from '@app/access';
 import { Clock } from '@app/runtime';
-import { type IfMatch, versionedWrite } from '@app/http-edge';
+import { type IfMatch, type Page, pageOf, versionedWrite } from '@app/http-edge';
+import type { PageRequest } from '@app/database';
 import { Problems } from '@app/problems';
 import {
   CaseWorkflowDto,
@@ -65,8 +66,9 @@ export class WorkflowService {
     return w;
   }
 
-  async list(actor: Actor): Promise<CaseWorkflowDto[]> {
-    return (await this.repo.listWorkflows(actor.tenantId)).map(toWorkflowDto);
+  /** A page of the tenant's case workflows. */
+  async list(actor: Actor, page: PageRequest): Promise<Page<CaseWorkflowDto>> {
+    return pageOf(await this.repo.pageWorkflows(actor.tenantId, page), (ws) => ws.map(toWorkflowDto));
   }
   async get(actor: Actor, guid: string): Promise<CaseWorkflowDto> {
     return toWorkflowDto(await this.workflow(actor, guid));
@@ -124,14 +126,22 @@ export class WorkflowService {
   }
 
   // ---- statuses
-  async listStatuses(actor: Actor, workflowGuid?: string): Promise<CaseWorkflowStatusDto[]> {
-    const workflows = workflowGuid
-      ? [await this.workflow(actor, workflowGuid)]
-      : await this.repo.listWorkflows(actor.tenantId);
-    const guids = new Map(workflows.map((w) => [w.Id, w.Guid]));
-    return (await this.repo.listStatuses([...guids.keys()])).map((s) =>
-      toStatusDto(s, guids.get(s.CaseWorkflowId) ?? ''),
-    );
+  /** A page of the statuses of one workflow of the tenant (404 when it names none), or of all its workflows. */
+  async listStatuses(
+    actor: Actor,
+    workflowGuid: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<CaseWorkflowStatusDto>> {
+    const one = workflowGuid ? await this.workflow(actor, workflowGuid) : null;
+    const rows = await this.repo.pageStatuses(actor.tenantId, one?.Id ?? null, page);
+    return pageOf(rows, async (statuses) => {
+      // the guids of this page's workflows only: a page names at most `limit` of them
+      const workflows = one
+        ? [one]
+        : await this.repo.findWorkflowsByIds([...new Set(statuses.map((s) => s.CaseWorkflowId))]);
+      const guids = new Map(workflows.map((w) => [w.Id, w.Guid]));
+      return statuses.map((s) => toStatusDto(s, guids.get(s.CaseWorkflowId) ?? ''));
+    });
   }
   /** The status (with its version, for versionedWrite) and its workflow's guid. */
   private async status(

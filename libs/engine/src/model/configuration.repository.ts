@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type FindOptionsWhere, In, IsNull, Repository } from 'typeorm';
+import { type FindOptionsWhere, In, IsNull, Raw, Repository } from 'typeorm';
 import type { QueryDeepPartialEntity } from 'typeorm/query-builder/QueryPartialEntity';
 import {
   findInChunks,
@@ -138,6 +138,10 @@ export class ConfigurationRepository implements TransactionBound {
       order: { Id: 'ASC' },
     });
   }
+  /** A page of a model's live request XPaths (the catalog reads the whole list through listXPaths). */
+  pageXPaths(modelId: number, page: PageRequest): Promise<RowPage<EntityAnalysisModelRequestXPath>> {
+    return findPage(this.xpaths, { EntityAnalysisModelId: modelId, DeletedDate: IsNull() }, page);
+  }
   findXPath(modelId: number, guid: string): Promise<EntityAnalysisModelRequestXPath | null> {
     return this.xpaths.findOne({
       where: { Guid: guid, EntityAnalysisModelId: modelId, DeletedDate: IsNull() },
@@ -154,6 +158,10 @@ export class ConfigurationRepository implements TransactionBound {
       order: { Id: 'ASC' },
     });
   }
+  /** A page of a model's live activation rules (the catalog reads the whole list through listRules). */
+  pageRules(modelId: number, page: PageRequest): Promise<RowPage<EntityAnalysisModelActivationRule>> {
+    return findPage(this.rules, { EntityAnalysisModelId: modelId, DeletedDate: IsNull() }, page);
+  }
   findRule(modelId: number, guid: string): Promise<EntityAnalysisModelActivationRule | null> {
     return this.rules.findOne({
       where: { Guid: guid, EntityAnalysisModelId: modelId, DeletedDate: IsNull() },
@@ -169,6 +177,10 @@ export class ConfigurationRepository implements TransactionBound {
       where: { TenantRegistryId: tenantId, DeletedDate: IsNull() },
       order: { Id: 'ASC' },
     });
+  }
+  /** A page of the live case workflows of a tenant. */
+  pageWorkflows(tenantId: number, page: PageRequest): Promise<RowPage<CaseWorkflow>> {
+    return findPage(this.workflows, { TenantRegistryId: tenantId, DeletedDate: IsNull() }, page);
   }
   findWorkflow(tenantId: number, guid: string): Promise<CaseWorkflow | null> {
     return this.workflows.findOne({
@@ -196,11 +208,24 @@ export class ConfigurationRepository implements TransactionBound {
   }
 
   // ---- statuses
-  async listStatuses(workflowIds: number[]): Promise<CaseWorkflowStatus[]> {
-    const found = await findInChunks(workflowIds, (chunk) =>
-      this.statuses.find({ where: { CaseWorkflowId: In(chunk), DeletedDate: IsNull() } }),
-    );
-    return found.sort((a, b) => a.Id - b.Id);
+  /**
+   * A page of the live statuses of one workflow (`workflowId`), or of every live workflow of the tenant (null).
+   * The tenant's workflows are a sub-select, not an id list: one statement whatever their number, within
+   * SQL Server's parameter limit, and the same keyset on the status's id either way.
+   */
+  pageStatuses(
+    tenantId: number,
+    workflowId: number | null,
+    page: PageRequest,
+  ): Promise<RowPage<CaseWorkflowStatus>> {
+    const CaseWorkflowId =
+      workflowId ??
+      Raw(
+        (column) =>
+          `${column} IN (SELECT "Id" FROM "CaseWorkflow" WHERE "TenantRegistryId" = :statusTenantId AND "DeletedDate" IS NULL)`,
+        { statusTenantId: tenantId },
+      );
+    return findPage(this.statuses, { CaseWorkflowId, DeletedDate: IsNull() }, page);
   }
   async findStatus(workflowIds: number[], guid: string): Promise<CaseWorkflowStatus | null> {
     const [found] = await findInChunks(workflowIds, async (chunk) => {

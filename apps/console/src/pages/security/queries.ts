@@ -50,8 +50,17 @@ export const usersPageQuery = (search: string, cursor: string | null) =>
 /** The roles a user administrator may give, by name with their tenant's (no right to manage roles needed). */
 export const assignableRolesQuery = queryOptions({
   queryKey: ['security', 'assignable-roles'],
-  queryFn: async (): Promise<RoleChoice[]> =>
-    (await unwrap(api.GET('/api/UserRegistry/AssignableRoles'))).data,
+  queryFn: (): Promise<RoleChoice[]> =>
+    everyItem(
+      async (cursor) =>
+        (
+          await unwrap(
+            api.GET('/api/UserRegistry/AssignableRoles', {
+              params: { query: { limit: WHOLE_LIST_PAGE, cursor } },
+            }),
+          )
+        ).data,
+    ),
 });
 
 export const userQuery = (guid: string) =>
