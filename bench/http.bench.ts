@@ -280,7 +280,7 @@ async function serviceRequests(service: RungProcess): Promise<Record<ServiceRout
 async function selected(labels: string[], service: RungProcess): Promise<void> {
   try {
     const all = ladder({}, service, await serviceRequests(service));
-    const rungs = all.filter((r) => labels.includes(r.label));
+    const rungs = all.filter((r) => r.server() === service && labels.includes(r.label));
     const unknown = labels.filter((l) => !rungs.some((r) => r.label === l));
     if (unknown.length) throw new Error(`unknown rungs: ${unknown.join(', ')}`);
     const figures = new Figures(rungs, await measure(rungs, [service]), service);

@@ -101,11 +101,7 @@ describe.each(['sqlite', 'postgres'] as const)('Idempotency-Key group commit on 
     const keys = Array.from({ length: CONCURRENT_INVOKES }, () => randomUUID());
     const bodies = keys.map((_, i) => transaction(account, i + 1));
     const invoke = (key: string, i: number) =>
-      request(t.url)
-        .post(path)
-        .set('x-api-key', fx.apiKey)
-        .set('Idempotency-Key', key)
-        .send(bodies[i]);
+      request(t.url).post(path).set('x-api-key', fx.apiKey).set('Idempotency-Key', key).send(bodies[i]);
     const first = await Promise.all(keys.map(invoke));
     expect(first.map((r) => r.status)).toEqual(keys.map(() => 200));
     expect(first.every((r) => r.headers['idempotent-replayed'] === undefined)).toBe(true);
