@@ -21,6 +21,9 @@
  * minutes apart at most), which drift on a shared machine moves far less than a ratio of two medians; beside it
  * the lowest and highest of the rounds' ratios, and the widest such spread of any rung, said to be too wide past
  * 15 points: how far the run's ratios can be trusted on the machine as it was.
+ * BENCH_HTTP_RUNGS (the service's rung labels separated by semicolons, e.g. `Invoke (API key, demo);Invoke +
+ * Idempotency-Key`) runs only those, on the service alone (no bare servers), and prints their figures and the
+ * keyed Invoke's ratio when both Invokes ran.
  */
 import {
   load,
@@ -39,6 +42,7 @@ import { freePort } from '../test/support/free-port';
 
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 5);
 const RUN_SECONDS = Math.max(2, Math.round((1.5 * SECONDS) / ROUNDS));
+const ONLY = process.env.BENCH_HTTP_RUNGS?.split(';').map((label) => label.trim());
 
 interface Rung {
   label: string;
@@ -220,6 +224,15 @@ async function main(): Promise<void> {
   process.stdout.write(
     `HTTP ladder: ${ROUNDS} rounds of ${RUN_SECONDS} s per rung, 16 connections, load generator in its own process\n`,
   );
+  // The HTTP targets hold with the request metrics on: they exist only when something exports them
+  // (EnableOpenTelemetry), here a Prometheus port nobody reads.
+  const spawnService = async () =>
+    spawnRung('service', {
+      LogLevel: 'info',
+      EnableOpenTelemetry: 'True',
+      OpenTelemetryPrometheusPort: String(await freePort()),
+    });
+  if (ONLY) return selected(ONLY, await spawnService());
   const bare = {
     node: await spawnRung('node'),
     express: await spawnRung('express'),
@@ -228,20 +241,10 @@ async function main(): Promise<void> {
     nestBorn: await spawnRung('nest-born'),
     middleware: await spawnRung('nest-middleware', { LogLevel: 'info' }),
   };
-  // The HTTP targets hold with the request metrics on: they exist only when something exports them
-  // (EnableOpenTelemetry), here a Prometheus port nobody reads.
-  const service = await spawnRung('service', {
-    LogLevel: 'info',
-    EnableOpenTelemetry: 'True',
-    OpenTelemetryPrometheusPort: String(await freePort()),
-  });
+  const service = await spawnService();
   const processes = [...Object.values(bare), service];
   try {
-    // each service route's request made once (a key and a session cookie of this service's own)
-    const routes = Object.fromEntries(
-      await Promise.all(SERVICE_ROUTES.map(async (r) => [r, await routeRequest(service, r)] as const)),
-    ) as Record<ServiceRoute, RouteRequest>;
-    const rungs = ladder(bare, service, routes);
+    const rungs = ladder(bare, service, await serviceRequests(service));
     const figures = new Figures(rungs, await measure(rungs, processes), service);
     printTable(figures, 'rate', 'Answers per wall-clock second (medians of the rounds):');
     printTable(
@@ -263,6 +266,45 @@ async function main(): Promise<void> {
     process.stdout.write(`peak RSS: ${names.map((n, i) => `${n} ${mb(peaks[i].maxRss)}`).join(', ')}\n`);
   } finally {
     await Promise.all(processes.map((p) => p.stop()));
+  }
+}
+
+/** Each service route's request, made once (a key and a session cookie of this service's own). */
+async function serviceRequests(service: RungProcess): Promise<Record<ServiceRoute, RouteRequest>> {
+  return Object.fromEntries(
+    await Promise.all(SERVICE_ROUTES.map(async (r) => [r, await routeRequest(service, r)] as const)),
+  ) as Record<ServiceRoute, RouteRequest>;
+}
+
+/** BENCH_HTTP_RUNGS: only the service's rungs named, their figures, and the keyed Invoke's ratio. */
+async function selected(labels: string[], service: RungProcess): Promise<void> {
+  try {
+    const all = ladder({}, service, await serviceRequests(service));
+    const rungs = all.filter((r) => r.server() === service && labels.includes(r.label));
+    const unknown = labels.filter((l) => !rungs.some((r) => r.label === l));
+    if (unknown.length) throw new Error(`unknown rungs: ${unknown.join(', ')}`);
+    const figures = new Figures(rungs, await measure(rungs, [service]), service);
+    process.stdout.write(
+      `\n${'rung'.padEnd(28)}${'req/s'.padStart(8)}${'/CPU s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}\n`,
+    );
+    for (const rung of rungs) {
+      const s = figures.of(rung);
+      process.stdout.write(
+        `${rung.label.padEnd(28)}${s.rate.toFixed(0).padStart(8)}${s.cpu.toFixed(0).padStart(8)}${s.p50.toFixed(1).padStart(8)}${s.p99.toFixed(1).padStart(8)}\n`,
+      );
+    }
+    const [keyed, plain] = ['Invoke + Idempotency-Key', 'Invoke (API key, demo)'];
+    if (!labels.includes(keyed) || !labels.includes(plain)) return;
+    for (const k of ['cpu', 'rate'] as const) {
+      const v = figures.rounds(keyed, plain, k);
+      process.stdout.write(
+        `Invoke with an Idempotency-Key ${median(v).toFixed(2)}× Invoke without, per ${k === 'cpu' ? 'CPU' : 'wall-clock'} second (rounds ${range(v, (x) => x.toFixed(2))}; target >= 0.9)\n`,
+      );
+    }
+    const { maxRss } = await service.ask<{ maxRss: number }>('memory');
+    process.stdout.write(`peak RSS: service ${(maxRss / 1048576).toFixed(0)} MB\n`);
+  } finally {
+    await service.stop();
   }
 }
 

@@ -74,6 +74,9 @@ export function createRedisClient(settings: RedisSettings, sink: CacheEventSink,
     lazyConnect: false,
     // Off: see createChannelSubscriber, which subscribes again itself.
     autoResubscribe: false,
+    // The commands of one turn of the event loop leave in one write: a keyed Invoke's SET NX PX and SET PX share
+    // writes with other requests' (docs/performance.md, Idempotency-Key). ioredis keeps subscriptions out of it.
+    enableAutoPipelining: true,
   };
   const sentinelMode = settings.redisSentinels.length > 0;
   const client = sentinelMode
