@@ -47,6 +47,19 @@ describe('SQLite checkpoints off the event loop', () => {
     expect(n).toBe(1501);
   });
 
+  it('never holds the process: a service nobody closed does not keep it from ending', async () => {
+    const ports = () => process.getActiveResourcesInfo().filter((r) => r === 'MessagePort').length;
+    const before = ports();
+    const other = await startTestApp('sqlite');
+    try {
+      expect(other.app.get(SqliteCheckpoints).running).toBe(true);
+      // a ref'd thread shows as a MessagePort among the resources that keep the event loop alive
+      expect(ports()).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('stops the thread when the service stops', async () => {
     const other = await startTestApp('sqlite');
     const checkpoints = other.app.get(SqliteCheckpoints);

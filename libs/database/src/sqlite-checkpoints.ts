@@ -72,9 +72,11 @@ export class SqliteCheckpoints implements OnApplicationBootstrap, OnApplicationS
         intervalMs: SQLITE_CHECKPOINT_INTERVAL_MS,
       },
     });
-    worker.unref();
     worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     worker.once('error', (err) => void this.fallBack(err));
+    // After the listeners: a 'message' listener refs the worker's port again, and a ref'd thread would keep a
+    // process whose application was never closed (a test's) from ending.
+    worker.unref();
     await new Promise<void>((resolve, reject) => {
       worker.once('online', resolve);
       worker.once('error', reject);
