@@ -74,13 +74,14 @@ export class SqliteCheckpoints implements OnApplicationBootstrap, OnApplicationS
     });
     worker.on('message', (m: WorkerMessage) => this.onMessage(m));
     worker.once('error', (err) => void this.fallBack(err));
-    // After the listeners: a 'message' listener refs the worker's port again, and a ref'd thread would keep a
-    // process whose application was never closed (a test's) from ending.
-    worker.unref();
     await new Promise<void>((resolve, reject) => {
       worker.once('online', resolve);
       worker.once('error', reject);
     }).catch(() => undefined);
+    // Once it runs, and after the listeners (a 'message' listener refs the worker's port again): a ref'd thread
+    // would keep a process whose application was never closed (a test's) from ending. Not before: while the
+    // service starts, the thread may be all that keeps the event loop alive.
+    worker.unref();
     if (this.failed) return;
     this.worker = worker;
     await this.dataSource.query('PRAGMA wal_autocheckpoint = 0');
