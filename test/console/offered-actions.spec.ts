@@ -84,7 +84,10 @@ describe('the console in Chromium, part 4: a tenant administrator is offered onl
     expect((await api().del(`/api/RoleRegistry/${admin.roleGuid}`)).status).toBe(409);
 
     await page.getByRole('button', { name: 'New role' }).click();
-    const offered = await page.getByRole('group', { name: 'Permissions' }).locator('label').allInnerTexts();
+    const permissions = page.getByRole('group', { name: 'Permissions' }).locator('label');
+    // the catalogue arrives after the dialog opens: read the labels once they are there
+    await permissions.first().waitFor();
+    const offered = await permissions.allInnerTexts();
     expect(offered).toEqual(['Read Write Security User', 'Read Write Security Role', 'Read Security Audit']);
     await page.getByLabel('Name', { exact: true }).fill('auditors');
     for (const name of offered) await page.getByLabel(name).check();
@@ -172,11 +175,19 @@ describe('the console in Chromium, part 4: a tenant administrator is offered onl
     await page.goto(`${t.url}/Security/Users/${admin.guid}`);
     await page.getByRole('heading', { name: new RegExp(`^${admin.name}`) }).waitFor();
     // one's own role cannot be changed (403): the only role offered is the one held
+    const held = page.getByLabel('Role', { exact: true }).locator('option', { hasNotText: /^Choose/ });
+    // the roles arrive after the page: read the options once one is there
+    await held.first().waitFor({ state: 'attached' });
     const roles = await page.getByLabel('Role', { exact: true }).locator('option').allInnerTexts();
     expect(roles.filter((r) => !r.startsWith('Choose'))).toHaveLength(1);
 
     await page.goto(`${t.url}/Security/Users`);
     await page.getByRole('button', { name: 'New user' }).click();
+    await page
+      .getByLabel('Role', { exact: true })
+      .locator('option', { hasNotText: /^Choose/ })
+      .first()
+      .waitFor({ state: 'attached' });
     const choices = await page.getByLabel('Role', { exact: true }).locator('option').allInnerTexts();
     expect(choices.filter((r) => !r.startsWith('Choose'))).not.toContain(
       (await t.app.get(RoleService).get(await landlordActor(t.app), strong.roleGuid)).name,

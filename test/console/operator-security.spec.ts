@@ -140,6 +140,8 @@ describe('the console in Chromium, part 3: what the Security pages offer', () =>
     await page.getByRole('button', { name: 'New user' }).click();
     const role = page.getByLabel('Role', { exact: true });
     expect(await role.evaluate((s) => (s as unknown as { tagName: string }).tagName)).toBe('SELECT');
+    // the roles arrive after the dialog opens: wait for this one
+    await role.locator('option', { hasText: roleName }).first().waitFor({ state: 'attached' });
     expect(await role.locator('option').allInnerTexts()).toContain(roleName);
     expect(await page.getByText(/identifier \(a GUID\)/).count()).toBe(0);
 
