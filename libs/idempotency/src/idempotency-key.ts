@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** The request header (IETF httpapi "The Idempotency-Key HTTP Header Field"). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -13,7 +13,8 @@ export function isValidIdempotencyKey(key: string): boolean {
   return KEY.test(key);
 }
 
-const digest = (text: string): string => createHash('sha256').update(text).digest('base64url');
+// crypto.hash: the one-shot digest (half the time of createHash's object for a short text)
+const digest = (text: string): string => hash('sha256', text, 'base64url');
 
 /**
  * The store's id of one (user, route, key): a SHA-256, so a record's id has one size (43 characters) whatever
