@@ -53,9 +53,11 @@ export class DatabaseIdempotencyStore implements IdempotencyStore {
     (rows) => this.claimBatch(rows),
     ROWS_PER_STATEMENT,
   );
+  // one row per id a turn (the last answer): two rows of an id in two statements could commit in either order
   private readonly answers = new GroupCommit<AnswerRow, void>(
     (rows) => this.answerBatch(rows),
     ROWS_PER_STATEMENT,
+    (row) => row.id,
   );
   private statementsOf?: IdempotencyStatements;
 
@@ -169,11 +171,9 @@ export class DatabaseIdempotencyStore implements IdempotencyStore {
     return { kind: 'running', fingerprint: row.fingerprint };
   }
 
-  /** One batch of answers: one upsert, one row per id (the last answer of an id in the batch). */
+  /** One batch of answers (one per id: GroupCommit keeps an id's last): one upsert. */
   private async answerBatch(answers: readonly AnswerRow[]): Promise<void[]> {
-    const last = new Map<string, AnswerRow>();
-    for (const a of answers) last.set(a.id, a);
-    const rows = [...last.values()].sort(byId);
+    const rows = [...answers].sort(byId);
     const values: unknown[] = [];
     for (const r of rows) values.push(r.id, r.record, r.expiresAt);
     await this.run(this.sql.complete(rows.length), values);

@@ -26,4 +26,19 @@ describe('GroupCommit', () => {
     expect(settled.map((s) => s.status)).toEqual(['rejected', 'rejected', 'fulfilled']);
     expect((settled[0] as PromiseRejectedResult).reason).toEqual(new Error('the database refused'));
   });
+
+  it('with keyOf, writes one row a key (the last added) and gives its result to every caller of the key', async () => {
+    const writes: string[][] = [];
+    const batch = new GroupCommit<string, string>(
+      (items) => {
+        writes.push([...items]);
+        return Promise.resolve(items.map((s) => s.toUpperCase()));
+      },
+      2,
+      (s) => s[0],
+    );
+    const results = await Promise.all(['a1', 'b1', 'a2', 'c1', 'a3'].map((s) => batch.add(s)));
+    expect(writes).toEqual([['a3', 'b1'], ['c1']]);
+    expect(results).toEqual(['A3', 'B1', 'A3', 'C1', 'A3']);
+  });
 });
