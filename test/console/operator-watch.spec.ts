@@ -11,8 +11,11 @@ import { launchChromium } from '../support/chromium';
 import { axeViolations, DESKTOP, LAPTOP, PHONE, screenshotAt, watchPage } from '../support/console-browser';
 import { signInThroughPage } from '../support/console-telemetry';
 
-/** A past hour whose queue 1 is silent from minute 21 to minute 30 (a 10-minute gap). */
-const GAP_FROM = new Date(Math.floor((Date.now() - 3 * 86_400_000) / 3_600_000) * 3_600_000);
+/**
+ * A past hour whose queue 1 is silent from minute 21 to minute 30 (a 10-minute gap): 10:00 to 11:00 UTC three days
+ * ago, so the window never spans a midnight (the axis then names the day, "Nov 26, 23:00") whenever the test runs.
+ */
+const GAP_FROM = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000 - 3 * 86_400_000 + 10 * 3_600_000);
 const GAP_TO = new Date(GAP_FROM.getTime() + 3_600_000);
 /** Another past hour holding 1 500 rows: more than a page may ask for. */
 const MANY_FROM = new Date(GAP_FROM.getTime() - 86_400_000);
