@@ -99,7 +99,7 @@ async function main(): Promise<void> {
       .prepare(`SELECT sql FROM sqlite_master WHERE tbl_name = 'IdempotencyRecord' AND sql IS NOT NULL`)
       .all() as { sql: string }[])
       memory.exec(sql);
-    memory.exec(`ATTACH '${join(directory, 'service.sqlite')}' AS f`);
+    memory.prepare('ATTACH ? AS f').run(join(directory, 'service.sqlite'));
     memory.exec('INSERT INTO main."IdempotencyRecord" SELECT * FROM f."IdempotencyRecord"');
     memory.exec('DETACH f');
 

@@ -69,6 +69,9 @@ describe('the console in Chromium, part 4: a tenant administrator is offered onl
     del: (path: string) => request(t.url).delete(path).set('Authorization', `Bearer ${token}`),
   });
   const roleRow = (guid: string) => page.locator(`tr[data-role-guid="${guid}"]`);
+  /** The Role select's roles (not its "Choose…" prompt), which arrive after the page or dialog. */
+  const roleChoices = () =>
+    page.getByLabel('Role', { exact: true }).locator('option', { hasNotText: /^Choose/ });
   const buttons = async (scope: ReturnType<Page['locator']>) =>
     (await scope.getByRole('button').allInnerTexts()).map((s) => s.trim());
 
@@ -175,19 +178,14 @@ describe('the console in Chromium, part 4: a tenant administrator is offered onl
     await page.goto(`${t.url}/Security/Users/${admin.guid}`);
     await page.getByRole('heading', { name: new RegExp(`^${admin.name}`) }).waitFor();
     // one's own role cannot be changed (403): the only role offered is the one held
-    const held = page.getByLabel('Role', { exact: true }).locator('option', { hasNotText: /^Choose/ });
     // the roles arrive after the page: read the options once one is there
-    await held.first().waitFor({ state: 'attached' });
+    await roleChoices().first().waitFor({ state: 'attached' });
     const roles = await page.getByLabel('Role', { exact: true }).locator('option').allInnerTexts();
     expect(roles.filter((r) => !r.startsWith('Choose'))).toHaveLength(1);
 
     await page.goto(`${t.url}/Security/Users`);
     await page.getByRole('button', { name: 'New user' }).click();
-    await page
-      .getByLabel('Role', { exact: true })
-      .locator('option', { hasNotText: /^Choose/ })
-      .first()
-      .waitFor({ state: 'attached' });
+    await roleChoices().first().waitFor({ state: 'attached' });
     const choices = await page.getByLabel('Role', { exact: true }).locator('option').allInnerTexts();
     expect(choices.filter((r) => !r.startsWith('Choose'))).not.toContain(
       (await t.app.get(RoleService).get(await landlordActor(t.app), strong.roleGuid)).name,
