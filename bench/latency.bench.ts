@@ -12,7 +12,15 @@
  *                             each part is preceded by 2 s of the same load, not measured (new connections)
  *   BENCH_LATENCY_CAPACITY    a capacity measured before (skips the closed loop)
  *   BENCH_LATENCY_FRACTIONS   the steps as fractions of the capacity (default 0.3,0.6,0.8)
- *   BENCH_LATENCY_SETTINGS    settings of the service to try, as JSON (e.g. {"ArchiveBulkCopyIntervalMilliseconds":"200"}) */
+ *   BENCH_LATENCY_SETTINGS    settings of the service to try, as JSON (e.g. {"ArchiveBulkCopyIntervalMilliseconds":"200"})
+ *   BENCH_LATENCY_VARIANT_FLAGS  Node flags of a second service (its own database), measured in the same
+ *                             alternation at the same rates (e.g. "--max-semi-space-size=32"): a change
+ *                             weighed within one run, not against another run on a machine whose speed moves
+ *   BENCH_LATENCY_SLOW        list the answers slower than this many ms (default 100) with when they were sent;
+ *   BENCH_LATENCY_SLOW_FILE   and append them to this file as "s-into-the-part ms monotonic-ms" lines, to lay
+ *                             beside a CPU profile of the service (BENCH_CPU_PROF_DIR: the same clock)
+ *   BENCH_SERVICE_NODE_FLAGS  Node flags of the service (e.g. --trace-gc); BENCH_SERVICE_STDOUT a file for its
+ *                             output after start (the trace's lines), which is otherwise read and dropped */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,25 +30,35 @@ import { startPostgresServer } from '../test/support/postgres-server';
 import { samples } from '../test/support/prometheus';
 import { capacity, openLoop, row, tail, ms, type Tail, type Target } from './open-loop';
 import { newPostgresDatabase } from './postgres-database';
-import { createApiKey, runBench, spawnRung, type RungProcess } from './support';
+import { createApiKey, runBench, spawnRung, words, type RungProcess } from './support';
 
 const DATABASES = (process.env.BENCH_LATENCY_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());
 const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
 const GIVEN_CAPACITY = Number(process.env.BENCH_LATENCY_CAPACITY ?? 0);
 const FRACTIONS = (process.env.BENCH_LATENCY_FRACTIONS ?? '0.3,0.6,0.8').split(',').map(Number);
-/** Each step's time is split into this many alternating parts per target. */
-const ROUNDS = 3;
-/** A step: ROUNDS parts of Express, then the service, alternating; the latencies of each merged. */
-async function step(invoke: Target, bare: Target, rate: number): Promise<[Tail, Tail]> {
+/** Each step's time is split into this many alternating parts per target (4 with a variant: an even number). */
+const VARIANT_FLAGS = words(process.env.BENCH_LATENCY_VARIANT_FLAGS);
+const ROUNDS = VARIANT_FLAGS.length ? 4 : 3;
+/** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
+const SETTLE_MS = 3_000;
+/**
+ * A step: ROUNDS rounds of one part of each target, bare Express first, then the service and any variant, the
+ * two in turn first (a target that follows another's part may meet what the other left running); the
+ * latencies of each target merged, in the targets' order.
+ */
+async function step(targets: Target[], rate: number): Promise<Tail[]> {
   const part = Math.max(5, Math.round(SECONDS / ROUNDS));
-  const svc: number[] = [];
-  const base: number[] = [];
+  const latencies = targets.map((): number[] => []);
   for (let round = 0; round < ROUNDS; round++) {
-    base.push(...(await openLoop(bare, rate, part)));
-    svc.push(...(await openLoop(invoke, rate, part)));
+    const order = targets.map((_, i) => i);
+    if (round % 2 === 1) order.splice(1, order.length - 1, ...order.slice(1).reverse());
+    for (const i of order) {
+      latencies[i].push(...(await openLoop(targets[i], rate, part)));
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+    }
   }
   const offered = Math.round(rate * part) * ROUNDS;
-  return [tail(svc, offered), tail(base, offered)];
+  return latencies.map((l) => tail(l, offered));
 }
 
 /** The highest nodejs.eventloop.delay gauges the service exported while `during` ran (scraped every 2 s). */
@@ -65,23 +83,42 @@ async function loopDelayWhile<T>(port: number, during: Promise<T>): Promise<[T, 
   return [value, worst];
 }
 
-async function oneDatabase(provider: string, settings: Record<string, string>): Promise<void> {
+/** The service (or its variant) with these flags, its Invoke as a target, and its Prometheus port. */
+async function startService(
+  settings: Record<string, string>,
+  flags: string[],
+): Promise<{ process: RungProcess; target: Target; promPort: number }> {
   const promPort = await freePort();
-  const service = await spawnRung('service', {
-    LogLevel: 'info',
-    EnableOpenTelemetry: 'True',
-    OpenTelemetryPrometheusPort: String(promPort),
-    ...settings,
-    ...(JSON.parse(process.env.BENCH_LATENCY_SETTINGS ?? '{}') as Record<string, string>),
-  });
+  const service = await spawnRung(
+    'service',
+    {
+      LogLevel: 'info',
+      EnableOpenTelemetry: 'True',
+      OpenTelemetryPrometheusPort: String(promPort),
+      ...settings,
+      ...(JSON.parse(process.env.BENCH_LATENCY_SETTINGS ?? '{}') as Record<string, string>),
+    },
+    [],
+    flags,
+  );
+  const target: Target = {
+    url: service.url,
+    path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
+    apiKey: await createApiKey(service.url, service.token, 'latency'),
+  };
+  return { process: service, target, promPort };
+}
+
+/** `database`: a new database's settings (each service, and the variant, on its own). */
+async function oneDatabase(provider: string, database: () => Promise<Record<string, string>>): Promise<void> {
+  const service = await startService(await database(), []);
+  const variant = VARIANT_FLAGS.length ? await startService(await database(), VARIANT_FLAGS) : undefined;
+  const { promPort } = service;
+  const invoke = service.target;
   const express: RungProcess = await spawnRung('express-json');
   try {
-    const invoke: Target = {
-      url: service.url,
-      path: `/api/Invoke/EntityAnalysisModel/${DEMO_MODEL_GUID}`,
-      apiKey: await createApiKey(service.url, service.token, 'latency'),
-    };
     const bare: Target = { url: express.url, path: '/', apiKey: 'unused' };
+    const targets = [bare, invoke, ...(variant ? [variant.target] : [])];
     const cap = GIVEN_CAPACITY || (await capacity(invoke, SECONDS));
     console.log(
       `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
@@ -90,17 +127,20 @@ async function oneDatabase(provider: string, settings: Record<string, string>): 
       '| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered |',
     );
     console.log('|---|---|---|---|---|---|');
+    // the variant is warmed as the capacity run warmed the service (its code compiled, its pools open)
+    if (variant) await openLoop(variant.target, Math.round(cap * 0.8), SECONDS);
     let loop: Record<string, number> = {};
     for (const fraction of FRACTIONS) {
       const rate = Math.round(cap * fraction);
-      let svc: Tail;
-      let base: Tail;
-      if (fraction === 0.6) [[svc, base], loop] = await loopDelayWhile(promPort, step(invoke, bare, rate));
-      else [svc, base] = await step(invoke, bare, rate);
-      console.log(
-        `| ${rate}/s (${fraction * 100} %) | ${row(svc)} | ${row(base)} | ${(svc.p99 / base.p99).toFixed(2)}× | ` +
-          `${(svc.p999 / base.p999).toFixed(2)}× | ${svc.ok} / ${svc.offered} |`,
-      );
+      let tails: Tail[];
+      if (fraction === 0.6) [tails, loop] = await loopDelayWhile(promPort, step(targets, rate));
+      else tails = await step(targets, rate);
+      const [base, svc, other] = tails;
+      const line = (name: string, t: Tail) =>
+        `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base)} | ${(t.p99 / base.p99).toFixed(2)}× | ` +
+        `${(t.p999 / base.p999).toFixed(2)}× | ${t.ok} / ${t.offered} |`;
+      console.log(line('', svc));
+      if (other) console.log(line(` ${VARIANT_FLAGS.join(' ')}`, other));
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
     }
     const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
@@ -112,7 +152,8 @@ async function oneDatabase(provider: string, settings: Record<string, string>): 
     );
   } finally {
     await express.stop();
-    await service.stop();
+    await variant?.process.stop();
+    await service.process.stop();
   }
 }
 
@@ -124,9 +165,9 @@ async function main(): Promise<void> {
     DATABASES.includes('postgres') && !process.env.DATABASE_URL ? await startPostgresServer() : undefined;
   try {
     for (const provider of DATABASES) {
-      const dir = mkdtempSync(join(tmpdir(), `bench-latency-${provider}-`));
+      const dir = () => mkdtempSync(join(tmpdir(), `bench-latency-${provider}-`));
       if (provider !== 'postgres') {
-        await oneDatabase(provider, { DatabaseProvider: 'sqlite', DataDirectory: dir });
+        await oneDatabase(provider, () => Promise.resolve({ DatabaseProvider: 'sqlite', DataDirectory: dir() }));
         continue;
       }
       const serverUrl = process.env.DATABASE_URL ?? pg!.url;
@@ -135,11 +176,11 @@ async function main(): Promise<void> {
           ? '\nPostgreSQL: the server DATABASE_URL names'
           : '\nPostgreSQL: a throwaway cluster (fsync and synchronous commit off)',
       );
-      await oneDatabase(provider, {
+      await oneDatabase(provider, async () => ({
         DatabaseProvider: 'postgres',
         ConnectionString: await newPostgresDatabase(serverUrl, 'latency'),
-        DataDirectory: dir,
-      });
+        DataDirectory: dir(),
+      }));
     }
   } finally {
     pg?.stop();

@@ -1,5 +1,6 @@
 /* Open-loop measurement shared by bench:latency and bench:archive-purge: requests sent on a fixed schedule, each
  * answer timed from its scheduled send (a stall cannot hide); the closed loop's capacity. The load generator runs in a process of its own (bench/soak-generator.ts). */
+import { appendFileSync } from 'node:fs';
 import { percentile, soakLoad } from './soak-measure';
 
 /** Sent before each part's measured seconds, not measured: the generator's new connections, warm caches. */
@@ -43,6 +44,8 @@ export async function openLoop(target: Target, rate: number, seconds: number): P
     console.log(
       `  ${target.path === '/' ? 'express' : 'service'} at ${rate}/s: not 200: ${JSON.stringify({ shed, notSent, ...r.others })}`,
     );
+  if (process.env.BENCH_LATENCY_SLOW_FILE)
+    appendFileSync(process.env.BENCH_LATENCY_SLOW_FILE, r.slow.map((s) => s.join(' ') + '\n').join(''));
   if (process.env.BENCH_LATENCY_SLOW && r.slow.length) {
     const by = new Map<number, number[]>();
     for (const [at, ms] of r.slow)

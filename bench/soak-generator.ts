@@ -40,8 +40,11 @@ export interface SoakLoadResult {
   others: Record<string, number>;
   /** With `latencies`: each 200's ms from its scheduled send to the end of its answer, in answer order. */
   latencies: number[];
-  /** With `latencies`: [s from the start, ms] of answers slower than 100 ms (at most 1 000), to see when. */
-  slow: [number, number][];
+  /**
+   * With `latencies`: [s from the start, ms, the scheduled send on the monotonic clock in ms] of answers slower
+   * than BENCH_LATENCY_SLOW ms (default 100; at most 1 000), to see when (a server's CPU profile counts the same clock).
+   */
+  slow: [number, number, number][];
   /** The generator's own event loop: its longest delay in ms (a late generator reads answers late). */
   generatorLoopMaxMs: number;
 }
@@ -49,6 +52,10 @@ export interface SoakLoadResult {
 export const WINDOW_MS = 10_000;
 /** Requests an open loop lets wait for an answer before it counts further arrivals as not sent. */
 const MAX_IN_FLIGHT = 4_000;
+/** Answers slower than this are listed with their time (SoakLoadResult.slow). */
+const SLOW_MS = Number(process.env.BENCH_LATENCY_SLOW) > 1 ? Number(process.env.BENCH_LATENCY_SLOW) : 100;
+/** performance.now() `t` on the monotonic clock (process.hrtime), in ms. */
+const monotonicAt = (t: number) => Number(process.hrtime.bigint() / 1000n) / 1000 - (performance.now() - t);
 
 function invokeBody(i: number): string {
   return `{"transactionId":"t${i}","account":{"id":"ACC-${i}"},"amount":9999,"country":"DE"}`;
@@ -146,8 +153,8 @@ async function run(o: SoakLoadOptions): Promise<SoakLoadResult> {
           if (o.latencies && scheduled >= keepFrom) {
             const ms = performance.now() - scheduled;
             result.latencies.push(ms);
-            if (ms > 100 && result.slow.length < 1_000)
-              result.slow.push([(scheduled - keepFrom) / 1000, Math.round(ms)]);
+            if (ms > SLOW_MS && result.slow.length < 1_000)
+              result.slow.push([(scheduled - keepFrom) / 1000, Math.round(ms), monotonicAt(scheduled)]);
           }
         } else if (status === 503) w.shed++;
         else {

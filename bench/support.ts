@@ -3,7 +3,7 @@ import { Controller, Get, Module, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type autocannon from 'autocannon';
 import { ChildProcess, fork, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +69,9 @@ export function asker<K extends string>(child: ChildProcess): <T>(kind: K) => Pr
  * The Node options `npm start` gives the service (package.json's start script: the heap's cap), so the
  * service is measured as it runs.
  */
+/** The words of a command-line setting (none when unset). */
+export const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter(Boolean);
+
 export function startOptions(): string[] {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
     scripts: { start: string };
@@ -85,6 +88,8 @@ export async function spawnRung(
   rung: RungName,
   settings: Record<string, string> = {},
   modules: string[] = [],
+  /** Node/V8 flags of this process beside the usual ones. */
+  nodeFlags: string[] = [],
 ): Promise<RungProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -94,6 +99,9 @@ export async function spawnRung(
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
         : []),
       ...(rung === 'service' ? startOptions() : []),
+      // BENCH_SERVICE_NODE_FLAGS: more Node/V8 flags for the service process only (e.g. --trace-gc)
+      ...(rung === 'service' ? words(process.env.BENCH_SERVICE_NODE_FLAGS) : []),
+      ...nodeFlags,
       '-r',
       join(__dirname, '..', 'scripts', 'ts-register.js'),
       join(__dirname, 'http-rung.ts'),
@@ -113,7 +121,9 @@ export async function spawnRung(
       if (m) {
         // from now on the service's log lines are read and dropped, as a log collector would (never kept)
         child.stdout?.off('data', onData);
-        child.stdout?.on('data', () => undefined);
+        // BENCH_SERVICE_STDOUT: the service's later output (its log, --trace-gc's lines) appended to that file
+        const keep = rung === 'service' ? process.env.BENCH_SERVICE_STDOUT : undefined;
+        child.stdout?.on('data', keep ? (d: Buffer) => appendFileSync(keep, d) : () => undefined);
         resolve([m[1], m[2] ?? '']);
       }
     };
