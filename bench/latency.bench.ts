@@ -36,8 +36,8 @@ const DATABASES = (process.env.BENCH_LATENCY_DATABASES ?? 'postgres,sqlite').spl
 const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
 const GIVEN_CAPACITY = Number(process.env.BENCH_LATENCY_CAPACITY ?? 0);
 const FRACTIONS = (process.env.BENCH_LATENCY_FRACTIONS ?? '0.3,0.6,0.8').split(',').map(Number);
-/** Each step's time is split into this many alternating parts per target (4 with a variant: an even number). */
 const VARIANT_FLAGS = words(process.env.BENCH_LATENCY_VARIANT_FLAGS);
+/** Each step's time is split into this many alternating parts per target (4 with a variant: an even number). */
 const ROUNDS = VARIANT_FLAGS.length ? 4 : 3;
 /** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
 const SETTLE_MS = 3_000;

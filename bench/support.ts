@@ -65,18 +65,18 @@ export function asker<K extends string>(child: ChildProcess): <T>(kind: K) => Pr
     });
 }
 
+/** The words of a command-line setting (none when unset). */
+export const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter(Boolean);
+
 /**
  * The Node options `npm start` gives the service (package.json's start script: the heap's cap), so the
  * service is measured as it runs.
  */
-/** The words of a command-line setting (none when unset). */
-export const words = (text: string | undefined): string[] => (text ?? '').split(/\s+/).filter(Boolean);
-
 export function startOptions(): string[] {
   const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
-  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+  return words(pkg.scripts.start).filter((word) => word.startsWith('--'));
 }
 
 /**
