@@ -7,12 +7,14 @@
  *   rung: service (default), nest-middleware, nest, express, node
  *   route (the service's): live (default), bearer, cookie, api-key, invoke
  * BENCH_PAIR_RUNS (default 8) runs each. BENCH_PAIR_SETTINGS (`Name=value,Name=value`) gives both servers more
- * settings, e.g. `EnableOpenTelemetry=True` (each side then gets a Prometheus port of its own). Figures only;
- * nothing is asserted.
+ * settings, e.g. `EnableOpenTelemetry=True` (each side then gets a Prometheus port of its own).
+ * BENCH_PAIR_DATABASE=postgres: each side on a new PostgreSQL database of its own (on DATABASE_URL's server, else
+ * a throwaway cluster, fsync off); else each on its own SQLite file. Figures only; nothing is asserted.
  */
-import { join } from 'node:path';
 import type { RungName } from './http-rung';
 import { freePort } from '../test/support/free-port';
+import { startPostgresServer } from '../test/support/postgres-server';
+import { newPostgresDatabase } from './postgres-database';
 import * as here from './support';
 
 const RUNS = Number(process.env.BENCH_PAIR_RUNS ?? 8);
@@ -23,8 +25,15 @@ async function main(): Promise<void> {
     throw new Error('set BENCH_BASELINE to the path of a worktree of the commit to compare with');
   const rung = (process.argv[2] ?? 'service') as RungName;
   const route = here.serviceRoute(process.argv[3] ?? 'live');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the other checkout's own spawner
-  const there = require(join(baseline, 'bench', 'support')) as typeof here;
+  const pg =
+    process.env.BENCH_PAIR_DATABASE === 'postgres' && !process.env.DATABASE_URL
+      ? await startPostgresServer()
+      : undefined;
+  const pgServer = process.env.DATABASE_URL ?? pg?.url;
+  const database = async (): Promise<Record<string, string>> =>
+    process.env.BENCH_PAIR_DATABASE === 'postgres'
+      ? { DatabaseProvider: 'postgres', ConnectionString: await newPostgresDatabase(pgServer!, 'pair') }
+      : {};
   const settings = async (): Promise<Record<string, string>> => {
     const extra = Object.fromEntries(
       (process.env.BENCH_PAIR_SETTINGS ?? '')
@@ -35,12 +44,13 @@ async function main(): Promise<void> {
     const prometheus = extra.EnableOpenTelemetry?.toLowerCase() === 'true';
     return {
       LogLevel: 'info',
+      ...(await database()),
       ...extra,
       ...(prometheus ? { OpenTelemetryPrometheusPort: String(await freePort()) } : {}),
     };
   };
   const sides = [
-    { label: 'baseline', server: await there.spawnRung(rung, await settings()), runs: [] as number[] },
+    { label: 'baseline', server: await here.spawnRung(rung, await settings(), [], [], baseline), runs: [] as number[] },
     {
       label: 'this checkout',
       server: await here.spawnRung(rung, await settings()),
@@ -73,6 +83,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await Promise.all(sides.map((s) => s.server.stop()));
+    pg?.stop();
   }
 }
 

@@ -1,5 +1,6 @@
 /* A PostgreSQL database of its own for a bench: on the server DATABASE_URL names, else on a throwaway cluster
  * (test/support/postgres-server.ts: fsync off). */
+import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { startPostgresServer } from '../test/support/postgres-server';
 
@@ -7,7 +8,8 @@ import { startPostgresServer } from '../test/support/postgres-server';
 export async function newPostgresDatabase(serverUrl: string, prefix: string): Promise<string> {
   const admin = new Client({ connectionString: serverUrl });
   await admin.connect();
-  const name = `${prefix}_${Date.now().toString(36)}`;
+  // two databases asked for in one millisecond get two names
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(serverUrl);

@@ -72,8 +72,8 @@ export const words = (text: string | undefined): string[] => (text ?? '').split(
  * The Node options `npm start` gives the service (package.json's start script: the heap's cap), so the
  * service is measured as it runs.
  */
-export function startOptions(): string[] {
-  const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+export function startOptions(root = join(__dirname, '..')): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
     scripts: { start: string };
   };
   return words(pkg.scripts.start).filter((word) => word.startsWith('--'));
@@ -82,7 +82,8 @@ export function startOptions(): string[] {
 /**
  * One server of the HTTP ladder, or the service, in a process of its own (bench/http-rung.ts), so the process
  * that measures never shares the measured one's JavaScript thread. `settings`: the service's settings beside
- * the bench defaults; `modules`: names from BENCH_MODULES.
+ * the bench defaults; `modules`: names from BENCH_MODULES; `root`: the checkout whose rung runs (bench:pair's
+ * baseline: another worktree, its own sources, start options and aliases).
  */
 export async function spawnRung(
   rung: RungName,
@@ -90,6 +91,7 @@ export async function spawnRung(
   modules: string[] = [],
   /** Node/V8 flags of this process beside the usual ones. */
   nodeFlags: string[] = [],
+  root: string = join(__dirname, '..'),
 ): Promise<RungProcess> {
   const child: ChildProcess = spawn(
     process.execPath,
@@ -98,17 +100,17 @@ export async function spawnRung(
       ...(process.env.BENCH_CPU_PROF_DIR
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
         : []),
-      ...(rung === 'service' ? startOptions() : []),
+      ...(rung === 'service' ? startOptions(root) : []),
       // BENCH_SERVICE_NODE_FLAGS: more Node/V8 flags for the service process only (e.g. --trace-gc)
       ...(rung === 'service' ? words(process.env.BENCH_SERVICE_NODE_FLAGS) : []),
       ...nodeFlags,
       '-r',
-      join(__dirname, '..', 'scripts', 'ts-register.js'),
-      join(__dirname, 'http-rung.ts'),
+      join(root, 'scripts', 'ts-register.js'),
+      join(root, 'bench', 'http-rung.ts'),
       rung,
     ],
     {
-      cwd: join(__dirname, '..'),
+      cwd: root,
       env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings), BENCH_MODULES: modules.join(',') },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     },
