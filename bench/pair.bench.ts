@@ -50,7 +50,11 @@ async function main(): Promise<void> {
     };
   };
   const sides = [
-    { label: 'baseline', server: await here.spawnRung(rung, await settings(), [], [], baseline), runs: [] as number[] },
+    {
+      label: 'baseline',
+      server: await here.spawnRung(rung, await settings(), [], [], baseline),
+      runs: [] as number[],
+    },
     {
       label: 'this checkout',
       server: await here.spawnRung(rung, await settings()),

@@ -35,7 +35,9 @@ export async function withPostgresDatabase(
     else {
       const cleanup = new Client({ connectionString: server });
       await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${new URL(connectionString).pathname.slice(1)} WITH (FORCE)`);
+      await cleanup.query(
+        `DROP DATABASE IF EXISTS ${new URL(connectionString).pathname.slice(1)} WITH (FORCE)`,
+      );
       await cleanup.end();
     }
   }
