@@ -49,19 +49,12 @@ async function main(): Promise<void> {
       ...(prometheus ? { OpenTelemetryPrometheusPort: String(await freePort()) } : {}),
     };
   };
-  const sides = [
-    {
-      label: 'baseline',
-      server: await here.spawnRung(rung, await settings(), [], [], baseline),
-      runs: [] as number[],
-    },
-    {
-      label: 'this checkout',
-      server: await here.spawnRung(rung, await settings()),
-      runs: [] as number[],
-    },
-  ];
+  // each side kept as soon as it runs, so a server that fails to start still leaves the others stopped
+  const sides: { label: string; server: here.RungProcess; runs: number[] }[] = [];
   try {
+    const baselineServer = await here.spawnRung(rung, await settings(), [], [], baseline);
+    sides.push({ label: 'baseline', server: baselineServer, runs: [] });
+    sides.push({ label: 'this checkout', server: await here.spawnRung(rung, await settings()), runs: [] });
     const requests = await Promise.all(sides.map((s) => here.routeRequest(s.server, route)));
     for (let run = 0; run < RUNS; run++) {
       for (const i of run % 2 ? [1, 0] : [0, 1]) {

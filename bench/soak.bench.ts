@@ -17,9 +17,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { startPostgresServer } from '../test/support/postgres-server';
+import { newPostgresDatabase } from './postgres-database';
 import { caseSizeBench } from './soak-case-size';
 import type { SoakLoadOptions, SoakLoadResult } from './soak-generator';
 import {
@@ -204,16 +204,6 @@ async function oneDatabase(db: SoakDatabase, settings: Record<string, string>): 
   }
 }
 
-async function freshPostgres(serverUrl: string, name: string): Promise<string> {
-  const admin = new Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 async function main(): Promise<void> {
   console.log(`bench:soak (scale ${SCALE}; the machine may be shared: figures are ratios within this run)`);
   const pg =
@@ -223,10 +213,9 @@ async function main(): Promise<void> {
   try {
     for (const provider of DATABASES) {
       const dir = mkdtempSync(join(tmpdir(), `bench-soak-${provider}-`));
-      const stamp = Date.now().toString(36);
       const db: SoakDatabase =
         provider === 'postgres'
-          ? { provider, url: await freshPostgres(serverUrl, `soak_${stamp}`) }
+          ? { provider, url: await newPostgresDatabase(serverUrl, 'soak') }
           : { provider: 'sqlite', file: join(dir, 'service.sqlite') };
       const settings: Record<string, string> =
         db.provider === 'postgres'
@@ -237,7 +226,7 @@ async function main(): Promise<void> {
         console.log(`\n## ${provider}: case creation per item at 1 000 and 1 000 000 rows in Case`);
         const sizeDb = async (size: string): Promise<SoakDatabase> =>
           provider === 'postgres'
-            ? { provider, url: await freshPostgres(serverUrl, `soak_${size}_${stamp}`) }
+            ? { provider, url: await newPostgresDatabase(serverUrl, `soak_${size}`) }
             : { provider: 'sqlite', file: join(dir, `case-${size}.sqlite`) };
         await caseSizeBench(await sizeDb('small'), await sizeDb('large'), dir);
       }
