@@ -5,6 +5,8 @@
  *   express-json     bare Express 5 answering a POST of JSON on any path: body parsed (express.json()), JSON answer
  *   express-born     the same on the service's HTTP server (requests born with Express's prototypes: expressServer)
  *   nest             bare Nest 11 on Express: one controller, no middleware, no logger
+ *   nest-json        the same answering a POST of JSON at /invoke: Nest's own body parser, @Body(), a JSON answer
+ *                    (bench:latency's framework column)
  *   nest-born        the same on the service's adapter (ServiceExpressAdapter)
  *   nest-middleware  nest-born with the service's middleware and request logging (useHttpMiddleware, nestjs-pino)
  *   service          the service (createApp) with the bench routes; settings from BENCH_SETTINGS (JSON)
@@ -15,7 +17,15 @@ import type { AddressInfo } from 'node:net';
 import { getHeapSpaceStatistics } from 'node:v8';
 
 export type RungName =
-  'node' | 'express' | 'express-json' | 'express-born' | 'nest' | 'nest-born' | 'nest-middleware' | 'service';
+  | 'node'
+  | 'express'
+  | 'express-json'
+  | 'express-born'
+  | 'nest'
+  | 'nest-json'
+  | 'nest-born'
+  | 'nest-middleware'
+  | 'service';
 export type RungRequest = {
   id: number;
   kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close';
@@ -38,6 +48,24 @@ async function helloModule() {
   @Module({ controllers: [HelloController] })
   class HelloModule {}
   return HelloModule;
+}
+
+/** A module with one controller doing what an Invoke does at the least, as bare Nest: POST /invoke, its JSON
+ * body read by Nest's own body parser and handed to the handler, a JSON answer (as express-json answers). */
+async function jsonModule() {
+  await import('reflect-metadata');
+  const { Body, Controller, HttpCode, Module, Post } = await import('@nestjs/common');
+  @Controller()
+  class JsonController {
+    @Post('invoke')
+    @HttpCode(200)
+    answer(@Body() body: object) {
+      return { ok: true, fields: Object.keys(body) };
+    }
+  }
+  @Module({ controllers: [JsonController] })
+  class JsonModule {}
+  return JsonModule;
 }
 
 async function settings() {
@@ -67,6 +95,24 @@ async function bareExpress(
   return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
+/** Bare Nest 11: on Nest's own Express adapter (`nest`, `nest-json`) or on the service's (`nest-born`). */
+async function bareNest(
+  rung: 'nest' | 'nest-json' | 'nest-born',
+): Promise<{ server: Server; close(): Promise<void> }> {
+  const { NestFactory } = await import('@nestjs/core');
+  const module = rung === 'nest-json' ? await jsonModule() : await helloModule();
+  const app =
+    rung === 'nest-born'
+      ? await NestFactory.create<NestExpressApplication>(
+          module,
+          new (await import('../apps/server/src/express-adapter')).ServiceExpressAdapter(),
+          { logger: false },
+        )
+      : await NestFactory.create<NestExpressApplication>(module, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  return { server: app.getHttpServer(), close: () => app.close() };
+}
+
 async function start(rung: RungName): Promise<{ server: Server; close(): Promise<void>; ready?: string }> {
   switch (rung) {
     case 'node': {
@@ -91,22 +137,9 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
       return { server, close: () => new Promise((resolve) => server.close(() => resolve())) };
     }
     case 'nest':
-    case 'nest-born': {
-      const { NestFactory } = await import('@nestjs/core');
-      const { ServiceExpressAdapter } = await import('../apps/server/src/express-adapter');
-      const app =
-        rung === 'nest'
-          ? await NestFactory.create<NestExpressApplication>(await helloModule(), { logger: false })
-          : await NestFactory.create<NestExpressApplication>(
-              await helloModule(),
-              new ServiceExpressAdapter(),
-              {
-                logger: false,
-              },
-            );
-      await app.listen(0, '127.0.0.1');
-      return { server: app.getHttpServer(), close: () => app.close() };
-    }
+    case 'nest-json':
+    case 'nest-born':
+      return bareNest(rung);
     case 'nest-middleware': {
       const { NestFactory } = await import('@nestjs/core');
       const { Module } = await import('@nestjs/common');

@@ -16,6 +16,8 @@
  *   BENCH_LATENCY_VARIANT_FLAGS  Node flags of a second service (its own database), measured in the same
  *                             alternation at the same rates (e.g. "--max-semi-space-size=32"): a change
  *                             weighed within one run, not against another run on a machine whose speed moves
+ *   BENCH_LATENCY_NEST        1 adds bare Nest 11 answering the same JSON POST (nest-json) as one more target in
+ *                             the same alternation: the framework's own tail beside the service's
  *   BENCH_LATENCY_SLOW        list the answers slower than this many ms (default 100) with when they were sent;
  *   BENCH_LATENCY_SLOW_FILE   and append them to this file as "s-into-the-part ms monotonic-ms" lines, to lay
  *                             beside a CPU profile of the service (BENCH_CPU_PROF_DIR: the same clock)
@@ -37,8 +39,10 @@ const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
 const GIVEN_CAPACITY = Number(process.env.BENCH_LATENCY_CAPACITY ?? 0);
 const FRACTIONS = (process.env.BENCH_LATENCY_FRACTIONS ?? '0.3,0.6,0.8').split(',').map(Number);
 const VARIANT_FLAGS = words(process.env.BENCH_LATENCY_VARIANT_FLAGS);
-/** Each step's time is split into this many alternating parts per target (4 with a variant: an even number). */
-const ROUNDS = VARIANT_FLAGS.length ? 4 : 3;
+const WITH_NEST = process.env.BENCH_LATENCY_NEST === '1';
+/** Each step's time is split into this many alternating parts per target (4 with more than one after
+ * Express: an even number, so each is first as often). */
+const ROUNDS = VARIANT_FLAGS.length || WITH_NEST ? 4 : 3;
 /** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
 const SETTLE_MS = 3_000;
 /**
@@ -116,9 +120,17 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
   const { promPort } = service;
   const invoke = service.target;
   const express: RungProcess = await spawnRung('express-json');
+  const nest = WITH_NEST ? await spawnRung('nest-json') : undefined;
   try {
     const bare: Target = { url: express.url, path: '/', apiKey: 'unused' };
-    const targets = [bare, invoke, ...(variant ? [variant.target] : [])];
+    // after the service: each further target beside Express, with the name of its row
+    const others: { name: string; target: Target }[] = [
+      ...(variant ? [{ name: ` ${VARIANT_FLAGS.join(' ')}`, target: variant.target }] : []),
+      ...(nest
+        ? [{ name: ' bare Nest 11', target: { url: nest.url, path: '/invoke', apiKey: 'unused' } }]
+        : []),
+    ];
+    const targets = [bare, invoke, ...others.map((o) => o.target)];
     const cap = GIVEN_CAPACITY || (await capacity(invoke, SECONDS));
     console.log(
       `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
@@ -135,12 +147,12 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       let tails: Tail[];
       if (fraction === 0.6) [tails, loop] = await loopDelayWhile(promPort, step(targets, rate));
       else tails = await step(targets, rate);
-      const [base, svc, other] = tails;
+      const [base, svc, ...rest] = tails;
       const line = (name: string, t: Tail) =>
         `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base)} | ${(t.p99 / base.p99).toFixed(2)}× | ` +
         `${(t.p999 / base.p999).toFixed(2)}× | ${t.ok} / ${t.offered} |`;
       console.log(line('', svc));
-      if (other) console.log(line(` ${VARIANT_FLAGS.join(' ')}`, other));
+      rest.forEach((t, i) => console.log(line(others[i].name, t)));
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
     }
     const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
@@ -152,6 +164,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
     );
   } finally {
     await express.stop();
+    await nest?.stop();
     await variant?.process.stop();
     await service.process.stop();
   }
@@ -167,7 +180,9 @@ async function main(): Promise<void> {
     for (const provider of DATABASES) {
       const dir = () => mkdtempSync(join(tmpdir(), `bench-latency-${provider}-`));
       if (provider !== 'postgres') {
-        await oneDatabase(provider, () => Promise.resolve({ DatabaseProvider: 'sqlite', DataDirectory: dir() }));
+        await oneDatabase(provider, () =>
+          Promise.resolve({ DatabaseProvider: 'sqlite', DataDirectory: dir() }),
+        );
         continue;
       }
       const serverUrl = process.env.DATABASE_URL ?? pg!.url;
