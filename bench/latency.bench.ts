@@ -23,7 +23,7 @@
  *                             beside a CPU profile of the service (BENCH_CPU_PROF_DIR: the same clock)
  *   BENCH_SERVICE_NODE_FLAGS  Node flags of the service (e.g. --trace-gc); BENCH_SERVICE_STDOUT a file for its
  *                             output after start (the trace's lines), which is otherwise read and dropped */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_MODEL_GUID } from '@app/engine';
@@ -45,24 +45,52 @@ const WITH_NEST = process.env.BENCH_LATENCY_NEST === '1';
 const ROUNDS = VARIANT_FLAGS.length || WITH_NEST ? 4 : 3;
 /** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
 const SETTLE_MS = 3_000;
+/** The machine's CPU time so far, all cores (/proc/stat's first line, in jiffies); null where there is none. */
+function cpuTimes(): { busy: number; total: number } | null {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const total = f.reduce((a, b) => a + (b || 0), 0);
+    return { busy: total - f[3] - (f[4] || 0), total };
+  } catch {
+    return null;
+  }
+}
+
+/** A target's answers over a step, and how busy the machine's cores were during its parts (%; NaN: unknown). */
+interface StepResult {
+  tail: Tail;
+  machineBusy: number;
+}
+
 /**
  * A step: ROUNDS rounds of one part of each target, bare Express first, then the service and any variant, the
  * two in turn first (a target that follows another's part may meet what the other left running); the
- * latencies of each target merged, in the targets' order.
+ * latencies of each target merged, in the targets' order, with the machine's CPU use during its parts (the
+ * generator, every server and the database share the cores: a target's tail is also the machine's load).
  */
-async function step(targets: Target[], rate: number): Promise<Tail[]> {
+async function step(targets: Target[], rate: number): Promise<StepResult[]> {
   const part = Math.max(5, Math.round(SECONDS / ROUNDS));
   const latencies = targets.map((): number[] => []);
+  const cpu = targets.map(() => ({ busy: 0, total: 0 }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => i);
     if (round % 2 === 1) order.splice(1, order.length - 1, ...order.slice(1).reverse());
     for (const i of order) {
+      const before = cpuTimes();
       latencies[i].push(...(await openLoop(targets[i], rate, part)));
+      const after = cpuTimes();
+      if (before && after) {
+        cpu[i].busy += after.busy - before.busy;
+        cpu[i].total += after.total - before.total;
+      }
       await new Promise((r) => setTimeout(r, SETTLE_MS));
     }
   }
   const offered = Math.round(rate * part) * ROUNDS;
-  return latencies.map((l) => tail(l, offered));
+  return latencies.map((l, i) => ({
+    tail: tail(l, offered),
+    machineBusy: cpu[i].total ? (cpu[i].busy / cpu[i].total) * 100 : NaN,
+  }));
 }
 
 /** The highest nodejs.eventloop.delay gauges the service exported while `during` ran (scraped every 2 s). */
@@ -136,23 +164,23 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
     );
     console.log(
-      '| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered |',
+      "| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered | cores busy: its parts / Express's |",
     );
-    console.log('|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|');
     // the variant is warmed as the capacity run warmed the service (its code compiled, its pools open)
     if (variant) await openLoop(variant.target, Math.round(cap * 0.8), SECONDS);
     let loop: Record<string, number> = {};
     for (const fraction of FRACTIONS) {
       const rate = Math.round(cap * fraction);
-      let tails: Tail[];
-      if (fraction === 0.6) [tails, loop] = await loopDelayWhile(promPort, step(targets, rate));
-      else tails = await step(targets, rate);
-      const [base, svc, ...rest] = tails;
-      const line = (name: string, t: Tail) =>
-        `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base)} | ${(t.p99 / base.p99).toFixed(2)}× | ` +
-        `${(t.p999 / base.p999).toFixed(2)}× | ${t.ok} / ${t.offered} |`;
+      let results: StepResult[];
+      if (fraction === 0.6) [results, loop] = await loopDelayWhile(promPort, step(targets, rate));
+      else results = await step(targets, rate);
+      const [base, svc, ...rest] = results;
+      const line = (name: string, { tail: t, machineBusy }: StepResult) =>
+        `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base.tail)} | ${(t.p99 / base.tail.p99).toFixed(2)}× | ` +
+        `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${machineBusy.toFixed(0)} % / ${base.machineBusy.toFixed(0)} % |`;
       console.log(line('', svc));
-      rest.forEach((t, i) => console.log(line(others[i].name, t)));
+      rest.forEach((r, i) => console.log(line(others[i].name, r)));
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
     }
     const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
