@@ -16,6 +16,8 @@
  *   BENCH_LATENCY_VARIANT_FLAGS  Node flags of a second service (its own database), measured in the same
  *                             alternation at the same rates (e.g. "--max-semi-space-size=32"): a change
  *                             weighed within one run, not against another run on a machine whose speed moves
+ *   BENCH_LATENCY_VARIANT_SETTINGS  settings of that second service, as JSON, over BENCH_LATENCY_SETTINGS (either
+ *                             variant option starts it): a setting weighed within one run, as the flags are
  *   BENCH_LATENCY_NEST        1 adds bare Nest 11 answering the same JSON POST (nest-json) as one more target in
  *                             the same alternation: the framework's own tail beside the service's
  *   BENCH_LATENCY_SLOW        list the answers slower than this many ms (default 100) with when they were sent;
@@ -39,10 +41,20 @@ const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
 const GIVEN_CAPACITY = Number(process.env.BENCH_LATENCY_CAPACITY ?? 0);
 const FRACTIONS = (process.env.BENCH_LATENCY_FRACTIONS ?? '0.3,0.6,0.8').split(',').map(Number);
 const VARIANT_FLAGS = words(process.env.BENCH_LATENCY_VARIANT_FLAGS);
+const VARIANT_SETTINGS = JSON.parse(process.env.BENCH_LATENCY_VARIANT_SETTINGS ?? '{}') as Record<
+  string,
+  string
+>;
+const WITH_VARIANT = VARIANT_FLAGS.length > 0 || Object.keys(VARIANT_SETTINGS).length > 0;
+/** The variant's row: its flags and settings. */
+const VARIANT_NAME = [
+  ...VARIANT_FLAGS,
+  ...Object.entries(VARIANT_SETTINGS).map(([k, v]) => `${k}=${v}`),
+].join(' ');
 const WITH_NEST = process.env.BENCH_LATENCY_NEST === '1';
 /** Each step's time is split into this many alternating parts per target (4 with more than one after
  * Express: an even number, so each is first as often). */
-const ROUNDS = VARIANT_FLAGS.length || WITH_NEST ? 4 : 3;
+const ROUNDS = WITH_VARIANT || WITH_NEST ? 4 : 3;
 /** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
 const SETTLE_MS = 3_000;
 /** The machine's CPU time so far, all cores (/proc/stat's first line, in jiffies); null where there is none. */
@@ -119,6 +131,8 @@ async function loopDelayWhile<T>(port: number, during: Promise<T>): Promise<[T, 
 async function startService(
   settings: Record<string, string>,
   flags: string[],
+  /** The variant's own settings, over every other. */
+  overrides: Record<string, string> = {},
 ): Promise<{ process: RungProcess; target: Target; promPort: number }> {
   const promPort = await freePort();
   const service = await spawnRung(
@@ -129,6 +143,7 @@ async function startService(
       OpenTelemetryPrometheusPort: String(promPort),
       ...settings,
       ...(JSON.parse(process.env.BENCH_LATENCY_SETTINGS ?? '{}') as Record<string, string>),
+      ...overrides,
     },
     [],
     flags,
@@ -144,7 +159,9 @@ async function startService(
 /** `database`: a new database's settings (each service, and the variant, on its own). */
 async function oneDatabase(provider: string, database: () => Promise<Record<string, string>>): Promise<void> {
   const service = await startService(await database(), []);
-  const variant = VARIANT_FLAGS.length ? await startService(await database(), VARIANT_FLAGS) : undefined;
+  const variant = WITH_VARIANT
+    ? await startService(await database(), VARIANT_FLAGS, VARIANT_SETTINGS)
+    : undefined;
   const { promPort } = service;
   const invoke = service.target;
   const express: RungProcess = await spawnRung('express-json');
@@ -153,7 +170,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
     const bare: Target = { url: express.url, path: '/', apiKey: 'unused' };
     // after the service: each further target beside Express, with the name of its row
     const others: { name: string; target: Target }[] = [
-      ...(variant ? [{ name: ` ${VARIANT_FLAGS.join(' ')}`, target: variant.target }] : []),
+      ...(variant ? [{ name: ` ${VARIANT_NAME}`, target: variant.target }] : []),
       ...(nest
         ? [{ name: ' bare Nest 11', target: { url: nest.url, path: '/invoke', apiKey: 'unused' } }]
         : []),
