@@ -13,7 +13,9 @@
  *   BENCH_SOAK_START_RATE  the capacity search's first rate (default 250 a second)
  *   BENCH_SOAK_CAPACITY    a capacity measured before: no search, the overload and the soak run against it
  *   BENCH_SOAK_CASE_SIZE   0 skips the per-item time at 1 000 and 1 000 000 rows
- *   BENCH_SOAK_SOAK        0 skips the 10-minute soak (capacity and overload only) */
+ *   BENCH_SOAK_SOAK        0 skips the 10-minute soak (capacity and overload only)
+ *   BENCH_SOAK_SETTINGS    settings of the service, as JSON, over the bench's (e.g.
+ *                          {"ArchiveBulkCopyIntervalMilliseconds":"25"}): a setting's capacity, in alternating runs */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +39,7 @@ const SCALE = Number(process.env.BENCH_SOAK_SCALE ?? 1);
 const DATABASES = (process.env.BENCH_SOAK_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());
 const START_RATE = Number(process.env.BENCH_SOAK_START_RATE ?? 250);
 const GIVEN_CAPACITY = Number(process.env.BENCH_SOAK_CAPACITY ?? 0);
+const SETTINGS = JSON.parse(process.env.BENCH_SOAK_SETTINGS ?? '{}') as Record<string, string>;
 const seconds = (s: number) => Math.max(10, Math.round(s * SCALE));
 /** How long after a run the archive and the cases may take to hold every accepted invocation, to pass a step. */
 const STEP_DRAIN_MS = 5_000;
@@ -169,6 +172,7 @@ async function oneDatabase(db: SoakDatabase, settings: Record<string, string>): 
     LogLevel: 'info',
     StageRollupIntervalMilliseconds: '10000',
     ...settings,
+    ...SETTINGS,
   });
   try {
     const apiKey = await createApiKey(server.url, server.token, 'soak');
