@@ -1,6 +1,11 @@
 import { existsSync, statSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { SqliteCheckpoints } from '@app/database';
+import {
+  SQLITE_CHECKPOINT_FOLLOW_UP_FRAMES,
+  SQLITE_CHECKPOINT_FOLLOW_UP_MS,
+  SQLITE_CHECKPOINT_INTERVAL_MS,
+  SqliteCheckpoints,
+} from '@app/database';
 import { startTestApp, TestApp } from '../support/test-app';
 
 /** The service's SQLite file's write-ahead log: its size in bytes (0 when absent). */
@@ -45,6 +50,25 @@ describe('SQLite checkpoints off the event loop', () => {
     await ds.query('INSERT INTO checkpoint_probe (body) VALUES (?)', ['after']);
     const [{ n }] = await ds.query<{ n: number }[]>('SELECT count(*) AS n FROM checkpoint_probe');
     expect(n).toBe(1501);
+  });
+
+  it('checks again soon while a long log is written, then waits the interval once it is copied', async () => {
+    const checkpoints = t.app.get(SqliteCheckpoints);
+    await ds.query('CREATE TABLE follow_up_probe (id INTEGER PRIMARY KEY, body TEXT)');
+    // one commit of about 1 500 pages: a log past the threshold at once
+    await ds.transaction(async (tx) => {
+      for (let i = 0; i < 1500; i++)
+        await tx.query('INSERT INTO follow_up_probe (body) VALUES (?)', ['y'.repeat(4000)]);
+    });
+    let run = await checkpoints.nextRun();
+    while (run.log <= SQLITE_CHECKPOINT_FOLLOW_UP_FRAMES) run = await checkpoints.nextRun();
+    expect(run.nextInMilliseconds).toBe(SQLITE_CHECKPOINT_FOLLOW_UP_MS);
+    // nothing more written: once a run finds the same log copied whole, the next waits the full interval
+    const seen = [run];
+    while (!(seen.at(-1)!.log === seen.at(-2)?.log && run.checkpointed === run.log))
+      seen.push((run = await checkpoints.nextRun()));
+    expect(run.nextInMilliseconds).toBe(SQLITE_CHECKPOINT_INTERVAL_MS);
+    expect(seen.length).toBeLessThan(10);
   });
 
   it('never holds the process: a service nobody closed does not keep it from ending', async () => {
