@@ -10,6 +10,8 @@
  *   nest-born        the same on the service's adapter (ServiceExpressAdapter)
  *   nest-middleware  nest-born with the service's middleware and request logging (useHttpMiddleware, nestjs-pino)
  *   service          the service (createApp) with the bench routes; settings from BENCH_SETTINGS (JSON)
+ * 'loop-start' … 'loop-stop' measure the process's event loop delay as the service exports its own (the same
+ * EventLoopDelay: 10-s windows), answering the highest of each statistic over the windows that ended between.
  */
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createServer, Server } from 'node:http';
@@ -28,7 +30,7 @@ export type RungName =
   | 'service';
 export type RungRequest = {
   id: number;
-  kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'close';
+  kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'loop-start' | 'loop-stop' | 'close';
 };
 
 const BODY = JSON.stringify({ ok: true });
@@ -182,12 +184,39 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
   }
 }
 
+/** The event loop's delay as the service measures its own: the highest of each statistic over the 10-s windows
+ * that end until `stop` (in ms; what bench:latency prints beside the service's export). */
+async function watchLoopDelay(): Promise<{ stop(): Record<string, number> }> {
+  const { EventLoopDelay, EVENT_LOOP_DELAY_GAUGES } = await import('../libs/telemetry/src/event-loop-delay');
+  const delay = new EventLoopDelay(Number.POSITIVE_INFINITY);
+  const worst: Record<string, number> = {};
+  let seen = 0;
+  const read = () => {
+    const w = delay.lastWindow();
+    if (!w || w.endedAt === seen) return;
+    seen = w.endedAt;
+    for (const k of Object.keys(EVENT_LOOP_DELAY_GAUGES) as (keyof typeof EVENT_LOOP_DELAY_GAUGES)[])
+      worst[k] = Math.max(worst[k] ?? 0, w[k]);
+  };
+  delay.start();
+  const timer = setInterval(read, 1_000);
+  return {
+    stop() {
+      read();
+      clearInterval(timer);
+      delay.stop();
+      return worst;
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const rung = process.argv[2] as RungName;
   const { server, close, ready } = await start(rung);
   // 'watch-start' … 'watch-stop': the highest heap and RSS sampled every 2 ms in between (between two samples
   // a synchronous stretch can allocate more: a lower bound of the peak, with RSS's lifetime peak beside it)
   let watch: { timer: NodeJS.Timeout; heap: number; rss: number } | undefined;
+  let loop: { stop(): Record<string, number> } | undefined;
   const sample = () => {
     const m = process.memoryUsage();
     if (watch) {
@@ -222,6 +251,16 @@ async function main(): Promise<void> {
           rss: w?.rss ?? 0,
           maxRss: process.resourceUsage().maxRSS * 1024,
         });
+      }
+      case 'loop-start':
+        return void watchLoopDelay().then((w) => {
+          loop = w;
+          reply(null);
+        });
+      case 'loop-stop': {
+        const worst = loop?.stop() ?? {};
+        loop = undefined;
+        return reply(worst);
       }
       case 'close':
         return void close().then(() => process.exit(0));

@@ -3,7 +3,8 @@
  * answering the same JSON POST at the same rates in the same run (the ratio is the figure: this machine's
  * absolute times move). Per database: the capacity (a closed loop of 16 connections for BENCH_LATENCY_SECONDS,
  * its worst full 10-s window), then steps at 30 %, 60 % and 80 % of it, the service and Express alternating;
- * during the service's 60 % step the event loop's delay as the service exports it (nodejs.eventloop.delay.*).
+ * during the 60 % step the event loop's delay as the service exports it (nodejs.eventloop.delay.*), beside bare
+ * Express's measured the same way in its own process (what the machine alone does to a loop at that rate).
  * Every invocation is a new account (each raises a case). The load generator runs in its own process.
  *   BENCH_LATENCY_DATABASES   postgres,sqlite (default both); PostgreSQL is a throwaway cluster (fsync off)
  *                             unless DATABASE_URL names a server
@@ -105,26 +106,62 @@ async function step(targets: Target[], rate: number): Promise<StepResult[]> {
   }));
 }
 
-/** The highest nodejs.eventloop.delay gauges the service exported while `during` ran (scraped every 2 s). */
-async function loopDelayWhile<T>(port: number, during: Promise<T>): Promise<[T, Record<string, number>]> {
+/** One process's event loop delay over a step: the highest of each statistic over its 10-s windows (ms). */
+interface LoopSource {
+  name: string;
+  start(): Promise<void>;
+  stop(): Promise<Record<string, number>>;
+}
+
+/** A service's delay as it exports it: its nodejs.eventloop.delay gauges, scraped every 2 s. */
+function scraped(name: string, port: number): LoopSource {
   const worst: Record<string, number> = {};
-  let running = true;
-  const scraping = (async () => {
-    while (running) {
-      await new Promise((r) => setTimeout(r, 2_000));
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text().catch(() => '');
-      for (const s of samples(text)) {
-        const m = /^nodejs_eventloop_delay_(\w+)$/.exec(s.name);
-        if (m) worst[m[1]] = Math.max(worst[m[1]] ?? 0, s.value * 1000);
-      }
-    }
-  })();
+  let running = false;
+  let scraping: Promise<void> = Promise.resolve();
+  return {
+    name,
+    start: () => {
+      running = true;
+      scraping = (async () => {
+        while (running) {
+          await new Promise((r) => setTimeout(r, 2_000));
+          const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text().catch(() => '');
+          for (const s of samples(text)) {
+            const m = /^nodejs_eventloop_delay_(\w+)$/.exec(s.name);
+            if (m) worst[m[1]] = Math.max(worst[m[1]] ?? 0, s.value * 1000);
+          }
+        }
+      })();
+      return Promise.resolve();
+    },
+    stop: async () => {
+      running = false;
+      await scraping;
+      return worst;
+    },
+  };
+}
+
+/** A bare server's delay, measured in its process by the same EventLoopDelay (its 10-s windows). */
+function measuredIn(name: string, rung: RungProcess): LoopSource {
+  return {
+    name,
+    start: () => rung.ask<void>('loop-start'),
+    stop: () => rung.ask<Record<string, number>>('loop-stop'),
+  };
+}
+
+/** Each source's event loop delay while `during` ran. */
+async function loopDelayWhile<T>(
+  sources: LoopSource[],
+  during: Promise<T>,
+): Promise<[T, Map<string, Record<string, number>>]> {
+  await Promise.all(sources.map((s) => s.start()));
   const value = await during;
   // the window that was open when the load ended closes within 10 s: read it too
   await new Promise((r) => setTimeout(r, 10_500));
-  running = false;
-  await scraping;
-  return [value, worst];
+  const worst = await Promise.all(sources.map((s) => s.stop()));
+  return [value, new Map(sources.map((s, i) => [s.name, worst[i]]))];
 }
 
 /** The service (or its variant) with these flags, its Invoke as a target, and its Prometheus port. */
@@ -186,11 +223,19 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
     console.log('|---|---|---|---|---|---|---|');
     // the variant is warmed as the capacity run warmed the service (its code compiled, its pools open)
     if (variant) await openLoop(variant.target, Math.round(cap * 0.8), SECONDS);
-    let loop: Record<string, number> = {};
+    // the 60 % step's event loop delay: the service's own export, its variant's, and bare Express's (and
+    // Nest's) measured in their processes the same way: what the machine alone does to a loop at that rate
+    const loopSources = [
+      scraped('service', promPort),
+      ...(variant ? [scraped(VARIANT_NAME, variant.promPort)] : []),
+      measuredIn('bare Express 5', express),
+      ...(nest ? [measuredIn('bare Nest 11', nest)] : []),
+    ];
+    let loop = new Map<string, Record<string, number>>();
     for (const fraction of FRACTIONS) {
       const rate = Math.round(cap * fraction);
       let results: StepResult[];
-      if (fraction === 0.6) [results, loop] = await loopDelayWhile(promPort, step(targets, rate));
+      if (fraction === 0.6) [results, loop] = await loopDelayWhile(loopSources, step(targets, rate));
       else results = await step(targets, rate);
       const [base, svc, ...rest] = results;
       const line = (name: string, { tail: t, machineBusy }: StepResult) =>
@@ -207,12 +252,13 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       `  capacity again after the steps: ${after}/s (closed loop, ${(after / cap).toFixed(2)}× the first)`,
     );
     const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
-    console.log(
-      `  event loop delay exported during the 60 % step (highest scraped, ms): ` +
-        (Object.keys(loop).length
-          ? names.map((n) => `${n} ${ms(loop[n] ?? 0)}`).join(', ')
-          : 'none exported'),
-    );
+    for (const [name, worst] of loop)
+      console.log(
+        `  event loop delay during the 60 % step (highest 10-s window, ms), ${name === 'service' ? 'the service as it exports it' : name}: ` +
+          (Object.keys(worst).length
+            ? names.map((n) => `${n} ${ms(worst[n] ?? 0)}`).join(', ')
+            : 'none exported'),
+      );
   } finally {
     await express.stop();
     await nest?.stop();
