@@ -74,7 +74,7 @@ export const PIPELINE_SETTINGS = [
     'ArchiveBulkCopyIntervalMilliseconds',
     10,
     600_000,
-    "How often buffered archive rows are bulk-inserted (BulkCopyArchiveBuffer), their cases then decided. Unset: 25 on PostgreSQL and SQL Server, 100 on SQLite. Short, so the work comes in small pieces between the answers and an invocation is not held long enough to reach the old generation (on PostgreSQL Invoke's p99 at 60 % and 80 % of capacity was lower at 25 than at 100 in each of three runs); on SQLite each commit is the main thread's own work, and 25 was no better.",
+    "How often buffered archive rows are bulk-inserted (BulkCopyArchiveBuffer), their cases then decided. Unset: 25 on PostgreSQL and SQL Server, 100 on SQLite. Short, so the work comes in small pieces between the answers and an invocation is not held long enough to reach the old generation (on PostgreSQL Invoke's p99 at 60 % and 80 % of capacity was lower at 25 than at 100 in six of eight steps); on SQLite each commit is the main thread's own work, and 25 was no better.",
   ),
   int(
     'ArchiveBulkCopyBatchSize',
