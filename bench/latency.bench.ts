@@ -59,11 +59,12 @@ const ROUNDS = WITH_VARIANT || WITH_NEST ? 4 : 3;
 /** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
 const SETTLE_MS = 3_000;
 /** The machine's CPU time so far, all cores (/proc/stat's first line, in jiffies); null where there is none. */
-function cpuTimes(): { busy: number; total: number } | null {
+function cpuTimes(): { busy: number; total: number; steal: number } | null {
   try {
     const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
     const total = f.reduce((a, b) => a + (b || 0), 0);
-    return { busy: total - f[3] - (f[4] || 0), total };
+    // steal: time the hypervisor gave this VM's cores to others (counted as busy: the cores were not ours)
+    return { busy: total - f[3] - (f[4] || 0), total, steal: f[7] || 0 };
   } catch {
     return null;
   }
@@ -73,6 +74,8 @@ function cpuTimes(): { busy: number; total: number } | null {
 interface StepResult {
   tail: Tail;
   machineBusy: number;
+  /** Of which stolen by the hypervisor (%). */
+  machineSteal: number;
 }
 
 /**
@@ -84,7 +87,7 @@ interface StepResult {
 async function step(targets: Target[], rate: number): Promise<StepResult[]> {
   const part = Math.max(5, Math.round(SECONDS / ROUNDS));
   const latencies = targets.map((): number[] => []);
-  const cpu = targets.map(() => ({ busy: 0, total: 0 }));
+  const cpu = targets.map(() => ({ busy: 0, total: 0, steal: 0 }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => i);
     if (round % 2 === 1) order.splice(1, order.length - 1, ...order.slice(1).reverse());
@@ -95,6 +98,7 @@ async function step(targets: Target[], rate: number): Promise<StepResult[]> {
       if (before && after) {
         cpu[i].busy += after.busy - before.busy;
         cpu[i].total += after.total - before.total;
+        cpu[i].steal += after.steal - before.steal;
       }
       await new Promise((r) => setTimeout(r, SETTLE_MS));
     }
@@ -103,6 +107,7 @@ async function step(targets: Target[], rate: number): Promise<StepResult[]> {
   return latencies.map((l, i) => ({
     tail: tail(l, offered),
     machineBusy: cpu[i].total ? (cpu[i].busy / cpu[i].total) * 100 : NaN,
+    machineSteal: cpu[i].total ? (cpu[i].steal / cpu[i].total) * 100 : NaN,
   }));
 }
 
@@ -218,7 +223,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
     );
     console.log(
-      "| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered | cores busy: its parts / Express's |",
+      "| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered | cores busy (stolen): its parts / Express's |",
     );
     console.log('|---|---|---|---|---|---|---|');
     // the variant is warmed as the capacity run warmed the service (its code compiled, its pools open)
@@ -238,9 +243,10 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       if (fraction === 0.6) [results, loop] = await loopDelayWhile(loopSources, step(targets, rate));
       else results = await step(targets, rate);
       const [base, svc, ...rest] = results;
-      const line = (name: string, { tail: t, machineBusy }: StepResult) =>
+      const busy = (r: StepResult) => `${r.machineBusy.toFixed(0)} % (${r.machineSteal.toFixed(0)} %)`;
+      const line = (name: string, r: StepResult, t = r.tail) =>
         `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base.tail)} | ${(t.p99 / base.tail.p99).toFixed(2)}× | ` +
-        `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${machineBusy.toFixed(0)} % / ${base.machineBusy.toFixed(0)} % |`;
+        `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${busy(r)} / ${busy(base)} |`;
       console.log(line('', svc));
       rest.forEach((r, i) => console.log(line(others[i].name, r)));
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
