@@ -169,7 +169,6 @@ export const ENGINE_SETTINGS = slice('Engine', [
   'ArchiverWarnThresholdMilliseconds',
   'ArchiveBulkCopyIntervalMilliseconds',
   'ArchiveBulkCopyBatchSize',
-  'DatabaseProvider',
   'CaseCreationQueueCapacity',
   'CaseCreationBatchSize',
   'CaseCreationWarnThresholdMilliseconds',
@@ -181,14 +180,6 @@ export const ENGINE_SETTINGS = slice('Engine', [
   'InstanceName',
 ]);
 export type EngineSettings = SliceOf<typeof ENGINE_SETTINGS>;
-
-/** ArchiveBulkCopyIntervalMilliseconds, or when unset the database's own default: 25 ms where the commit is a
- * database server's work, 100 ms on SQLite, where it is the service's main thread's (docs/decisions.md). */
-export function archiveBulkCopyIntervalMilliseconds(
-  s: Pick<EngineSettings, 'ArchiveBulkCopyIntervalMilliseconds' | 'DatabaseProvider'>,
-): number {
-  return s.ArchiveBulkCopyIntervalMilliseconds ?? (s.DatabaseProvider === 'sqlite' ? 100 : 25);
-}
 
 /** Idempotency-Key: how long first answers are kept, and how often the database store is purged. */
 export const IDEMPOTENCY_SETTINGS = slice('Idempotency', [

@@ -8,7 +8,6 @@ import {
   SettingError,
   SETTING_DEFINITIONS,
 } from './settings';
-import { archiveBulkCopyIntervalMilliseconds } from './settings-slices';
 
 const load = (env: Record<string, string>) => loadSettings(env);
 const errorOf = (env: Record<string, string>): SettingError => {
@@ -30,22 +29,6 @@ const sqlServer = (ConnectionString: string) => ({
 });
 
 describe('settings', () => {
-  it('bulk-copies the archive every 25 ms on a database server, every 100 ms on SQLite, unless it is set', () => {
-    const pg = {
-      DatabaseProvider: 'postgres',
-      ConnectionString: 'postgres://127.0.0.1/x',
-      JwtKey: 'k'.repeat(32),
-      ApiHmacKey: 'k'.repeat(32),
-    };
-    expect(archiveBulkCopyIntervalMilliseconds(load({}))).toBe(100);
-    expect(archiveBulkCopyIntervalMilliseconds(load(pg))).toBe(25);
-    expect(archiveBulkCopyIntervalMilliseconds(load(sqlServer('mssql://sa:p@127.0.0.1/x')))).toBe(25);
-    expect(
-      archiveBulkCopyIntervalMilliseconds(load({ ...pg, ArchiveBulkCopyIntervalMilliseconds: '250' })),
-    ).toBe(250);
-    expect(archiveBulkCopyIntervalMilliseconds(load({ ArchiveBulkCopyIntervalMilliseconds: '40' }))).toBe(40);
-  });
-
   it('applies the spec defaults with no environment', () => {
     const s = load({});
     expect(s).toMatchObject({

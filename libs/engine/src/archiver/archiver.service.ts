@@ -6,12 +6,7 @@ import {
   OnModuleDestroy,
   OnModuleInit,
 } from '@nestjs/common';
-import {
-  SHUTDOWN_FLUSH_MS,
-  ENGINE_SETTINGS,
-  archiveBulkCopyIntervalMilliseconds,
-  type EngineSettings,
-} from '@app/config';
+import { SHUTDOWN_FLUSH_MS, ENGINE_SETTINGS, type EngineSettings } from '@app/config';
 import { BACKGROUND_SLICE, Clock, nextTurn, TimeoutError, withTimeout } from '@app/runtime';
 import { isDatabaseUnavailable } from '@app/problems';
 import { CaseActivation, CaseCreationService, CaseOutcome } from '../case-creation/case-creation.service';
@@ -99,7 +94,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
   ) {}
 
   onModuleInit(): void {
-    this.timer = setInterval(() => void this.bulkCopy(), archiveBulkCopyIntervalMilliseconds(this.settings));
+    this.timer = setInterval(() => void this.bulkCopy(), this.settings.ArchiveBulkCopyIntervalMilliseconds);
     this.timer.unref();
   }
 
@@ -163,7 +158,7 @@ export class ArchiverService implements OnModuleInit, OnModuleDestroy, BeforeApp
     return this.bulkCopy().then(async () => {
       if (this.buffered >= this.settings.ArchiverQueueCapacity)
         await new Promise((resolve) =>
-          setTimeout(resolve, archiveBulkCopyIntervalMilliseconds(this.settings)),
+          setTimeout(resolve, this.settings.ArchiveBulkCopyIntervalMilliseconds),
         );
     });
   }
