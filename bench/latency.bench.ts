@@ -244,9 +244,13 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       else results = await step(targets, rate);
       const [base, svc, ...rest] = results;
       const busy = (r: StepResult) => `${r.machineBusy.toFixed(0)} % (${r.machineSteal.toFixed(0)} %)`;
-      const line = (name: string, r: StepResult, t = r.tail) =>
-        `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base.tail)} | ${(t.p99 / base.tail.p99).toFixed(2)}× | ` +
-        `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${busy(r)} / ${busy(base)} |`;
+      const line = (name: string, r: StepResult) => {
+        const t = r.tail;
+        return (
+          `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base.tail)} | ${(t.p99 / base.tail.p99).toFixed(2)}× | ` +
+          `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${busy(r)} / ${busy(base)} |`
+        );
+      };
       console.log(line('', svc));
       rest.forEach((r, i) => console.log(line(others[i].name, r)));
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
