@@ -3,6 +3,9 @@
  *   node             bare node:http, one JSON answer
  *   express          bare Express 5, one route
  *   express-json     bare Express 5 answering a POST of JSON on any path: body parsed (express.json()), JSON answer
+ *   express-work     express-json doing WorkMicroseconds (BENCH_SETTINGS) of synchronous computation an answer,
+ *                    counted in iterations (a process off its core takes longer, as real work would), no
+ *                    allocation: bench:latency's control, a server of the service's capacity and nothing else
  *   express-born     the same on the service's HTTP server (requests born with Express's prototypes: expressServer)
  *   nest             bare Nest 11 on Express: one controller, no middleware, no logger
  *   nest-json        the same answering a POST of JSON at /invoke: Nest's own body parser, @Body(), a JSON answer
@@ -22,6 +25,7 @@ export type RungName =
   | 'node'
   | 'express'
   | 'express-json'
+  | 'express-work'
   | 'express-born'
   | 'nest'
   | 'nest-json'
@@ -75,22 +79,53 @@ async function settings() {
   return benchSettings('http', JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as Record<string, string>);
 }
 
+/** Where the control's computation leaves its result, so the compiler cannot drop the loop. */
+let workSink = 1;
+
+/** `iterations` rounds of xorshift: computation only, nothing allocated. */
+function work(iterations: number): void {
+  let x = workSink | 1;
+  for (let i = 0; i < iterations; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+  }
+  workSink = x;
+}
+
+/** Iterations of `work` a microsecond on this machine: the fastest of five timed runs (the least disturbed). */
+function iterationsPerMicrosecond(): number {
+  const n = 2_000_000;
+  work(n); // compiled before it is timed
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 5; i++) {
+    const start = process.hrtime.bigint();
+    work(n);
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / 1000);
+  }
+  return n / best;
+}
+
 /**
  * Bare Express 5: `express` answers GET / with JSON; `express-json` does what an Invoke does at the least, on
- * any path: reads a JSON body (express.json()) and answers JSON (bench:latency's baseline).
+ * any path: reads a JSON body (express.json()) and answers JSON (bench:latency's baseline); `express-work` does
+ * so after WorkMicroseconds of computation (bench:latency's control).
  */
 async function bareExpress(
-  rung: 'express' | 'express-json',
+  rung: 'express' | 'express-json' | 'express-work',
 ): Promise<{ server: Server; close(): Promise<void> }> {
   const { default: express } = await import('express');
   const app = express();
+  const micros = Number(
+    (JSON.parse(process.env.BENCH_SETTINGS ?? '{}') as { WorkMicroseconds?: string }).WorkMicroseconds ?? 0,
+  );
+  const iterations = rung === 'express-work' ? Math.round(micros * iterationsPerMicrosecond()) : 0;
   if (rung === 'express') app.get('/', (_req, res) => void res.json({ ok: true }));
   else
-    app.post(
-      /.*/,
-      express.json(),
-      (req, res) => void res.json({ ok: true, fields: Object.keys(req.body as object) }),
-    );
+    app.post(/.*/, express.json(), (req, res) => {
+      if (iterations) work(iterations); // the baseline's handler otherwise as it was
+      res.json({ ok: true, fields: Object.keys(req.body as object) });
+    });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -127,6 +162,7 @@ async function start(rung: RungName): Promise<{ server: Server; close(): Promise
     }
     case 'express':
     case 'express-json':
+    case 'express-work':
       return bareExpress(rung);
     case 'express-born': {
       // the same, its requests and responses born with Express's prototypes (the service's HTTP server)

@@ -21,6 +21,9 @@
  *                             variant option starts it): a setting weighed within one run, as the flags are
  *   BENCH_LATENCY_NEST        1 adds bare Nest 11 answering the same JSON POST (nest-json) as one more target in
  *                             the same alternation: the framework's own tail beside the service's
+ *   BENCH_LATENCY_CONTROL     1 adds the control as one more target: bare Express doing a fixed computation an
+ *                             answer, calibrated (closed loop, twice) to the service's capacity, nothing else:
+ *                             what any server of that capacity shows at these rates on this machine
  *   BENCH_LATENCY_SLOW        list the answers slower than this many ms (default 100) with when they were sent;
  *   BENCH_LATENCY_SLOW_FILE   and append them to this file as "s-into-the-part ms monotonic-ms" lines, to lay
  *                             beside a CPU profile of the service (BENCH_CPU_PROF_DIR: the same clock)
@@ -35,7 +38,7 @@ import { startPostgresServer } from '../test/support/postgres-server';
 import { samples } from '../test/support/prometheus';
 import { capacity, openLoop, row, tail, ms, type Tail, type Target } from './open-loop';
 import { newPostgresDatabase } from './postgres-database';
-import { createApiKey, runBench, spawnRung, words, type RungProcess } from './support';
+import { createApiKey, runBench, settle, spawnRung, words, type RungProcess } from './support';
 
 const DATABASES = (process.env.BENCH_LATENCY_DATABASES ?? 'postgres,sqlite').split(',').map((d) => d.trim());
 const SECONDS = Number(process.env.BENCH_LATENCY_SECONDS ?? 30);
@@ -53,9 +56,10 @@ const VARIANT_NAME = [
   ...Object.entries(VARIANT_SETTINGS).map(([k, v]) => `${k}=${v}`),
 ].join(' ');
 const WITH_NEST = process.env.BENCH_LATENCY_NEST === '1';
+const WITH_CONTROL = process.env.BENCH_LATENCY_CONTROL === '1';
 /** Each step's time is split into this many alternating parts per target (4 with more than one after
  * Express: an even number, so each is first as often). */
-const ROUNDS = WITH_VARIANT || WITH_NEST ? 4 : 3;
+const ROUNDS = WITH_VARIANT || WITH_NEST || WITH_CONTROL ? 4 : 3;
 /** Between two parts: the pipelines of the part before catch up, so they do not load the next target. */
 const SETTLE_MS = 3_000;
 /** The machine's CPU time so far, all cores (/proc/stat's first line, in jiffies); null where there is none. */
@@ -198,6 +202,28 @@ async function startService(
   return { process: service, target, promPort };
 }
 
+/** A bare server's POST as a target. */
+const bareTarget = (rung: RungProcess, path: string): Target => ({ url: rung.url, path, apiKey: 'unused' });
+
+/**
+ * The control: bare Express doing `micros` of computation an answer, the micros set so that its closed loop's
+ * capacity is `cap` (from bare Express's own, then corrected once by what the first guess measured: the
+ * generator shares the cores, so a microsecond of work is not exactly a microsecond less a second).
+ */
+async function control(cap: number): Promise<{ rung: RungProcess; name: string }> {
+  let micros = 0;
+  let rung = await spawnRung('express-work');
+  let measured = await capacity(bareTarget(rung, '/control'), SECONDS);
+  for (let i = 0; i < 2; i++) {
+    micros = Math.max(0, micros + 1e6 * (1 / cap - 1 / measured));
+    await rung.stop();
+    rung = await spawnRung('express-work', { WorkMicroseconds: String(micros) });
+    measured = await capacity(bareTarget(rung, '/control'), SECONDS);
+  }
+  const name = ` control: Express + ${micros.toFixed(0)} µs of work an answer (its capacity ${measured}/s, ${(measured / cap).toFixed(2)}× the service's)`;
+  return { rung, name };
+}
+
 /** `database`: a new database's settings (each service, and the variant, on its own). */
 async function oneDatabase(provider: string, database: () => Promise<Record<string, string>>): Promise<void> {
   const service = await startService(await database(), []);
@@ -208,17 +234,20 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
   const invoke = service.target;
   const express: RungProcess = await spawnRung('express-json');
   const nest = WITH_NEST ? await spawnRung('nest-json') : undefined;
+  let controlled: { rung: RungProcess; name: string } | undefined;
   try {
-    const bare: Target = { url: express.url, path: '/', apiKey: 'unused' };
+    const bare = bareTarget(express, '/');
+    const cap = GIVEN_CAPACITY || (await capacity(invoke, SECONDS));
+    // the control measured once the service's pipelines have caught up with its capacity run
+    if (WITH_CONTROL) await settle(service.process);
+    controlled = WITH_CONTROL ? await control(cap) : undefined;
     // after the service: each further target beside Express, with the name of its row
     const others: { name: string; target: Target }[] = [
       ...(variant ? [{ name: ` ${VARIANT_NAME}`, target: variant.target }] : []),
-      ...(nest
-        ? [{ name: ' bare Nest 11', target: { url: nest.url, path: '/invoke', apiKey: 'unused' } }]
-        : []),
+      ...(nest ? [{ name: ' bare Nest 11', target: bareTarget(nest, '/invoke') }] : []),
+      ...(controlled ? [{ name: controlled.name, target: bareTarget(controlled.rung, '/control') }] : []),
     ];
     const targets = [bare, invoke, ...others.map((o) => o.target)];
-    const cap = GIVEN_CAPACITY || (await capacity(invoke, SECONDS));
     console.log(
       `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
     );
@@ -235,6 +264,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       ...(variant ? [scraped(VARIANT_NAME, variant.promPort)] : []),
       measuredIn('bare Express 5', express),
       ...(nest ? [measuredIn('bare Nest 11', nest)] : []),
+      ...(controlled ? [measuredIn('the control', controlled.rung)] : []),
     ];
     let loop = new Map<string, Record<string, number>>();
     for (const fraction of FRACTIONS) {
@@ -272,6 +302,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
   } finally {
     await express.stop();
     await nest?.stop();
+    await controlled?.rung.stop();
     await variant?.process.stop();
     await service.process.stop();
   }
