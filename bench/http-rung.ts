@@ -34,7 +34,16 @@ export type RungName =
   | 'service';
 export type RungRequest = {
   id: number;
-  kind: 'cpu' | 'memory' | 'watch-start' | 'watch-stop' | 'loop-start' | 'loop-stop' | 'close';
+  kind:
+    | 'cpu'
+    | 'memory'
+    | 'watch-start'
+    | 'watch-stop'
+    | 'loop-start'
+    | 'loop-stop'
+    | 'promoted-start'
+    | 'promoted-stop'
+    | 'close';
 };
 
 const BODY = JSON.stringify({ ok: true });
@@ -246,6 +255,50 @@ async function watchLoopDelay(): Promise<{ stop(): Record<string, number> }> {
   };
 }
 
+/**
+ * V8's sampling heap profiler, keeping only what outlived a young collection (what is promoted to the old space,
+ * the garbage that brings Mark-Compacts): `stop` answers the allocation sites by bytes sampled, the largest first
+ * (each with its function, file and line, and the stack of up to 4 callers).
+ */
+async function samplePromoted(): Promise<{ stop(): Promise<{ bytes: number; site: string }[]> }> {
+  const { Session } = await import('node:inspector');
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params?: object) =>
+    new Promise<T>((resolve, reject) =>
+      session.post(method, params, (err, result) => (err ? reject(err) : resolve(result as T))),
+    );
+  await post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: false,
+  });
+  type Node = {
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    selfSize: number;
+    children: Node[];
+  };
+  return {
+    async stop() {
+      const { profile } = await post<{ profile: { head: Node } }>('HeapProfiler.stopSampling');
+      session.disconnect();
+      const sites = new Map<string, number>();
+      const frame = (n: Node) =>
+        `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-3).join('/')}:${n.callFrame.lineNumber + 1}`;
+      const walk = (n: Node, stack: string[]) => {
+        const here = [frame(n), ...stack].slice(0, 5);
+        if (n.selfSize) sites.set(here.join(' < '), (sites.get(here.join(' < ')) ?? 0) + n.selfSize);
+        for (const c of n.children) walk(c, here);
+      };
+      walk(profile.head, []);
+      return [...sites]
+        .map(([site, bytes]) => ({ site, bytes }))
+        .sort((a, b) => b.bytes - a.bytes)
+        .slice(0, 40);
+    },
+  };
+}
+
 async function main(): Promise<void> {
   const rung = process.argv[2] as RungName;
   const { server, close, ready } = await start(rung);
@@ -253,6 +306,7 @@ async function main(): Promise<void> {
   // a synchronous stretch can allocate more: a lower bound of the peak, with RSS's lifetime peak beside it)
   let watch: { timer: NodeJS.Timeout; heap: number; rss: number } | undefined;
   let loop: { stop(): Record<string, number> } | undefined;
+  let promoted: Awaited<ReturnType<typeof samplePromoted>> | undefined;
   const sample = () => {
     const m = process.memoryUsage();
     if (watch) {
@@ -298,6 +352,13 @@ async function main(): Promise<void> {
         loop = undefined;
         return reply(worst);
       }
+      case 'promoted-start':
+        return void samplePromoted().then((p) => {
+          promoted = p;
+          reply(null);
+        });
+      case 'promoted-stop':
+        return void (promoted?.stop() ?? Promise.resolve([])).then(reply);
       case 'close':
         return void close().then(() => process.exit(0));
     }

@@ -27,6 +27,9 @@
  *   BENCH_LATENCY_SLOW        list the answers slower than this many ms (default 100) with when they were sent;
  *   BENCH_LATENCY_SLOW_FILE   and append them to this file as "s-into-the-part ms monotonic-ms" lines, to lay
  *                             beside a CPU profile of the service (BENCH_CPU_PROF_DIR: the same clock)
+ *   BENCH_LATENCY_PROMOTED    1: during the 60 % step V8's sampling heap profiler in the service, keeping what
+ *                             outlived a young collection; prints its 40 largest allocation sites (what feeds the
+ *                             Mark-Compacts)
  *   BENCH_SERVICE_NODE_FLAGS  Node flags of the service (e.g. --trace-gc); BENCH_SERVICE_STDOUT a file for its
  *                             output after start (the trace's lines), which is otherwise read and dropped */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -173,6 +176,16 @@ async function loopDelayWhile<T>(
   return [value, new Map(sources.map((s, i) => [s.name, worst[i]]))];
 }
 
+/** The service's allocation sites by what outlived a young collection, in bytes per measured answer of the step
+ * (the parts' unmeasured warm-ups allocate too: about WARMUP_SECONDS / part more than the answers counted). */
+function printPromoted(sites: { bytes: number; site: string }[], answers: number): void {
+  const all = sites.reduce((n, s) => n + s.bytes, 0);
+  console.log(
+    `  outlived a young collection during the 60 % step (sampled; the 40 largest sites, ${(all / answers).toFixed(0)} bytes per measured answer in all, warm-ups included):`,
+  );
+  for (const s of sites) console.log(`    ${(s.bytes / answers).toFixed(1)} B  ${s.site}`);
+}
+
 /** The service (or its variant) with these flags, its Invoke as a target, and its Prometheus port. */
 async function startService(
   settings: Record<string, string>,
@@ -270,6 +283,8 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
     for (const fraction of FRACTIONS) {
       const rate = Math.round(cap * fraction);
       let results: StepResult[];
+      const sampling = fraction === 0.6 && process.env.BENCH_LATENCY_PROMOTED === '1';
+      if (sampling) await service.process.ask('promoted-start');
       if (fraction === 0.6) [results, loop] = await loopDelayWhile(loopSources, step(targets, rate));
       else results = await step(targets, rate);
       const [base, svc, ...rest] = results;
@@ -283,6 +298,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       };
       console.log(line('', svc));
       rest.forEach((r, i) => console.log(line(others[i].name, r)));
+      if (sampling) printPromoted(await service.process.ask('promoted-stop'), results[1].tail.ok);
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
     }
     // The database grew by every invocation of the steps (SQLite's inserts slow as its b-trees grow) and the
