@@ -298,7 +298,7 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       };
       console.log(line('', svc));
       rest.forEach((r, i) => console.log(line(others[i].name, r)));
-      if (sampling) printPromoted(await service.process.ask('promoted-stop'), results[1].tail.ok);
+      if (sampling) printPromoted(await service.process.ask('promoted-stop'), svc.tail.ok);
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
     }
     // The database grew by every invocation of the steps (SQLite's inserts slow as its b-trees grow) and the
