@@ -75,7 +75,7 @@ export const PIPELINE_SETTINGS = [
     100,
     10,
     600_000,
-    'How often buffered archive rows are bulk-inserted (BulkCopyArchiveBuffer), their cases then decided. Short, so the work comes in small pieces between the answers: at 1 000 ms, each second\'s burst raised Invoke\'s p99 about 1.5× under load.',
+    "How often buffered archive rows are bulk-inserted (BulkCopyArchiveBuffer), their cases then decided. Short, so the work comes in small pieces between the answers: at 1 000 ms, each second's burst raised Invoke's p99 about 1.5× under load.",
   ),
   int(
     'ArchiveBulkCopyBatchSize',
@@ -94,7 +94,7 @@ export const PIPELINE_SETTINGS = [
     'ArchiveRetentionIntervalValue',
     1,
     1_000_000,
-    'Archived invocations older than this many ArchiveRetentionInterval units are purged, except those an open case names (a Model\'s archiveRetentionDays overrides it). Unset: kept for ever.',
+    "Archived invocations older than this many ArchiveRetentionInterval units are purged, except those an open case names (a Model's archiveRetentionDays overrides it). Unset: kept for ever.",
   ),
   int(
     'ArchivePurgeIntervalMilliseconds',

@@ -71,7 +71,8 @@ parentPort.on('message', () => {
  * bench:latency's SQLite steps). Here a worker thread with its own connection checkpoints every
  * SQLITE_CHECKPOINT_INTERVAL_MS (SQLITE_CHECKPOINT_FOLLOW_UP_MS while a long log is written), and the service's
  * connection stops checkpointing by itself (`wal_autocheckpoint = 0`) once the thread runs. Should the thread
- * fail to start or stop, SQLite's own checkpoints are switched back on, so the log never grows without end. Nothing to do on the other databases.
+ * fail to start or stop, SQLite's own checkpoints are switched back on, so the log never grows without end.
+ * Nothing to do on the other databases.
  */
 @Injectable()
 export class SqliteCheckpoints implements OnApplicationBootstrap, OnApplicationShutdown {
