@@ -92,7 +92,11 @@ describe('docker/: the production topology, checked offline', () => {
     const cap = flags.find((f) => f.startsWith('--max-old-space-size='));
     expect(Number(cap?.split('=')[1])).toBeGreaterThanOrEqual(512);
     expect(flags).toEqual(
-      expect.arrayContaining(['--no-allocation-site-pretenuring', '--no-flush-bytecode']),
+      expect.arrayContaining([
+        '--no-allocation-site-pretenuring',
+        '--no-flush-bytecode',
+        '--concurrent-marking-max-worker-num=1',
+      ]),
     );
     const dockerfile = readFileSync(join(DOCKER, 'Dockerfile'), 'utf8');
     // the heap cap through NODE_OPTIONS (docker run -e changes it); the others, which NODE_OPTIONS refuses, in CMD
