@@ -6,6 +6,10 @@
  * during the 60 % step the event loop's delay as the service exports it (nodejs.eventloop.delay.*), beside bare
  * Express's measured the same way in its own process (what the machine alone does to a loop at that rate).
  * Every invocation is a new account (each raises a case). The load generator runs in its own process.
+ * Each row also gives every target's main thread during its parts (Linux: /proc/<pid>/task/<pid>/schedstat):
+ * its share of the time on a core, its share ready but waiting for one, and its time on a core per answer; the
+ * capacity line the same over the closed loop: the open loop's rates are fractions of a closed loop, and the
+ * main thread's share, not the fraction, is what a queue's tail follows.
  *   BENCH_LATENCY_DATABASES   postgres,sqlite (default both); PostgreSQL is a throwaway cluster (fsync off)
  *                             unless DATABASE_URL names a server
  *   BENCH_LATENCY_SECONDS     length of the capacity run, and of each step (default 30), run in ROUNDS
@@ -39,7 +43,17 @@ import { DEMO_MODEL_GUID } from '@app/engine';
 import { freePort } from '../test/support/free-port';
 import { startPostgresServer } from '../test/support/postgres-server';
 import { samples } from '../test/support/prometheus';
-import { capacity, openLoop, row, tail, ms, type Tail, type Target } from './open-loop';
+import {
+  capacity,
+  closedLoop,
+  openLoop,
+  row,
+  tail,
+  ms,
+  WARMUP_SECONDS,
+  type Tail,
+  type Target,
+} from './open-loop';
 import { newPostgresDatabase } from './postgres-database';
 import { createApiKey, runBench, settle, spawnRung, words, type RungProcess } from './support';
 
@@ -77,12 +91,33 @@ function cpuTimes(): { busy: number; total: number; steal: number } | null {
   }
 }
 
+/**
+ * A process's main thread so far (/proc/<pid>/task/<pid>/schedstat, ns): its time on a core and its time ready
+ * but waiting for one; null where there is none.
+ */
+function mainThread(pid: number): { run: number; wait: number } | null {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return { run, wait };
+  } catch {
+    return null;
+  }
+}
+
 /** A target's answers over a step, and how busy the machine's cores were during its parts (%; NaN: unknown). */
 interface StepResult {
   tail: Tail;
   machineBusy: number;
   /** Of which stolen by the hypervisor (%). */
   machineSteal: number;
+  /** The target's main thread during its parts (the warm-ups included): on a core, and ready but waiting (%). */
+  mainBusy: number;
+  mainWaiting: number;
+  /** Its time on a core per answer sent (µs). */
+  mainMicros: number;
 }
 
 /**
@@ -91,17 +126,24 @@ interface StepResult {
  * latencies of each target merged, in the targets' order, with the machine's CPU use during its parts (the
  * generator, every server and the database share the cores: a target's tail is also the machine's load).
  */
-async function step(targets: Target[], rate: number): Promise<StepResult[]> {
+async function step(targets: Target[], pids: number[], rate: number): Promise<StepResult[]> {
   const part = Math.max(5, Math.round(SECONDS / ROUNDS));
   const latencies = targets.map((): number[] => []);
   const cpu = targets.map(() => ({ busy: 0, total: 0, steal: 0 }));
+  const main = targets.map(() => ({ run: 0, wait: 0 }));
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => i);
     if (round % 2 === 1) order.splice(1, order.length - 1, ...order.slice(1).reverse());
     for (const i of order) {
       const before = cpuTimes();
+      const mainBefore = mainThread(pids[i]);
       latencies[i].push(...(await openLoop(targets[i], rate, part)));
+      const mainAfter = mainThread(pids[i]);
       const after = cpuTimes();
+      if (mainBefore && mainAfter) {
+        main[i].run += mainAfter.run - mainBefore.run;
+        main[i].wait += mainAfter.wait - mainBefore.wait;
+      }
       if (before && after) {
         cpu[i].busy += after.busy - before.busy;
         cpu[i].total += after.total - before.total;
@@ -111,10 +153,15 @@ async function step(targets: Target[], rate: number): Promise<StepResult[]> {
     }
   }
   const offered = Math.round(rate * part) * ROUNDS;
+  // the generator sends for the warm-up and the part; the main thread's share is of that time
+  const sendingNs = (part + WARMUP_SECONDS) * ROUNDS * 1e9;
   return latencies.map((l, i) => ({
     tail: tail(l, offered),
     machineBusy: cpu[i].total ? (cpu[i].busy / cpu[i].total) * 100 : NaN,
     machineSteal: cpu[i].total ? (cpu[i].steal / cpu[i].total) * 100 : NaN,
+    mainBusy: main[i].run ? (main[i].run / sendingNs) * 100 : NaN,
+    mainWaiting: main[i].run ? (main[i].wait / sendingNs) * 100 : NaN,
+    mainMicros: main[i].run ? main[i].run / 1e3 / (rate * (part + WARMUP_SECONDS) * ROUNDS) : NaN,
   }));
 }
 
@@ -215,6 +262,28 @@ async function startService(
   return { process: service, target, promPort };
 }
 
+/** The service's closed loop (its capacity) with its main thread's time on a core over it. */
+async function closedLoopOf(
+  target: Target,
+  pid: number,
+): Promise<{ worst: number; busy: number; waiting: number; micros: number }> {
+  const before = mainThread(pid);
+  const started = performance.now();
+  const r = await closedLoop(target, SECONDS);
+  const wallNs = (performance.now() - started) * 1e6;
+  const after = mainThread(pid);
+  if (!before || !after) return { worst: r.worst, busy: NaN, waiting: NaN, micros: NaN };
+  return {
+    worst: r.worst,
+    busy: ((after.run - before.run) / wallNs) * 100,
+    waiting: ((after.wait - before.wait) / wallNs) * 100,
+    micros: (after.run - before.run) / 1e3 / r.answers,
+  };
+}
+
+const mainOf = (c: { busy: number; waiting: number; micros: number }) =>
+  `the main thread on a core ${c.busy.toFixed(0)} % (waiting for one ${c.waiting.toFixed(0)} %), ${c.micros.toFixed(0)} µs an answer`;
+
 /** A bare server's POST as a target. */
 const bareTarget = (rung: RungProcess, path: string): Target => ({ url: rung.url, path, apiKey: 'unused' });
 
@@ -237,6 +306,30 @@ async function control(cap: number): Promise<{ rung: RungProcess; name: string }
   return { rung, name };
 }
 
+/** A target's row of a step, beside bare Express's (`base`). */
+function stepLine(label: string, r: StepResult, base: StepResult): string {
+  const t = r.tail;
+  const busy = (x: StepResult) => `${x.machineBusy.toFixed(0)} % (${x.machineSteal.toFixed(0)} %)`;
+  const thread = (x: StepResult) =>
+    `${x.mainBusy.toFixed(0)} % (${x.mainWaiting.toFixed(0)} %), ${x.mainMicros.toFixed(0)} µs`;
+  return (
+    `| ${label} | ${row(t)} | ${row(base.tail)} | ${(t.p99 / base.tail.p99).toFixed(2)}× | ` +
+    `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${busy(r)} / ${busy(base)} | ${thread(r)} / ${thread(base)} |`
+  );
+}
+
+/** Each source's event loop delay over the 60 % step. */
+function printLoopDelays(loop: Map<string, Record<string, number>>): void {
+  const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
+  for (const [name, worst] of loop)
+    console.log(
+      `  event loop delay during the 60 % step (highest 10-s window, ms), ${name === 'service' ? 'the service as it exports it' : name}: ` +
+        (Object.keys(worst).length
+          ? names.map((n) => `${n} ${ms(worst[n] ?? 0)}`).join(', ')
+          : 'none exported'),
+    );
+}
+
 /** `database`: a new database's settings (each service, and the variant, on its own). */
 async function oneDatabase(provider: string, database: () => Promise<Record<string, string>>): Promise<void> {
   const service = await startService(await database(), []);
@@ -250,7 +343,8 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
   let controlled: { rung: RungProcess; name: string } | undefined;
   try {
     const bare = bareTarget(express, '/');
-    const cap = GIVEN_CAPACITY || (await capacity(invoke, SECONDS));
+    const measuredCapacity = GIVEN_CAPACITY ? undefined : await closedLoopOf(invoke, service.process.pid);
+    const cap = GIVEN_CAPACITY || measuredCapacity!.worst;
     // the control measured once the service's pipelines have caught up with its capacity run
     if (WITH_CONTROL) await settle(service.process);
     controlled = WITH_CONTROL ? await control(cap) : undefined;
@@ -261,13 +355,20 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       ...(controlled ? [{ name: controlled.name, target: bareTarget(controlled.rung, '/control') }] : []),
     ];
     const targets = [bare, invoke, ...others.map((o) => o.target)];
+    const pids = [
+      express.pid,
+      service.process.pid,
+      ...(variant ? [variant.process.pid] : []),
+      ...(nest ? [nest.pid] : []),
+      ...(controlled ? [controlled.rung.pid] : []),
+    ];
     console.log(
-      `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s`})`,
+      `\n## ${provider}: capacity ${cap}/s (${GIVEN_CAPACITY ? 'given' : `closed loop, 16 connections, worst 10-s window of ${SECONDS} s; ${mainOf(measuredCapacity!)}`})`,
     );
     console.log(
-      "| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered | cores busy (stolen): its parts / Express's |",
+      "| rate | service p50 / p99 / p99.9 / max ms | bare Express 5 p50 / p99 / p99.9 / max ms | p99 ratio | p99.9 ratio | service 200s / offered | cores busy (stolen): its parts / Express's | main thread on a core (waiting for one), µs an answer: its / Express's |",
     );
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|---|---|');
     // the variant is warmed as the capacity run warmed the service (its code compiled, its pools open)
     if (variant) await openLoop(variant.target, Math.round(cap * 0.8), SECONDS);
     // the 60 % step's event loop delay: the service's own export, its variant's, and bare Express's (and
@@ -285,36 +386,22 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       let results: StepResult[];
       const sampling = fraction === 0.6 && process.env.BENCH_LATENCY_PROMOTED === '1';
       if (sampling) await service.process.ask('promoted-start');
-      if (fraction === 0.6) [results, loop] = await loopDelayWhile(loopSources, step(targets, rate));
-      else results = await step(targets, rate);
+      if (fraction === 0.6) [results, loop] = await loopDelayWhile(loopSources, step(targets, pids, rate));
+      else results = await step(targets, pids, rate);
       const [base, svc, ...rest] = results;
-      const busy = (r: StepResult) => `${r.machineBusy.toFixed(0)} % (${r.machineSteal.toFixed(0)} %)`;
-      const line = (name: string, r: StepResult) => {
-        const t = r.tail;
-        return (
-          `| ${rate}/s (${fraction * 100} %)${name} | ${row(t)} | ${row(base.tail)} | ${(t.p99 / base.tail.p99).toFixed(2)}× | ` +
-          `${(t.p999 / base.tail.p999).toFixed(2)}× | ${t.ok} / ${t.offered} | ${busy(r)} / ${busy(base)} |`
-        );
-      };
-      console.log(line('', svc));
-      rest.forEach((r, i) => console.log(line(others[i].name, r)));
+      const label = `${rate}/s (${fraction * 100} %)`;
+      console.log(stepLine(label, svc, base));
+      rest.forEach((r, i) => console.log(stepLine(label + others[i].name, r, base)));
       if (sampling) printPromoted(await service.process.ask('promoted-stop'), svc.tail.ok);
       await new Promise((r) => setTimeout(r, 5_000)); // the pipelines catch up between steps
     }
     // The database grew by every invocation of the steps (SQLite's inserts slow as its b-trees grow) and the
     // machine's speed moves: the closed loop once more says what the last steps were fractions of.
-    const after = await capacity(invoke, SECONDS);
+    const after = await closedLoopOf(invoke, service.process.pid);
     console.log(
-      `  capacity again after the steps: ${after}/s (closed loop, ${(after / cap).toFixed(2)}× the first)`,
+      `  capacity again after the steps: ${after.worst}/s (closed loop, ${(after.worst / cap).toFixed(2)}× the first; ${mainOf(after)})`,
     );
-    const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
-    for (const [name, worst] of loop)
-      console.log(
-        `  event loop delay during the 60 % step (highest 10-s window, ms), ${name === 'service' ? 'the service as it exports it' : name}: ` +
-          (Object.keys(worst).length
-            ? names.map((n) => `${n} ${ms(worst[n] ?? 0)}`).join(', ')
-            : 'none exported'),
-      );
+    printLoopDelays(loop);
   } finally {
     await express.stop();
     await nest?.stop();

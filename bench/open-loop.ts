@@ -76,10 +76,21 @@ export function tail(latencies: number[], offered: number): Tail {
 
 /** The closed loop's worst full 10-second window, in 200s a second. */
 export async function capacity(target: Target, seconds: number): Promise<number> {
+  return (await closedLoop(target, seconds)).worst;
+}
+
+/** A closed loop of 16 connections: its worst full 10-s window (200s a second) and every 200 it got. */
+export async function closedLoop(
+  target: Target,
+  seconds: number,
+): Promise<{ worst: number; answers: number }> {
   const r = await soakLoad({ ...target, connections: 16, seconds, firstIndex: nextIndex });
   nextIndex += r.sent;
   const full = r.windows.slice(0, -1);
-  return Math.floor(Math.min(...full.map((w) => w.ok)) / 10);
+  return {
+    worst: Math.floor(Math.min(...full.map((w) => w.ok)) / 10),
+    answers: r.windows.reduce((n, w) => n + w.ok, 0),
+  };
 }
 
 export const ms = (v: number) => (v < 10 ? v.toFixed(1) : v.toFixed(0));
