@@ -118,6 +118,8 @@ interface StepResult {
   mainWaiting: number;
   /** Its time on a core per answer sent (µs). */
   mainMicros: number;
+  /** When its generator sent (its parts, warm-ups included; Date.now ms). */
+  sending: [number, number][];
 }
 
 /**
@@ -131,13 +133,16 @@ async function step(targets: Target[], pids: number[], rate: number): Promise<St
   const latencies = targets.map((): number[] => []);
   const cpu = targets.map(() => ({ busy: 0, total: 0, steal: 0 }));
   const main = targets.map(() => ({ run: 0, wait: 0 }));
+  const sending = targets.map((): [number, number][] => []);
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => i);
     if (round % 2 === 1) order.splice(1, order.length - 1, ...order.slice(1).reverse());
     for (const i of order) {
       const before = cpuTimes();
       const mainBefore = mainThread(pids[i]);
+      const from = Date.now();
       latencies[i].push(...(await openLoop(targets[i], rate, part)));
+      sending[i].push([from, Date.now()]);
       const mainAfter = mainThread(pids[i]);
       const after = cpuTimes();
       if (mainBefore && mainAfter) {
@@ -162,6 +167,7 @@ async function step(targets: Target[], pids: number[], rate: number): Promise<St
     mainBusy: main[i].run ? (main[i].run / sendingNs) * 100 : NaN,
     mainWaiting: main[i].run ? (main[i].wait / sendingNs) * 100 : NaN,
     mainMicros: main[i].run ? main[i].run / 1e3 / (rate * (part + WARMUP_SECONDS) * ROUNDS) : NaN,
+    sending: sending[i],
   }));
 }
 
@@ -170,11 +176,18 @@ interface LoopSource {
   name: string;
   start(): Promise<void>;
   stop(): Promise<Record<string, number>>;
+  /** The same over only the windows at least half within these spans (Date.now ms), where it can tell. */
+  within?(spans: [number, number][]): Record<string, number>;
 }
+
+/** A 10-s window of the export, seen by a scrape within 2 s of its end: its span estimated to ±1 s. */
+const WINDOW_SEEN_MS = { from: 11_000, to: 1_000 };
 
 /** A service's delay as it exports it: its nodejs.eventloop.delay gauges, scraped every 2 s. */
 function scraped(name: string, port: number): LoopSource {
   const worst: Record<string, number> = {};
+  // each window once, when a scrape first saw it (a window's figures differ from the one before)
+  const windows: { seenAt: number; figures: Record<string, number> }[] = [];
   let running = false;
   let scraping: Promise<void> = Promise.resolve();
   return {
@@ -185,10 +198,15 @@ function scraped(name: string, port: number): LoopSource {
         while (running) {
           await new Promise((r) => setTimeout(r, 2_000));
           const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text().catch(() => '');
+          const figures: Record<string, number> = {};
           for (const s of samples(text)) {
             const m = /^nodejs_eventloop_delay_(\w+)$/.exec(s.name);
-            if (m) worst[m[1]] = Math.max(worst[m[1]] ?? 0, s.value * 1000);
+            if (m) figures[m[1]] = s.value * 1000;
           }
+          for (const [k, v] of Object.entries(figures)) worst[k] = Math.max(worst[k] ?? 0, v);
+          const last = windows.at(-1)?.figures;
+          if (Object.keys(figures).length && JSON.stringify(figures) !== JSON.stringify(last))
+            windows.push({ seenAt: Date.now(), figures });
         }
       })();
       return Promise.resolve();
@@ -197,6 +215,16 @@ function scraped(name: string, port: number): LoopSource {
       running = false;
       await scraping;
       return worst;
+    },
+    within: (spans) => {
+      const inside: Record<string, number> = {};
+      for (const w of windows) {
+        const [from, to] = [w.seenAt - WINDOW_SEEN_MS.from, w.seenAt - WINDOW_SEEN_MS.to];
+        const overlap = spans.reduce((n, [a, b]) => n + Math.max(0, Math.min(b, to) - Math.max(a, from)), 0);
+        if (overlap < (to - from) / 2) continue;
+        for (const [k, v] of Object.entries(w.figures)) inside[k] = Math.max(inside[k] ?? 0, v);
+      }
+      return inside;
     },
   };
 }
@@ -211,17 +239,28 @@ function measuredIn(name: string, rung: RungProcess): LoopSource {
 }
 
 /** Each source's event loop delay while `during` ran. */
-async function loopDelayWhile<T>(
+async function loopDelayWhile(
   sources: LoopSource[],
-  during: Promise<T>,
-): Promise<[T, Map<string, Record<string, number>>]> {
+  during: Promise<StepResult[]>,
+  /** Each source's target among the step's results (for LoopSource.within), by the source's name. */
+  targetOf: Map<string, number>,
+): Promise<[StepResult[], LoopReport]> {
   await Promise.all(sources.map((s) => s.start()));
-  const value = await during;
+  const results = await during;
   // the window that was open when the load ended closes within 10 s: read it too
   await new Promise((r) => setTimeout(r, 10_500));
   const worst = await Promise.all(sources.map((s) => s.stop()));
-  return [value, new Map(sources.map((s, i) => [s.name, worst[i]]))];
+  const report: LoopReport = new Map();
+  sources.forEach((s, i) => {
+    const target = targetOf.get(s.name);
+    const within = s.within && target !== undefined ? s.within(results[target].sending) : undefined;
+    report.set(s.name, { worst: worst[i], within });
+  });
+  return [results, report];
 }
+
+/** By source: the highest of each statistic over the step's windows, and over those within its own parts. */
+type LoopReport = Map<string, { worst: Record<string, number>; within?: Record<string, number> }>;
 
 /** The service's allocation sites by what outlived a young collection, in bytes per measured answer of the step
  * (the parts' unmeasured warm-ups allocate too: about WARMUP_SECONDS / part more than the answers counted). */
@@ -319,15 +358,21 @@ function stepLine(label: string, r: StepResult, base: StepResult): string {
 }
 
 /** Each source's event loop delay over the 60 % step. */
-function printLoopDelays(loop: Map<string, Record<string, number>>): void {
+function printLoopDelays(loop: LoopReport): void {
   const names = ['min', 'mean', 'p50', 'p90', 'p99', 'max'];
-  for (const [name, worst] of loop)
+  const figures = (f: Record<string, number>) =>
+    Object.keys(f).length ? names.map((n) => `${n} ${ms(f[n] ?? 0)}`).join(', ') : 'none exported';
+  for (const [name, { worst, within }] of loop) {
+    const who = name === 'service' ? 'the service as it exports it' : name;
     console.log(
-      `  event loop delay during the 60 % step (highest 10-s window, ms), ${name === 'service' ? 'the service as it exports it' : name}: ` +
-        (Object.keys(worst).length
-          ? names.map((n) => `${n} ${ms(worst[n] ?? 0)}`).join(', ')
-          : 'none exported'),
+      `  event loop delay during the 60 % step (highest 10-s window, ms), ${who}: ${figures(worst)}`,
     );
+    // a service's windows while other targets ran hold its pipelines' catch-up on cores others were using
+    if (within)
+      console.log(
+        `    the same, of its windows at least half within its own parts (the load it answered): ${figures(within)}`,
+      );
+  }
 }
 
 /** `database`: a new database's settings (each service, and the variant, on its own). */
@@ -380,13 +425,18 @@ async function oneDatabase(provider: string, database: () => Promise<Record<stri
       ...(nest ? [measuredIn('bare Nest 11', nest)] : []),
       ...(controlled ? [measuredIn('the control', controlled.rung)] : []),
     ];
-    let loop = new Map<string, Record<string, number>>();
+    let loop: LoopReport = new Map();
+    const targetOf = new Map([
+      ['service', 1],
+      [VARIANT_NAME, 2],
+    ]);
     for (const fraction of FRACTIONS) {
       const rate = Math.round(cap * fraction);
       let results: StepResult[];
       const sampling = fraction === 0.6 && process.env.BENCH_LATENCY_PROMOTED === '1';
       if (sampling) await service.process.ask('promoted-start');
-      if (fraction === 0.6) [results, loop] = await loopDelayWhile(loopSources, step(targets, pids, rate));
+      if (fraction === 0.6)
+        [results, loop] = await loopDelayWhile(loopSources, step(targets, pids, rate), targetOf);
       else results = await step(targets, pids, rate);
       const [base, svc, ...rest] = results;
       const label = `${rate}/s (${fraction * 100} %)`;
