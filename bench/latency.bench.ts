@@ -368,9 +368,10 @@ function printLoopDelays(loop: LoopReport): void {
       `  event loop delay during the 60 % step (highest 10-s window, ms), ${who}: ${figures(worst)}`,
     );
     // a service's windows while other targets ran hold its pipelines' catch-up on cores others were using
+    // a 10-s window is at least half within a part of a few seconds only where they line up (most parts)
     if (within)
       console.log(
-        `    the same, of its windows at least half within its own parts (the load it answered): ${figures(within)}`,
+        `    the same, of its windows at least half within its own parts (the load it answered): ${Object.keys(within).length ? figures(within) : 'no window was'}`,
       );
   }
 }
