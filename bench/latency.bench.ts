@@ -176,7 +176,7 @@ interface LoopSource {
   name: string;
   start(): Promise<void>;
   stop(): Promise<Record<string, number>>;
-  /** The same over only the windows at least half within these spans (Date.now ms), where it can tell. */
+  /** The same over only the window that lies most within each of these spans (Date.now ms), where it can tell. */
   within?(spans: [number, number][]): Record<string, number>;
 }
 
@@ -217,12 +217,16 @@ function scraped(name: string, port: number): LoopSource {
       return worst;
     },
     within: (spans) => {
+      // a part of a few seconds may straddle two windows: each part's window is the one it overlaps most
       const inside: Record<string, number> = {};
-      for (const w of windows) {
-        const [from, to] = [w.seenAt - WINDOW_SEEN_MS.from, w.seenAt - WINDOW_SEEN_MS.to];
-        const overlap = spans.reduce((n, [a, b]) => n + Math.max(0, Math.min(b, to) - Math.max(a, from)), 0);
-        if (overlap < (to - from) / 2) continue;
-        for (const [k, v] of Object.entries(w.figures)) inside[k] = Math.max(inside[k] ?? 0, v);
+      for (const [a, b] of spans) {
+        let best: { overlap: number; figures: Record<string, number> } | undefined;
+        for (const w of windows) {
+          const [from, to] = [w.seenAt - WINDOW_SEEN_MS.from, w.seenAt - WINDOW_SEEN_MS.to];
+          const overlap = Math.min(b, to) - Math.max(a, from);
+          if (overlap > 0 && overlap > (best?.overlap ?? 0)) best = { overlap, figures: w.figures };
+        }
+        for (const [k, v] of Object.entries(best?.figures ?? {})) inside[k] = Math.max(inside[k] ?? 0, v);
       }
       return inside;
     },
@@ -368,10 +372,9 @@ function printLoopDelays(loop: LoopReport): void {
       `  event loop delay during the 60 % step (highest 10-s window, ms), ${who}: ${figures(worst)}`,
     );
     // a service's windows while other targets ran hold its pipelines' catch-up on cores others were using
-    // a 10-s window is at least half within a part of a few seconds only where they line up (most parts)
     if (within)
       console.log(
-        `    the same, of its windows at least half within its own parts (the load it answered): ${Object.keys(within).length ? figures(within) : 'no window was'}`,
+        `    the same, of the window most within each of its own parts (the load it answered): ${figures(within)}`,
       );
   }
 }
