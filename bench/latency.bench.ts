@@ -160,13 +160,14 @@ async function step(targets: Target[], pids: number[], rate: number): Promise<St
   const offered = Math.round(rate * part) * ROUNDS;
   // the generator sends for the warm-up and the part; the main thread's share is of that time
   const sendingNs = (part + WARMUP_SECONDS) * ROUNDS * 1e9;
+  const sent = (sendingNs / 1e9) * rate;
   return latencies.map((l, i) => ({
     tail: tail(l, offered),
     machineBusy: cpu[i].total ? (cpu[i].busy / cpu[i].total) * 100 : NaN,
     machineSteal: cpu[i].total ? (cpu[i].steal / cpu[i].total) * 100 : NaN,
     mainBusy: main[i].run ? (main[i].run / sendingNs) * 100 : NaN,
     mainWaiting: main[i].run ? (main[i].wait / sendingNs) * 100 : NaN,
-    mainMicros: main[i].run ? main[i].run / 1e3 / (rate * (part + WARMUP_SECONDS) * ROUNDS) : NaN,
+    mainMicros: main[i].run ? main[i].run / 1e3 / sent : NaN,
     sending: sending[i],
   }));
 }
@@ -183,9 +184,15 @@ interface LoopSource {
 /** A 10-s window of the export, seen by a scrape within 2 s of its end: its span estimated to ±1 s. */
 const WINDOW_SEEN_MS = { from: 11_000, to: 1_000 };
 
+/** The highest of each statistic over these windows' figures. */
+function highest(figures: Record<string, number>[]): Record<string, number> {
+  const top: Record<string, number> = {};
+  for (const f of figures) for (const [k, v] of Object.entries(f)) top[k] = Math.max(top[k] ?? 0, v);
+  return top;
+}
+
 /** A service's delay as it exports it: its nodejs.eventloop.delay gauges, scraped every 2 s. */
 function scraped(name: string, port: number): LoopSource {
-  const worst: Record<string, number> = {};
   // each window once, when a scrape first saw it (a window's figures differ from the one before)
   const windows: { seenAt: number; figures: Record<string, number> }[] = [];
   let running = false;
@@ -203,7 +210,6 @@ function scraped(name: string, port: number): LoopSource {
             const m = /^nodejs_eventloop_delay_(\w+)$/.exec(s.name);
             if (m) figures[m[1]] = s.value * 1000;
           }
-          for (const [k, v] of Object.entries(figures)) worst[k] = Math.max(worst[k] ?? 0, v);
           const last = windows.at(-1)?.figures;
           if (Object.keys(figures).length && JSON.stringify(figures) !== JSON.stringify(last))
             windows.push({ seenAt: Date.now(), figures });
@@ -214,11 +220,11 @@ function scraped(name: string, port: number): LoopSource {
     stop: async () => {
       running = false;
       await scraping;
-      return worst;
+      return highest(windows.map((w) => w.figures));
     },
     within: (spans) => {
       // a part of a few seconds may straddle two windows: each part's window is the one it overlaps most
-      const inside: Record<string, number> = {};
+      const most: Record<string, number>[] = [];
       for (const [a, b] of spans) {
         let best: { overlap: number; figures: Record<string, number> } | undefined;
         for (const w of windows) {
@@ -226,9 +232,9 @@ function scraped(name: string, port: number): LoopSource {
           const overlap = Math.min(b, to) - Math.max(a, from);
           if (overlap > 0 && overlap > (best?.overlap ?? 0)) best = { overlap, figures: w.figures };
         }
-        for (const [k, v] of Object.entries(best?.figures ?? {})) inside[k] = Math.max(inside[k] ?? 0, v);
+        if (best) most.push(best.figures);
       }
-      return inside;
+      return highest(most);
     },
   };
 }
