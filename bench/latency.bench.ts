@@ -23,6 +23,9 @@
  *                             weighed within one run, not against another run on a machine whose speed moves
  *   BENCH_LATENCY_VARIANT_SETTINGS  settings of that second service, as JSON, over BENCH_LATENCY_SETTINGS (either
  *                             variant option starts it): a setting weighed within one run, as the flags are
+ *   BENCH_LATENCY_VARIANT_ROOT  a checkout (a git worktree of another commit, its node_modules linked) whose
+ *                             service is that second service (with the flags and settings above, if any): a
+ *                             change of code weighed within one run
  *   BENCH_LATENCY_NEST        1 adds bare Nest 11 answering the same JSON POST (nest-json) as one more target in
  *                             the same alternation: the framework's own tail beside the service's
  *   BENCH_LATENCY_CONTROL     1 adds the control as one more target: bare Express doing a fixed computation an
@@ -38,7 +41,7 @@
  *                             output after start (the trace's lines), which is otherwise read and dropped */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { DEMO_MODEL_GUID } from '@app/engine';
 import { freePort } from '../test/support/free-port';
 import { startPostgresServer } from '../test/support/postgres-server';
@@ -66,9 +69,13 @@ const VARIANT_SETTINGS = JSON.parse(process.env.BENCH_LATENCY_VARIANT_SETTINGS ?
   string,
   string
 >;
-const WITH_VARIANT = VARIANT_FLAGS.length > 0 || Object.keys(VARIANT_SETTINGS).length > 0;
-/** The variant's row: its flags and settings. */
+/** The variant's checkout: another commit's service (a worktree, its node_modules linked), measured beside. */
+const VARIANT_ROOT = process.env.BENCH_LATENCY_VARIANT_ROOT;
+const WITH_VARIANT =
+  VARIANT_FLAGS.length > 0 || Object.keys(VARIANT_SETTINGS).length > 0 || VARIANT_ROOT !== undefined;
+/** The variant's row: its checkout, flags and settings. */
 const VARIANT_NAME = [
+  ...(VARIANT_ROOT ? [basename(VARIANT_ROOT)] : []),
   ...VARIANT_FLAGS,
   ...Object.entries(VARIANT_SETTINGS).map(([k, v]) => `${k}=${v}`),
 ].join(' ');
@@ -288,6 +295,8 @@ async function startService(
   flags: string[],
   /** The variant's own settings, over every other. */
   overrides: Record<string, string> = {},
+  /** The checkout whose service runs (the variant's may be another). */
+  root?: string,
 ): Promise<{ process: RungProcess; target: Target; promPort: number }> {
   const promPort = await freePort();
   const service = await spawnRung(
@@ -302,6 +311,7 @@ async function startService(
     },
     [],
     flags,
+    root,
   );
   const target: Target = {
     url: service.url,
@@ -389,7 +399,7 @@ function printLoopDelays(loop: LoopReport): void {
 async function oneDatabase(provider: string, database: () => Promise<Record<string, string>>): Promise<void> {
   const service = await startService(await database(), []);
   const variant = WITH_VARIANT
-    ? await startService(await database(), VARIANT_FLAGS, VARIANT_SETTINGS)
+    ? await startService(await database(), VARIANT_FLAGS, VARIANT_SETTINGS, VARIANT_ROOT)
     : undefined;
   const { promPort } = service;
   const invoke = service.target;
