@@ -66,6 +66,25 @@ function lookupSql(provider: DatabaseProvider, keys: number): string {
     : `WITH k (w, k, v) AS (VALUES ${values}) ${select} FROM k ${join}`;
 }
 
+/**
+ * The look-up on PostgreSQL: the identities as three array parameters, each probing the open-case index on its
+ * own (a LATERAL subquery with LIMIT 1: the index holds at most one open case an identity). The plan is the same
+ * whatever the table's statistics say. The form it replaces, `(…) IN (SELECT * FROM unnest(…))`, was planned as
+ * a hash join over every open case whenever the table had no statistics (before autovacuum's first ANALYZE, or
+ * with autovacuum off: PostgreSQL then guesses that 0.5 % of the rows have no ClosedDate): a cost that grew with
+ * the open cases, paid by every batch.
+ * The identities must be distinct (an identity given twice answers its case twice).
+ */
+export function pgOpenCaseLookup(keys: readonly CaseIdentity[]): { sql: string; params: unknown[] } {
+  return {
+    sql: `SELECT c.*
+FROM unnest($1::integer[], $2::varchar[], $3::varchar[]) AS k (w, k, v)
+CROSS JOIN LATERAL (SELECT ${OPEN_COLUMNS} FROM "Case" o WHERE o."CaseWorkflowId" = k.w AND o."CaseKey" = k.k
+  AND o."CaseKeyValue" = k.v AND o."ClosedDate" IS NULL LIMIT 1) c`,
+    params: [keys.map((k) => k.CaseWorkflowId), keys.map((k) => k.CaseKey), keys.map((k) => k.CaseKeyValue)],
+  };
+}
+
 /** ON CONFLICT … DO UPDATE (PostgreSQL, SQLite): the conflict target is the partial open-case index. */
 function onConflictSql(excluded: string): string {
   const set = [
@@ -108,20 +127,15 @@ export class CaseRepository {
 
   /**
    * The open cases of these identities (spec: ExistingCasePriorityLookup, for a batch), through the partial
-   * unique index IX_Case_Open_Workflow_Key_Value. PostgreSQL joins three array parameters (one statement
-   * whatever the batch, one plan); SQLite and SQL Server join a VALUES table (lookupSql), KEYS_PER_LOOKUP a statement.
+   * unique index IX_Case_Open_Workflow_Key_Value. PostgreSQL: one statement whatever the batch (pgOpenCaseLookup);
+   * SQLite and SQL Server join a VALUES table (lookupSql), KEYS_PER_LOOKUP a statement.
    */
   async findOpen(keys: readonly CaseIdentity[]): Promise<OpenCase[]> {
     if (!keys.length) return [];
     const rows: Record<string, unknown>[] = [];
     if (this.provider === 'postgres') {
-      rows.push(
-        ...(await this.dataSource.query<Record<string, unknown>[]>(
-          `SELECT ${OPEN_COLUMNS} FROM "Case" WHERE "ClosedDate" IS NULL
-  AND ("CaseWorkflowId", "CaseKey", "CaseKeyValue") IN (SELECT * FROM unnest($1::integer[], $2::varchar[], $3::varchar[]))`,
-          [keys.map((k) => k.CaseWorkflowId), keys.map((k) => k.CaseKey), keys.map((k) => k.CaseKeyValue)],
-        )),
-      );
+      const { sql, params } = pgOpenCaseLookup(keys);
+      rows.push(...(await this.dataSource.query<Record<string, unknown>[]>(sql, params)));
     } else {
       for (let i = 0; i < keys.length; i += KEYS_PER_LOOKUP) {
         const slice = keys.slice(i, i + KEYS_PER_LOOKUP);
