@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { DatabaseProvider } from '@app/config';
 import { providerOf, rowsPerStatement } from '@app/database';
 import { EntityAnalysisModelArchive } from '../entities';
 
@@ -38,6 +39,123 @@ const PG_ARRAY_TYPES = [
 ];
 /** PostgreSQL binds one array per column, so its statements hold this many rows whatever the limit. */
 const ROWS_PER_PG_STATEMENT = 10_000;
+
+/** The dialect's mark for the n-th parameter (from 0). */
+function placeholders(provider: DatabaseProvider): (n: number) => string {
+  return (n) => (provider === 'postgres' ? `$${n + 1}` : provider === 'mssql' ? `@${n}` : '?');
+}
+
+/**
+ * 1 when an open case names the archive row `entry` is the guid of, else NULL: a scalar subquery of one row through
+ * IX_Case_Open_EntryGuid. Written so, PostgreSQL probes the index once a row whatever the statistics; as EXISTS or
+ * NOT EXISTS it may turn it into a hash of every open case (a semi or anti join, or a hashed subplan), chosen
+ * from the statistics: each page or delete then read all the open cases (35 ms at 80 000 of them, bench:purge-page).
+ */
+function openCaseNames(provider: DatabaseProvider, entry: string): string {
+  const top = provider === 'mssql' ? 'TOP (1) ' : '';
+  const limit = provider === 'mssql' ? '' : ' LIMIT 1';
+  return `(SELECT ${top}1 FROM "Case" c WHERE c."EntityAnalysisModelInstanceEntryGuid" = ${entry}
+    AND c."ClosedDate" IS NULL${limit})`;
+}
+
+const kept = (provider: DatabaseProvider) =>
+  `COALESCE(${openCaseNames(provider, 'a."EntityAnalysisModelInstanceEntryGuid"')}, 0) AS "Kept"`;
+
+/**
+ * The purge's page of candidates (ArchiveRepository.purgeCandidates): the statement and its parameters.
+ *
+ * PostgreSQL walks the index a row at a time (a recursive query whose each step is the next row after the last,
+ * LIMIT 1), stopping at the cutoff or the page's end; the rows come out in the walk's order, and the outer LIMIT
+ * ends the walk (PostgreSQL evaluates a WITH query only as far as it is read). A single ORDER BY … LIMIT is planned
+ * from the table's statistics: without them (a new table, autovacuum off, a bulk load between two ANALYZEs)
+ * PostgreSQL guesses that few rows of the model lie past the position and may choose a bitmap scan and a sort of
+ * every one of them, each page (up to 94 ms a page at 400 000 rows in bench:purge-page, 120–150 ms in a table of
+ * small rows, growing with the archive). A step of LIMIT 1 is an index probe whatever the guess; the walk costs
+ * about 1.3 ms more a page than one ORDER BY that is planned well. SQLite and SQL Server (which creates statistics
+ * as it plans) read the page in one ORDER BY with LIMIT or TOP. Docs: docs/decisions.md, The archive.
+ */
+export function purgePage(
+  provider: DatabaseProvider,
+  modelId: number,
+  cutoff: unknown,
+  after: PurgePosition | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  return provider === 'postgres'
+    ? walkedPurgePage(modelId, cutoff, after, limit)
+    : orderedPurgePage(provider, modelId, cutoff, after, limit);
+}
+
+/** PostgreSQL's page (purgePage): a recursive walk of LIMIT 1 steps. */
+export function walkedPurgePage(
+  modelId: number,
+  cutoff: unknown,
+  after: PurgePosition | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  const columns = `a."Id", a."CreatedDate", a."EntityAnalysisModelInstanceEntryGuid"`;
+  const next = (from: string) => `SELECT ${columns} FROM "EntityAnalysisModelArchive" a
+    WHERE a."EntityAnalysisModelId" = $1${from} ORDER BY a."CreatedDate", a."Id" LIMIT 1`;
+  return {
+    sql: `WITH RECURSIVE walk AS (
+  (${next(after ? ` AND (a."CreatedDate", a."Id") > ($4, $5)` : '')})
+  UNION ALL
+  SELECT n.* FROM walk w CROSS JOIN LATERAL (${next(` AND (a."CreatedDate", a."Id") > (w."CreatedDate", w."Id")`)}) n
+  WHERE w."CreatedDate" < $2
+)
+SELECT a."Id", a."CreatedDate", ${kept('postgres')}
+FROM walk a WHERE a."CreatedDate" < $2 LIMIT $3`,
+    params: [modelId, cutoff, limit, ...(after ? [after.createdDate, after.id] : [])],
+  };
+}
+
+/**
+ * The page in one ORDER BY with LIMIT or TOP (purgePage: SQLite and SQL Server; on PostgreSQL only in
+ * bench:purge-page, beside the walk). The position is a bound the index seeks to (`CreatedDate >= x`), the tie on
+ * CreatedDate a filter: as `CreatedDate > x OR (CreatedDate = x AND Id > y)` alone it was no bound, and each page
+ * read the model's rows from its oldest (the rows kept for open cases, and on PostgreSQL those deleted and not yet
+ * vacuumed) up to the position. Parameters in the order they appear (SQLite's ? are positional).
+ */
+export function orderedPurgePage(
+  provider: DatabaseProvider,
+  modelId: number,
+  cutoff: unknown,
+  after: PurgePosition | null,
+  limit: number,
+): { sql: string; params: unknown[] } {
+  const p = placeholders(provider);
+  const from = after
+    ? ` AND a."CreatedDate" >= ${p(2)} AND (a."CreatedDate" > ${p(3)} OR a."Id" > ${p(4)})`
+    : '';
+  const params: unknown[] = [
+    modelId,
+    cutoff,
+    ...(after ? [after.createdDate, after.createdDate, after.id] : []),
+  ];
+  params.push(limit);
+  const top = provider === 'mssql' ? `TOP (${p(params.length - 1)}) ` : '';
+  const tail = provider === 'mssql' ? '' : ` LIMIT ${p(params.length - 1)}`;
+  return {
+    sql: `SELECT ${top}a."Id", a."CreatedDate", ${kept(provider)}
+FROM "EntityAnalysisModelArchive" a
+WHERE a."EntityAnalysisModelId" = ${p(0)} AND a."CreatedDate" < ${p(1)}${from}
+ORDER BY a."CreatedDate", a."Id"${tail}`,
+    params,
+  };
+}
+
+/** The purge's delete of these rows but those an open case names (ArchiveRepository.purge). */
+export function purgeDelete(
+  provider: DatabaseProvider,
+  ids: readonly number[],
+): { sql: string; params: unknown[] } {
+  const p = placeholders(provider);
+  return {
+    sql: `DELETE FROM "EntityAnalysisModelArchive" WHERE "Id" IN (${ids.map((_, i) => p(i)).join(', ')})
+  AND ${openCaseNames(provider, '"EntityAnalysisModelArchive"."EntityAnalysisModelInstanceEntryGuid"')} IS NULL`,
+    params: [...ids],
+  };
+}
 
 /** Every query on the archive table. */
 @Injectable()
@@ -102,7 +220,7 @@ export class ArchiveRepository {
    * The purge's next candidates of a model: up to `limit` rows created before `before`, oldest first, after the
    * position `after` (the last candidate of the previous page: the purge walks past the rows it keeps), each
    * with whether an open case names it (such a row is kept). Through IX_EntityAnalysisModelArchive_Model_CreatedDate
-   * and IX_Case_Open_EntryGuid.
+   * and IX_Case_Open_EntryGuid. The statement: purgePage.
    */
   async purgeCandidates(
     modelId: number,
@@ -110,30 +228,14 @@ export class ArchiveRepository {
     after: PurgePosition | null,
     limit: number,
   ): Promise<PurgeCandidate[]> {
-    const p = this.placeholders();
     const created = this.dataSource
       .getMetadata(EntityAnalysisModelArchive)
       .findColumnWithPropertyName('CreatedDate')!;
-    const params: unknown[] = [modelId, this.dataSource.driver.preparePersistentValue(before, created)];
-    let from = '';
-    if (after) {
-      from = ` AND (a."CreatedDate" > ${p(2)} OR (a."CreatedDate" = ${p(3)} AND a."Id" > ${p(4)}))`;
-      params.push(after.createdDate, after.createdDate, after.id);
-    }
-    params.push(limit);
-    const top = this.provider === 'mssql' ? `TOP (${p(params.length - 1)}) ` : '';
-    const tail = this.provider === 'mssql' ? '' : ` LIMIT ${p(params.length - 1)}`;
+    const cutoff: unknown = this.dataSource.driver.preparePersistentValue(before, created);
+    const { sql, params } = purgePage(this.provider, modelId, cutoff, after, limit);
     const rows = await this.dataSource.query<
       { Id: string | number; CreatedDate: unknown; Kept: number | string }[]
-    >(
-      `SELECT ${top}a."Id", a."CreatedDate", CASE WHEN EXISTS (SELECT 1 FROM "Case" c
-  WHERE c."EntityAnalysisModelInstanceEntryGuid" = a."EntityAnalysisModelInstanceEntryGuid" AND c."ClosedDate" IS NULL)
-  THEN 1 ELSE 0 END AS "Kept"
-FROM "EntityAnalysisModelArchive" a
-WHERE a."EntityAnalysisModelId" = ${p(0)} AND a."CreatedDate" < ${p(1)}${from}
-ORDER BY a."CreatedDate", a."Id"${tail}`,
-      params,
-    );
+    >(sql, params);
     return rows.map((r) => ({ id: Number(r.Id), createdDate: r.CreatedDate, kept: Number(r.Kept) === 1 }));
   }
 
@@ -143,16 +245,10 @@ ORDER BY a."CreatedDate", a."Id"${tail}`,
    */
   async purge(ids: readonly number[]): Promise<number> {
     if (!ids.length) return 0;
-    const p = this.placeholders();
+    const { sql, params } = purgeDelete(this.provider, ids);
     const qr = this.dataSource.createQueryRunner();
     try {
-      const result = await qr.query(
-        `DELETE FROM "EntityAnalysisModelArchive" WHERE "Id" IN (${ids.map((_, i) => p(i)).join(', ')})
-  AND NOT EXISTS (SELECT 1 FROM "Case" c WHERE c."EntityAnalysisModelInstanceEntryGuid" =
-    "EntityAnalysisModelArchive"."EntityAnalysisModelInstanceEntryGuid" AND c."ClosedDate" IS NULL)`,
-        [...ids],
-        true,
-      );
+      const result = await qr.query(sql, params, true);
       return result.affected ?? 0;
     } finally {
       await qr.release();
@@ -167,10 +263,6 @@ ORDER BY a."CreatedDate", a."Id"${tail}`,
       order: { CreatedDate: 'ASC', Id: 'ASC' },
     });
     return row?.CreatedDate ?? null;
-  }
-
-  private placeholders(): (n: number) => string {
-    return (n) => (this.provider === 'postgres' ? `$${n + 1}` : this.provider === 'mssql' ? `@${n}` : '?');
   }
 
   findByEntryGuid(modelId: number, entryGuid: string): Promise<EntityAnalysisModelArchive | null> {
