@@ -37,8 +37,8 @@ const FORMS: Form[] = ['walk', 'ordered'];
 const MODEL: Record<Form, number> = { walk: 1, ordered: 2 };
 const statement = (form: Form, after: PurgePosition | null) =>
   form === 'walk'
-    ? walkedPurgePage(MODEL[form], CUTOFF, after, PURGE_BATCH)
-    : orderedPurgePage('postgres', MODEL[form], CUTOFF, after, PURGE_BATCH);
+    ? walkedPurgePage({ modelId: MODEL[form], cutoff: CUTOFF, after, limit: PURGE_BATCH })
+    : orderedPurgePage('postgres', { modelId: MODEL[form], cutoff: CUTOFF, after, limit: PURGE_BATCH });
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];

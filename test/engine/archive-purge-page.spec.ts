@@ -12,6 +12,7 @@ import {
   type PurgePosition,
 } from '../../libs/engine/src/archiver/archive.repository';
 import { createPostgresDatabase, createSqliteDirectory, SQLITE_AND_POSTGRES } from '../support/databases';
+import { explain, type PlanNode } from '../support/postgres-plan';
 
 const T0 = Date.UTC(2026, 0, 1);
 const SECOND = 1000;
@@ -125,13 +126,12 @@ describe("the archive purge's page on sqlite", () => {
     await ds.initialize();
     try {
       await ds.runMigrations({ transaction: 'each' });
-      const { sql, params } = purgePage(
-        'sqlite',
-        1,
-        new Date(T0).toISOString(),
-        { createdDate: 'x', id: 5 },
-        250,
-      );
+      const { sql, params } = purgePage('sqlite', {
+        modelId: 1,
+        cutoff: new Date(T0).toISOString(),
+        after: { createdDate: 'x', id: 5 },
+        limit: 250,
+      });
       const plan = (await ds.query<{ detail: string }[]>(`EXPLAIN QUERY PLAN ${sql}`, params)).map(
         (r) => r.detail,
       );
@@ -148,15 +148,6 @@ describe("the archive purge's page on sqlite", () => {
     }
   });
 });
-
-/** A node of PostgreSQL's EXPLAIN (FORMAT JSON), as far as this test reads it. */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
 
 /** Rows in the archive: enough that a bitmap scan and a sort would be the statement's cost. */
 const ROWS = 200_000;
@@ -198,15 +189,16 @@ describe("the archive purge's statements on postgres, with and without statistic
 
   const cutoff = new Date(T0 + 2 * ROWS * SECOND).toISOString();
   const position = new Date(T0 + (ROWS / 4) * SECOND).toISOString();
-  const explain = async ({ sql, params }: { sql: string; params: unknown[] }): Promise<PlanNode[]> => {
-    const [row] = await ds.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
-      `EXPLAIN (FORMAT JSON) ${sql}`,
-      params,
-    );
-    return nodes(row['QUERY PLAN'][0].Plan);
-  };
+  const planOf = ({ sql, params }: { sql: string; params: unknown[] }) => explain(ds, sql, params);
   const page = (after: boolean) =>
-    explain(purgePage('postgres', 1, cutoff, after ? { createdDate: position, id: ROWS / 4 } : null, 250));
+    planOf(
+      purgePage('postgres', {
+        modelId: 1,
+        cutoff,
+        after: after ? { createdDate: position, id: ROWS / 4 } : null,
+        limit: 250,
+      }),
+    );
   /** Every read of a table is an index probe: no bitmap or sequential scan, no sort, no hash. */
   const expectProbes = (plan: PlanNode[], table: string, index?: string) => {
     const scans = plan.filter((n) => n['Relation Name'] === table);
@@ -225,7 +217,7 @@ describe("the archive purge's statements on postgres, with and without statistic
       expectProbes(plan, 'Case', 'IX_Case_Open_EntryGuid');
     }
     const ids = Array.from({ length: 250 }, (_, i) => 2 * i + 2);
-    expectProbes(await explain(purgeDelete('postgres', ids)), 'Case', 'IX_Case_Open_EntryGuid');
+    expectProbes(await planOf(purgeDelete('postgres', ids)), 'Case', 'IX_Case_Open_EntryGuid');
   };
 
   it('without statistics: the pages and the delete probe their indexes', async () => {

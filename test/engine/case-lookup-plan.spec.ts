@@ -7,16 +7,7 @@ import {
   type CaseIdentity,
 } from '../../libs/engine/src/case-creation/case.repository';
 import { createPostgresDatabase } from '../support/databases';
-
-/** A node of PostgreSQL's EXPLAIN (FORMAT JSON), as far as this test reads it. */
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodes = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(nodes)];
+import { explain, type PlanNode } from '../support/postgres-plan';
 
 const OPEN = 20_000;
 const identity = (value: string): CaseIdentity => ({
@@ -60,11 +51,7 @@ describe('the open-case look-up on postgres', () => {
 
   const planned = async (): Promise<PlanNode[]> => {
     const { sql, params } = pgOpenCaseLookup(batch);
-    const [row] = await ds.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
-      `EXPLAIN (FORMAT JSON) ${sql}`,
-      params,
-    );
-    return nodes(row['QUERY PLAN'][0].Plan).filter((n) => n['Relation Name'] === 'Case');
+    return (await explain(ds, sql, params)).filter((n) => n['Relation Name'] === 'Case');
   };
 
   const expectIndexProbes = (scans: PlanNode[]) => {

@@ -40,6 +40,20 @@ const PG_ARRAY_TYPES = [
 /** PostgreSQL binds one array per column, so its statements hold this many rows whatever the limit. */
 const ROWS_PER_PG_STATEMENT = 10_000;
 
+/** A statement and its parameters. */
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** A page of the purge's candidates: a model's rows before `cutoff` (the database's value), after `after`. */
+export interface PurgePageQuery {
+  modelId: number;
+  cutoff: unknown;
+  after: PurgePosition | null;
+  limit: number;
+}
+
 /** The dialect's mark for the n-th parameter (from 0). */
 function placeholders(provider: DatabaseProvider): (n: number) => string {
   return (n) => (provider === 'postgres' ? `$${n + 1}` : provider === 'mssql' ? `@${n}` : '?');
@@ -69,30 +83,17 @@ const kept = (provider: DatabaseProvider) =>
  * ends the walk (PostgreSQL evaluates a WITH query only as far as it is read). A single ORDER BY … LIMIT is planned
  * from the table's statistics: without them (a new table, autovacuum off, a bulk load between two ANALYZEs)
  * PostgreSQL guesses that few rows of the model lie past the position and may choose a bitmap scan and a sort of
- * every one of them, each page (up to 94 ms a page at 400 000 rows in bench:purge-page, 120–150 ms in a table of
- * small rows, growing with the archive). A step of LIMIT 1 is an index probe whatever the guess; the walk costs
- * about 1.3 ms more a page than one ORDER BY that is planned well. SQLite and SQL Server (which creates statistics
- * as it plans) read the page in one ORDER BY with LIMIT or TOP. Docs: docs/decisions.md, The archive.
+ * every one of them, each page (94–126 ms a page at 400 000 rows in bench:purge-page, growing with the archive).
+ * A step of LIMIT 1 is an index probe whatever the guess; the walk costs 1.2–2.3 ms more a page than one ORDER BY
+ * that is planned well. SQLite and SQL Server (which creates statistics as it plans) read the page in one
+ * ORDER BY with LIMIT or TOP. Docs: docs/decisions.md, The archive's retention.
  */
-export function purgePage(
-  provider: DatabaseProvider,
-  modelId: number,
-  cutoff: unknown,
-  after: PurgePosition | null,
-  limit: number,
-): { sql: string; params: unknown[] } {
-  return provider === 'postgres'
-    ? walkedPurgePage(modelId, cutoff, after, limit)
-    : orderedPurgePage(provider, modelId, cutoff, after, limit);
+export function purgePage(provider: DatabaseProvider, page: PurgePageQuery): Statement {
+  return provider === 'postgres' ? walkedPurgePage(page) : orderedPurgePage(provider, page);
 }
 
 /** PostgreSQL's page (purgePage): a recursive walk of LIMIT 1 steps. */
-export function walkedPurgePage(
-  modelId: number,
-  cutoff: unknown,
-  after: PurgePosition | null,
-  limit: number,
-): { sql: string; params: unknown[] } {
+export function walkedPurgePage({ modelId, cutoff, after, limit }: PurgePageQuery): Statement {
   const columns = `a."Id", a."CreatedDate", a."EntityAnalysisModelInstanceEntryGuid"`;
   const next = (from: string) => `SELECT ${columns} FROM "EntityAnalysisModelArchive" a
     WHERE a."EntityAnalysisModelId" = $1${from} ORDER BY a."CreatedDate", a."Id" LIMIT 1`;
@@ -118,11 +119,8 @@ FROM walk a WHERE a."CreatedDate" < $2 LIMIT $3`,
  */
 export function orderedPurgePage(
   provider: DatabaseProvider,
-  modelId: number,
-  cutoff: unknown,
-  after: PurgePosition | null,
-  limit: number,
-): { sql: string; params: unknown[] } {
+  { modelId, cutoff, after, limit }: PurgePageQuery,
+): Statement {
   const p = placeholders(provider);
   const from = after
     ? ` AND a."CreatedDate" >= ${p(2)} AND (a."CreatedDate" > ${p(3)} OR a."Id" > ${p(4)})`
@@ -232,7 +230,7 @@ export class ArchiveRepository {
       .getMetadata(EntityAnalysisModelArchive)
       .findColumnWithPropertyName('CreatedDate')!;
     const cutoff: unknown = this.dataSource.driver.preparePersistentValue(before, created);
-    const { sql, params } = purgePage(this.provider, modelId, cutoff, after, limit);
+    const { sql, params } = purgePage(this.provider, { modelId, cutoff, after, limit });
     const rows = await this.dataSource.query<
       { Id: string | number; CreatedDate: unknown; Kept: number | string }[]
     >(sql, params);
