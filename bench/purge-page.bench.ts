@@ -71,21 +71,20 @@ async function purgePages(ds: DataSource, form: Form, w: Walk): Promise<void> {
 /** BENCH_PAGE_PLANS=1: each form's next page and a delete of it, explained (EXPLAIN ANALYZE, rolled back). */
 async function printPlans(ds: DataSource, walks: Record<Form, Walk>): Promise<void> {
   for (const form of FORMS) {
-    const { sql, params } = statement(form, walks[form].after);
-    const explain = async (q: string, p: unknown[]) =>
-      (await ds.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN (ANALYZE, COSTS OFF) ${q}`, p))
-        .map((r) => r['QUERY PLAN'])
-        .join('\n');
-    console.log(`\n${form}, page:\n${await explain(sql, params)}`);
-    const ids = (await ds.query<{ Id: string }[]>(sql, params)).map((r) => Number(r.Id));
+    const page = statement(form, walks[form].after);
+    const ids = (await ds.query<{ Id: string }[]>(page.sql, page.params)).map((r) => Number(r.Id));
     const runner = ds.createQueryRunner();
     await runner.startTransaction();
     try {
-      const del = purgeDelete('postgres', ids);
-      const plan = await runner.query(`EXPLAIN (ANALYZE, COSTS OFF) ${del.sql}`, del.params);
-      console.log(
-        `${form}, delete:\n${(plan as { 'QUERY PLAN': string }[]).map((r) => r['QUERY PLAN']).join('\n')}\n`,
-      );
+      for (const [what, { sql, params }] of [
+        ['page', page],
+        ['delete', purgeDelete('postgres', ids)],
+      ] as const) {
+        const plan = (await runner.query(`EXPLAIN (ANALYZE, COSTS OFF) ${sql}`, params)) as {
+          'QUERY PLAN': string;
+        }[];
+        console.log(`\n${form}, ${what}:\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`);
+      }
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

@@ -10,6 +10,7 @@ import {
   type ArchiveRow,
   type PurgeCandidate,
   type PurgePosition,
+  type Statement,
 } from '../../libs/engine/src/archiver/archive.repository';
 import { createPostgresDatabase, createSqliteDirectory, SQLITE_AND_POSTGRES } from '../support/databases';
 import { explain, type PlanNode } from '../support/postgres-plan';
@@ -189,7 +190,7 @@ describe("the archive purge's statements on postgres, with and without statistic
 
   const cutoff = new Date(T0 + 2 * ROWS * SECOND).toISOString();
   const position = new Date(T0 + (ROWS / 4) * SECOND).toISOString();
-  const planOf = ({ sql, params }: { sql: string; params: unknown[] }) => explain(ds, sql, params);
+  const planOf = ({ sql, params }: Statement) => explain(ds, sql, params);
   const page = (after: boolean) =>
     planOf(
       purgePage('postgres', {

@@ -125,12 +125,7 @@ export function orderedPurgePage(
   const from = after
     ? ` AND a."CreatedDate" >= ${p(2)} AND (a."CreatedDate" > ${p(3)} OR a."Id" > ${p(4)})`
     : '';
-  const params: unknown[] = [
-    modelId,
-    cutoff,
-    ...(after ? [after.createdDate, after.createdDate, after.id] : []),
-  ];
-  params.push(limit);
+  const params = [modelId, cutoff, ...(after ? [after.createdDate, after.createdDate, after.id] : []), limit];
   const top = provider === 'mssql' ? `TOP (${p(params.length - 1)}) ` : '';
   const tail = provider === 'mssql' ? '' : ` LIMIT ${p(params.length - 1)}`;
   return {
@@ -143,10 +138,7 @@ ORDER BY a."CreatedDate", a."Id"${tail}`,
 }
 
 /** The purge's delete of these rows but those an open case names (ArchiveRepository.purge). */
-export function purgeDelete(
-  provider: DatabaseProvider,
-  ids: readonly number[],
-): { sql: string; params: unknown[] } {
+export function purgeDelete(provider: DatabaseProvider, ids: readonly number[]): Statement {
   const p = placeholders(provider);
   return {
     sql: `DELETE FROM "EntityAnalysisModelArchive" WHERE "Id" IN (${ids.map((_, i) => p(i)).join(', ')})
@@ -201,10 +193,11 @@ export class ArchiveRepository {
           await manager.query(`INSERT INTO ${table} (${names}) SELECT * FROM unnest(${unnest})`, arrays);
         } else {
           const params: unknown[] = [];
+          const mark = placeholders(this.provider);
           const tuples = slice.map((r) => {
             const marks = columns.map((c, k) => {
               params.push(driver.preparePersistentValue(r[COLUMNS[k]], c));
-              return this.provider === 'mssql' ? `@${params.length - 1}` : '?';
+              return mark(params.length - 1);
             });
             return `(${marks.join(', ')})`;
           });
